@@ -1,0 +1,51 @@
+"""The ``onze-vision`` command line.
+
+Each area of the product registers its own subcommands from a module in
+``onze_vision.commands`` (rules, vision, web), so this file only assembles them.
+Handlers import their heavy dependencies lazily: ``onze-vision score`` must not
+pay for OpenCV or ONNX Runtime.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+COMMAND_MODULES: tuple[str, ...] = (
+    "onze_vision.commands.rules",
+    "onze_vision.commands.vision",
+    "onze_vision.commands.web",
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Return the parser with every area's subcommands registered."""
+    parser = argparse.ArgumentParser(
+        prog="onze-vision",
+        description="Score Onze rummy hands from a photo of the cards.",
+    )
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    subparsers.required = True
+    for module_name in COMMAND_MODULES:
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as error:
+            # An area still under construction must not break the others.
+            if error.name == module_name:
+                continue
+            raise
+        module.register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the process exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    return int(args.handler(args) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
