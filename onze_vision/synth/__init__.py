@@ -1,0 +1,1 @@
+"""Synthetic training scenes of Onze hands, rendered from installed card art."""

@@ -1,0 +1,315 @@
+"""Card art: render installed deck designs once, cut the cards, find their corner indices.
+
+Sources (never committed; rendered at dataset time into a cache folder):
+
+* Debian's ``gnome-cards-data``: SVG sheets in ``/usr/share/aisleriot/cards``, a 13 x 5
+  grid (rows clubs, diamonds, hearts, spades, then black Joker, red Joker, back;
+  columns A to K).
+* npm's ``@heruka_urgyen/react-playing-cards`` (CC0; ``AS.svg``, ``TH.svg``, ``2J.svg``
+  for the Joker) and ``cardsJS`` (LGPL-3.0; a deck traced from a US casino deck, no
+  Joker), fetched with ``npm pack``.
+
+Only designs with English corner indices (A K Q J 10), two suit colours (red hearts and
+diamonds: red Aces are wild in four variants) and indices in two opposite corners are
+listed. Each card's index box is found from the ink in its top-left corner, so a new
+design needs no hand-made coordinates.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import shutil
+import subprocess
+import tarfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from onze_vision.synth.codes import CARD_CODES, RANKS
+
+AISLERIOT_DIR = Path("/usr/share/aisleriot/cards")
+CARD_HEIGHT = 360  # pixels of the cached art; scenes scale down from here
+
+# Sheet layout of gnome-cards-data themes.
+SHEET_SUIT_ROWS = {"C": 0, "D": 1, "H": 2, "S": 3}
+SHEET_JOKER_CELL = (4, 1)  # the red Joker: both Jokers share the code JK
+
+
+@dataclass(frozen=True)
+class DeckSource:
+    """Where one deck design comes from and how it may be used."""
+
+    name: str
+    kind: str  # "aisleriot" or "npm"
+    origin: str  # theme file or npm package + folder
+    licence: str
+    split: str  # "train" or "val" (held out of training entirely)
+    has_joker: bool = True
+
+
+DECKS: tuple[DeckSource, ...] = (
+    *(
+        DeckSource(theme, "aisleriot", f"{theme}.svgz", "GPL/LGPL (gnome-cards-data)", "train")
+        for theme in (
+            "anglo", "anglo_modern", "anglo_poker", "atlasnye", "bellot", "gnomangelo",
+            "neoclassical", "orell", "paris", "plastic", "simplistic", "tango",
+        )
+    ),
+    DeckSource("heruka-2color", "npm", "@heruka_urgyen/react-playing-cards:2color", "CC0-1.0", "train"),
+    DeckSource("cardsjs", "npm", "cardsJS:cards", "LGPL-3.0", "train", has_joker=False),
+    # Held out: validation on designs the detector never saw.
+    DeckSource("tigullio", "aisleriot", "tigullio.svgz", "GPL/LGPL (gnome-cards-data)", "val"),
+    DeckSource("ornamental", "aisleriot", "ornamental.svgz", "GPL/LGPL (gnome-cards-data)", "val"),
+    DeckSource("heruka-2color-bf", "npm", "@heruka_urgyen/react-playing-cards:2color-bf", "CC0-1.0", "val"),
+)
+
+
+class ArtNotInstalledError(RuntimeError):
+    """The card art a deck needs is not installed on this machine."""
+
+
+@dataclass
+class DeckArt:
+    """The rendered cards of one design: BGRA images and top-left index boxes."""
+
+    name: str
+    split: str
+    cards: dict[str, np.ndarray] = field(default_factory=dict)
+    index_boxes: dict[str, tuple[int, int, int, int]] = field(default_factory=dict)
+
+    @property
+    def codes(self) -> list[str]:
+        return list(self.cards)
+
+
+def default_cache_dir() -> Path:
+    """The art cache inside the repo's ignored ``datasets/`` folder."""
+    return Path(__file__).resolve().parents[2] / "datasets" / "art"
+
+
+def _run(cmd: list[str], cwd: Path | None = None) -> None:
+    try:
+        subprocess.run(cmd, check=True, cwd=cwd, capture_output=True)
+    except FileNotFoundError as error:
+        raise ArtNotInstalledError(
+            f"{cmd[0]!r} is not installed (apt-get install librsvg2-bin nodejs npm)"
+        ) from error
+    except subprocess.CalledProcessError as error:
+        raise ArtNotInstalledError(
+            f"{' '.join(cmd)!r} failed: {error.stderr.decode(errors='replace')[-400:]}"
+        ) from error
+
+
+def _render_svg(svg: Path, out: Path, height: int | None = None, width: int | None = None) -> np.ndarray:
+    """Render an SVG (or .svgz) to a BGRA array with rsvg-convert, cached as PNG."""
+    if not out.exists():
+        out.parent.mkdir(parents=True, exist_ok=True)
+        source = svg
+        if svg.suffix == ".svgz":  # rsvg-convert reads gzip too, but be explicit
+            source = out.with_suffix(".svg")
+            source.write_bytes(gzip.decompress(svg.read_bytes()))
+        size = ["-h", str(height)] if height else ["-w", str(width)]
+        _run(["rsvg-convert", *size, str(source), "-o", str(out)])
+        if source != svg:
+            source.unlink()
+    image = cv2.imread(str(out), cv2.IMREAD_UNCHANGED)
+    if image is None or image.ndim != 3 or image.shape[2] != 4:
+        raise ArtNotInstalledError(f"could not render {svg} to an RGBA image")
+    return image
+
+
+def _trim_to_card(cell: np.ndarray) -> np.ndarray:
+    """Cut a sheet cell down to the card's own opaque area."""
+    ys, xs = np.nonzero(cell[:, :, 3] > 32)
+    if len(xs) == 0:
+        raise ArtNotInstalledError("an empty cell in a card sheet")
+    return cell[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1]
+
+
+def _resize_card(card: np.ndarray) -> np.ndarray:
+    scale = CARD_HEIGHT / card.shape[0]
+    return cv2.resize(card, (round(card.shape[1] * scale), CARD_HEIGHT), interpolation=cv2.INTER_AREA)
+
+
+def _aisleriot_cards(source: DeckSource, cache: Path) -> dict[str, np.ndarray]:
+    theme = AISLERIOT_DIR / source.origin
+    if not theme.exists():
+        raise ArtNotInstalledError(f"{theme} is missing (apt-get install gnome-cards-data)")
+    # Render so that one card is about CARD_HEIGHT * 1.2 tall, then trim and resize.
+    sheet = _render_svg(theme, cache / "sheets" / f"{source.name}.png", width=13 * 300)
+    cell_w, cell_h = sheet.shape[1] / 13, sheet.shape[0] / 5
+
+    def cell(row: int, col: int) -> np.ndarray:
+        y0, y1 = round(row * cell_h), round((row + 1) * cell_h)
+        x0, x1 = round(col * cell_w), round((col + 1) * cell_w)
+        return _resize_card(_trim_to_card(sheet[y0:y1, x0:x1]))
+
+    cards = {
+        rank + suit: cell(row, col)
+        for suit, row in SHEET_SUIT_ROWS.items()
+        for col, rank in enumerate(RANKS)
+    }
+    cards["JK"] = cell(*SHEET_JOKER_CELL)
+    return cards
+
+
+def _npm_package_dir(package: str, cache: Path) -> Path:
+    """Fetch an npm package's tarball with ``npm pack`` (no install scripts) and unpack it."""
+    target = cache / "npm" / package.replace("/", "__")
+    if (target / "package").exists():
+        return target / "package"
+    target.mkdir(parents=True, exist_ok=True)
+    _run(["npm", "pack", package, "--silent"], cwd=target)
+    tarballs = list(target.glob("*.tgz"))
+    if not tarballs:
+        raise ArtNotInstalledError(f"npm pack {package} produced no tarball")
+    with tarfile.open(tarballs[0]) as archive:
+        archive.extractall(target, filter="data")
+    return target / "package"
+
+
+def _npm_cards(source: DeckSource, cache: Path) -> dict[str, np.ndarray]:
+    package, folder = source.origin.split(":")
+    root = _npm_package_dir(package, cache)
+    folders = [p for p in root.rglob(folder) if p.is_dir() and any(p.glob("AS.svg"))]
+    if not folders:
+        raise ArtNotInstalledError(f"no folder {folder!r} with AS.svg in npm package {package}")
+    svg_dir = min(folders, key=lambda p: len(p.parts))
+    cards: dict[str, np.ndarray] = {}
+    for code in CARD_CODES:
+        if code == "JK":
+            if not source.has_joker:
+                continue
+            name = "2J.svg"
+        else:
+            name = code.replace("10", "T") + ".svg"
+        png = cache / "cards" / source.name / (Path(name).stem + ".png")
+        image = _render_svg(svg_dir / name, png, height=round(CARD_HEIGHT * 1.1))
+        cards[code] = _resize_card(_trim_to_card(image))
+    return cards
+
+
+def find_index_box(card: np.ndarray) -> tuple[int, int, int, int] | None:
+    """Return the top-left corner index (rank glyph plus suit pip) as (x1, y1, x2, y2).
+
+    Ink is whatever differs from the card's paper colour inside the card, away from its
+    outline. The index is the ink component nearest the corner, grown by the components
+    stacked under or beside it; components reaching beyond the corner region (a court
+    card's frame, a big pip) are not index.
+    """
+    h, w = card.shape[:2]
+    alpha = card[:, :, 3] > 128
+    margin = max(3, round(0.035 * w))
+    # Pixels outside the image count as background, so square-cornered art loses its outline too.
+    inner = cv2.erode(
+        alpha.astype(np.uint8),
+        np.ones((2 * margin + 1, 2 * margin + 1), np.uint8),
+        borderType=cv2.BORDER_CONSTANT,
+        borderValue=0,
+    ) > 0
+    bgr = card[:, :, :3].astype(np.int16)
+    paper = np.median(bgr[inner][:: max(1, inner.sum() // 5000)], axis=0)
+    ink = (np.abs(bgr - paper).max(axis=2) > 70) & inner
+    ink = cv2.dilate(ink.astype(np.uint8), np.ones((3, 3), np.uint8))
+    count, _, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    region_w, region_h = 0.3 * w, 0.4 * h
+    boxes = [
+        (x, y, x + bw, y + bh)
+        for x, y, bw, bh, area in stats[1:count]
+        if x + bw <= region_w and y + bh <= region_h and area >= 6
+    ]
+    if not boxes:
+        return None
+    x1, y1, x2, y2 = min(boxes, key=lambda b: b[0] + b[1])
+    grown = True
+    while grown:
+        grown = False
+        gap = max(0.05 * h, 0.4 * (y2 - y1))  # big rank glyphs sit further above their pip
+        for b in boxes:
+            inside = b[0] >= x1 and b[1] >= y1 and b[2] <= x2 and b[3] <= y2
+            if inside:
+                continue
+            below = b[1] <= y2 + gap and b[3] > y1 and b[0] < x2 + gap * 0.5 and b[2] > x1 - gap * 0.5
+            beside = b[0] <= x2 + gap * 0.6 and b[2] > x1 and b[1] < y2 and b[3] > y1
+            if below or beside:
+                nx1, ny1, nx2, ny2 = min(x1, b[0]), min(y1, b[1]), max(x2, b[2]), max(y2, b[3])
+                if nx2 - nx1 <= region_w and ny2 - ny1 <= region_h:
+                    x1, y1, x2, y2 = nx1, ny1, nx2, ny2
+                    grown = True
+    return int(x1), int(y1), int(x2), int(y2)
+
+
+def _checked_index_boxes(cards: dict[str, np.ndarray]) -> dict[str, tuple[int, int, int, int]]:
+    """Find every card's index; fall back to the deck's typical box where one is odd."""
+    found = {code: find_index_box(card) for code, card in cards.items()}
+    number_boxes = np.array(
+        [box for code, box in found.items() if box and code[:-1] in {"2", "3", "4", "5", "6", "7", "8", "9"}],
+        dtype=np.float32,
+    )
+    typical = np.median(number_boxes, axis=0)
+    typical_h = typical[3] - typical[1]
+    boxes: dict[str, tuple[int, int, int, int]] = {}
+    for code, box in found.items():
+        near_corner = box is not None and max(box[0] - typical[0], box[1] - typical[1]) < typical_h * 0.5
+        if code == "JK":
+            # A Joker's index is a word or a star of its own size; a Joker with no corner
+            # mark at all has no index to learn and is left out of scenes.
+            if near_corner and box[3] - box[1] >= 0.3 * typical_h:
+                boxes[code] = box
+            continue
+        ok = near_corner and 0.6 * typical_h <= box[3] - box[1] <= 1.6 * typical_h
+        boxes[code] = box if ok else tuple(int(v) for v in typical)  # type: ignore[assignment]
+    return boxes
+
+
+def load_deck(source: DeckSource, cache: Path | None = None) -> DeckArt:
+    """Render (or read from the cache) one deck design and find its index boxes."""
+    cache = cache or default_cache_dir()
+    meta_path = cache / "decks" / f"{source.name}.npz"
+    if meta_path.exists():
+        data = np.load(meta_path, allow_pickle=False)
+        codes = [str(c) for c in data["codes"]]
+        art = DeckArt(source.name, source.split)
+        for i, code in enumerate(codes):
+            art.cards[code] = data[f"card_{i}"]
+            art.index_boxes[code] = tuple(int(v) for v in data["boxes"][i])  # type: ignore[assignment]
+        return art
+    if source.kind == "aisleriot":
+        cards = _aisleriot_cards(source, cache)
+    else:
+        cards = _npm_cards(source, cache)
+    boxes = _checked_index_boxes(cards)
+    cards = {code: card for code, card in cards.items() if code in boxes}
+    art = DeckArt(source.name, source.split, cards, boxes)
+    meta_path.parent.mkdir(parents=True, exist_ok=True)
+    codes = art.codes
+    np.savez(
+        meta_path,
+        codes=np.array(codes),
+        boxes=np.array([art.index_boxes[c] for c in codes]),
+        **{f"card_{i}": art.cards[c] for i, c in enumerate(codes)},
+    )
+    return art
+
+
+def load_decks(split: str | None = None, names: list[str] | None = None, cache: Path | None = None) -> list[DeckArt]:
+    """Load every listed deck of a split ("train"/"val"), or the named ones."""
+    chosen = [d for d in DECKS if (split is None or d.split == split) and (names is None or d.name in names)]
+    if names:
+        unknown = set(names) - {d.name for d in DECKS}
+        if unknown:
+            raise ValueError(f"unknown deck design(s): {', '.join(sorted(unknown))}")
+    return [load_deck(d, cache) for d in chosen]
+
+
+def clear_cache(cache: Path | None = None) -> None:
+    """Delete the rendered art."""
+    shutil.rmtree(cache or default_cache_dir(), ignore_errors=True)
+
+
+def describe_sources() -> str:
+    """A JSON summary of the deck designs, their origin, licence and split."""
+    return json.dumps([d.__dict__ for d in DECKS], indent=2)
