@@ -1,0 +1,466 @@
+"""Read the cards in a photo: corner-index detector + index classifier, then pairing.
+
+Pipeline (all numpy / OpenCV / onnxruntime; no torch):
+
+1. :func:`~onze_vision.imageio.load_image` decodes the photo reduced, keeping its long
+   side >= ``decode_factor`` x the detector's input size.
+2. The image is letterboxed (grey 114) to the detector's square input, as Ultralytics does.
+3. The one-class detector finds corner indices; confidence threshold + numpy NMS.
+4. Each box is cut with :func:`~onze_vision.indexcrop.crop_index` from the decoded image
+   (more pixels than the letterboxed one) and all crops are classified in one batch:
+   53 codes + "none", and the card's ``down`` direction as the index reads.
+5. :func:`pair_indices` joins the two corner indices of one physical card.
+
+A card's two indices sit in opposite corners, so each index predicts the card's centre
+as ``box centre + s * (a * down + b * right)`` with ``s = sqrt(box w * h)`` and
+``right = (down_y, -down_x)`` (for an upright card's top-left index, down = (0, 1) and
+right = (1, 0)). Two detections are one card when they have the same code, their
+``down`` vectors point roughly opposite and their predicted centres coincide. Two
+identical cards from two decks lie side by side (same orientation, different centres)
+and stay two cards; an index with no partner (fanned hands hide one corner) is a card.
+The reported card box is the union of its index boxes (for an unpaired index, the index
+box itself): it marks where the card was read, not the card's outline.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import math
+import os
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from onze_vision.detections import Detections
+from onze_vision.imageio import ImageSource, LoadedImage, load_image
+from onze_vision.indexcrop import NONE_CLASS, crop_index, crops_to_tensor
+
+try:
+    from onze_vision.cards import CARD_CODES
+except ImportError:  # the rules engine is optional for the detector; same order by contract
+    _RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
+    CARD_CODES = tuple(rank + suit for suit in "SHDC" for rank in _RANKS) + ("JK",)
+
+#: Where the shipped models live; ``ONZE_VISION_MODELS`` overrides it.
+DEFAULT_MODEL_DIR = Path(os.environ.get("ONZE_VISION_MODELS", Path(__file__).resolve().parent.parent / "models"))
+DETECTOR_FILE = "index_detector.onnx"
+CLASSIFIER_FILE = "index_classifier.onnx"
+CONFIG_FILE = "detector.json"
+CLASS_NAMES: tuple[str, ...] = (*CARD_CODES, NONE_CLASS)
+
+#: Timing keys filled by :meth:`CardDetector.read_indices` / :meth:`CardDetector.detect_cards`.
+TIMING_KEYS = ("decode", "preprocess", "detector", "classifier", "postprocess")
+
+
+class ModelNotFoundError(FileNotFoundError):
+    """A model file the detector needs is missing."""
+
+
+class InvalidModelError(ValueError):
+    """A model file does not have the inputs and outputs of the contract."""
+
+
+@dataclass(frozen=True)
+class DetectorConfig:
+    """Runtime constants, read from ``models/detector.json`` (missing keys keep defaults).
+
+    Attributes:
+        imgsz: Detector input size; the ONNX metadata ``imgsz`` wins when present.
+        conf_threshold: Minimum detector score of a corner index.
+        iou_threshold: NMS overlap threshold.
+        min_class_prob: Minimum classifier probability of the index's code.
+        center_offset: (a, b): the card centre is ``a`` index sizes down and ``b`` right
+            of the index centre, as the index reads.
+        pair_tolerance: Two predicted centres closer than this many index sizes coincide.
+        pair_max_dot: Paired ``down`` vectors must have a dot product below this.
+        decode_factor: Decode the photo with its long side >= this x ``imgsz``.
+    """
+
+    imgsz: int = 640
+    conf_threshold: float = 0.25
+    iou_threshold: float = 0.5
+    min_class_prob: float = 0.5
+    center_offset: tuple[float, float] = (2.5, 1.9)
+    pair_tolerance: float = 1.5
+    pair_max_dot: float = -0.5
+    decode_factor: float = 1.5
+
+    # Other spellings of the same keys, so the JSON written by training is read as is.
+    _ALIASES = {
+        "conf": "conf_threshold", "confidence_threshold": "conf_threshold",
+        "iou": "iou_threshold", "nms_iou": "iou_threshold",
+        "class_threshold": "min_class_prob", "min_class_probability": "min_class_prob",
+        "classifier_threshold": "min_class_prob",
+        "centre_offset": "center_offset", "center_tolerance": "pair_tolerance",
+        "centre_tolerance": "pair_tolerance",
+    }
+
+    @classmethod
+    def from_dict(cls, values: dict[str, Any]) -> DetectorConfig:
+        """Build a config from a mapping, ignoring keys it does not know."""
+        known = {f.name for f in fields(cls)}
+        kwargs: dict[str, Any] = {}
+        for key, value in values.items():
+            key = cls._ALIASES.get(key, key)
+            if key not in known or value is None:
+                continue
+            if key == "imgsz":
+                value = int(value[0] if isinstance(value, (list, tuple)) else value)
+            elif key == "center_offset":
+                value = (float(value[0]), float(value[1]))
+            else:
+                value = float(value)
+            kwargs[key] = value
+        return cls(**kwargs)
+
+    @classmethod
+    def from_json(cls, path: str | Path) -> DetectorConfig:
+        """Read ``detector.json``; a missing file gives the defaults."""
+        path = Path(path)
+        if not path.exists():
+            return cls()
+        return cls.from_dict(json.loads(path.read_text(encoding="utf-8")))
+
+
+@dataclass(frozen=True)
+class DetectedCard:
+    """One physical card.
+
+    Attributes:
+        card: Card code, e.g. "QH", "10S", "JK".
+        confidence: Detector score x classifier probability (the better of its indices).
+        box: (x1, y1, x2, y2) in full-photo pixels: the union of its index boxes.
+        corners: How many of its corner indices were read (1 or 2).
+    """
+
+    card: str
+    confidence: float
+    box: tuple[float, float, float, float]
+    corners: int = 1
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready ``{"card", "confidence", "box"}``."""
+        return {"card": self.card, "confidence": round(self.confidence, 4),
+                "box": [round(v, 1) for v in self.box]}
+
+
+@dataclass(frozen=True)
+class PhotoReading:
+    """The cards read from one photo.
+
+    Attributes:
+        width: Full-photo width (after EXIF rotation).
+        height: Full-photo height.
+        cards: One entry per physical card, left to right.
+        timings: Milliseconds per stage (see :data:`TIMING_KEYS`).
+    """
+
+    width: int
+    height: int
+    cards: list[DetectedCard]
+    timings: dict[str, float] = field(default_factory=dict, compare=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready ``{"width", "height", "cards": [...]}``."""
+        return {"width": self.width, "height": self.height, "cards": [c.to_dict() for c in self.cards]}
+
+
+def letterbox(image: np.ndarray, size: tuple[int, int]) -> tuple[np.ndarray, float, tuple[int, int]]:
+    """Resize keeping the aspect ratio and pad with grey 114 to ``size`` (h, w), like Ultralytics.
+
+    Returns:
+        The padded image, the resize ratio and the (left, top) padding.
+    """
+    height, width = image.shape[:2]
+    ratio = min(size[0] / height, size[1] / width)
+    new_w, new_h = round(width * ratio), round(height * ratio)
+    if (new_w, new_h) != (width, height):
+        interpolation = cv2.INTER_AREA if ratio < 1 else cv2.INTER_LINEAR
+        image = cv2.resize(image, (new_w, new_h), interpolation=interpolation)
+    pad_w, pad_h = (size[1] - new_w) / 2, (size[0] - new_h) / 2
+    top, bottom = round(pad_h - 0.1), round(pad_h + 0.1)
+    left, right = round(pad_w - 0.1), round(pad_w + 0.1)
+    padded = cv2.copyMakeBorder(image, top, bottom, left, right, cv2.BORDER_CONSTANT,
+                                value=(114, 114, 114))
+    return padded, ratio, (left, top)
+
+
+def pair_indices(indices: Detections, config: DetectorConfig = DetectorConfig()) -> list[DetectedCard]:
+    """Join the corner indices of each physical card (see the module docstring).
+
+    Args:
+        indices: Index detections: ``class_id`` into :data:`CARD_CODES`, ``confidence``,
+            and ``data["down"]`` [N, 2].
+        config: Supplies ``center_offset``, ``pair_tolerance`` and ``pair_max_dot``.
+
+    Returns:
+        One :class:`DetectedCard` per card, sorted left to right.
+    """
+    n = len(indices)
+    if n == 0:
+        return []
+    down = np.asarray(indices.data["down"], dtype=np.float64).reshape(n, 2)
+    down = down / np.maximum(np.linalg.norm(down, axis=1, keepdims=True), 1e-9)
+    right = np.stack([down[:, 1], -down[:, 0]], axis=1)
+    wh = indices.wh.astype(np.float64)
+    size = np.sqrt(np.clip(wh[:, 0] * wh[:, 1], 0, None))
+    a, b = config.center_offset
+    centres = indices.center.astype(np.float64) + size[:, None] * (a * down + b * right)
+
+    distance = np.linalg.norm(centres[:, None] - centres[None, :], axis=2)
+    tolerance = config.pair_tolerance * (size[:, None] + size[None, :]) / 2
+    candidate = (
+        (indices.class_id[:, None] == indices.class_id[None, :])
+        & (down @ down.T < config.pair_max_dot)
+        & (distance <= tolerance)
+    )
+    candidate = np.triu(candidate, k=1)
+    partner = np.full(n, -1)
+    # Greedy: the closest predicted centres pair first.
+    for i, j in sorted(zip(*np.nonzero(candidate)), key=lambda ij: distance[ij]):
+        if partner[i] < 0 and partner[j] < 0:
+            partner[i], partner[j] = j, i
+
+    cards: list[DetectedCard] = []
+    for i in range(n):
+        j = int(partner[i])
+        if 0 <= j < i:
+            continue  # already emitted with its partner
+        members = [i] if j < 0 else [i, j]
+        boxes = indices.xyxy[members]
+        box = (float(boxes[:, 0].min()), float(boxes[:, 1].min()),
+               float(boxes[:, 2].max()), float(boxes[:, 3].max()))
+        confidence = float(indices.confidence[members].max())
+        cards.append(DetectedCard(CARD_CODES[int(indices.class_id[i])], confidence, box, len(members)))
+    cards.sort(key=lambda card: (card.box[0], card.box[1]))
+    return cards
+
+
+class CardDetector:
+    """Both ONNX models, loaded once; :meth:`detect_cards` is safe to call from many threads.
+
+    Args:
+        model_dir: Folder with ``index_detector.onnx``, ``index_classifier.onnx`` and
+            (optional) ``detector.json``.
+        config: Overrides ``detector.json``.
+        threads: onnxruntime intra-op threads (default: CPU count).
+    """
+
+    def __init__(
+        self,
+        model_dir: str | Path = DEFAULT_MODEL_DIR,
+        config: DetectorConfig | None = None,
+        threads: int | None = None,
+    ) -> None:
+        import onnxruntime as ort  # heavy: only when a detector is built
+
+        self.model_dir = Path(model_dir)
+        paths = [self.model_dir / DETECTOR_FILE, self.model_dir / CLASSIFIER_FILE]
+        missing = [str(p) for p in paths if not p.exists()]
+        if missing:
+            raise ModelNotFoundError(
+                f"model file(s) missing: {', '.join(missing)} (train and export the models, "
+                f"or point ONZE_VISION_MODELS at a folder that has them)"
+            )
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads or os.cpu_count() or 1
+        options.inter_op_num_threads = 1
+        options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        providers = ["CPUExecutionProvider"]
+        self._detector = ort.InferenceSession(str(paths[0]), options, providers=providers)
+        self._classifier = ort.InferenceSession(str(paths[1]), options, providers=providers)
+
+        base = config or DetectorConfig.from_json(self.model_dir / CONFIG_FILE)
+        self.input_size = self._detector_input_size(base.imgsz)
+        self.config = DetectorConfig(**{**{f.name: getattr(base, f.name) for f in fields(base)},
+                                        "imgsz": max(self.input_size)})
+        self._detector_input = self._detector.get_inputs()[0].name
+        self._check_classifier()
+
+    def _detector_input_size(self, default: int) -> tuple[int, int]:
+        """(h, w) from the ONNX metadata ``imgsz``, else the static input shape, else ``default``."""
+        meta = self._detector.get_modelmeta().custom_metadata_map
+        if "imgsz" in meta:
+            value = ast.literal_eval(meta["imgsz"])
+            if isinstance(value, int):
+                return value, value
+            return int(value[0]), int(value[1])
+        shape = self._detector.get_inputs()[0].shape
+        if len(shape) == 4 and all(isinstance(v, int) for v in shape[2:]):
+            return int(shape[2]), int(shape[3])
+        return default, default
+
+    def _check_classifier(self) -> None:
+        inputs = self._classifier.get_inputs()
+        outputs = [o.name for o in self._classifier.get_outputs()]
+        if len(inputs) != 1 or len(outputs) < 2:
+            raise InvalidModelError(
+                f"classifier must take one input and give 'probs' and 'down'; it has inputs "
+                f"{[i.name for i in inputs]} and outputs {outputs}"
+            )
+        self._crops_input = inputs[0].name
+        # Contract names first; otherwise the export order (probs, down).
+        self._classifier_outputs = ["probs", "down"] if {"probs", "down"} <= set(outputs) else outputs[:2]
+        batch = inputs[0].shape[0]
+        self._classifier_batch = batch if isinstance(batch, int) and batch > 0 else None
+        crop = inputs[0].shape[2:]
+        if all(isinstance(v, int) for v in crop) and tuple(crop) != (48, 48):
+            raise InvalidModelError(f"classifier input must be [N, 3, 48, 48], got {inputs[0].shape}")
+
+    def read_indices(
+        self,
+        src: ImageSource | LoadedImage,
+        *,
+        conf_threshold: float | None = None,
+        min_class_prob: float | None = None,
+        timings: dict[str, float] | None = None,
+    ) -> Detections:
+        """Detect and name every corner index (before pairing).
+
+        Args:
+            src: Anything :func:`load_image` takes, or an already loaded image.
+            conf_threshold: Override of the detector score threshold (e.g. 0.001 for mAP).
+            min_class_prob: Override of the classifier probability threshold.
+            timings: When given, filled with milliseconds per stage.
+
+        Returns:
+            Boxes in full-photo pixels; ``class_id`` indexes :data:`CARD_CODES`;
+            ``confidence`` = detector score x code probability; ``data`` holds ``down``
+            [N, 2], ``det_score`` and ``class_prob``. Crops the classifier calls "none"
+            are dropped.
+        """
+        return self._read(src, conf_threshold, min_class_prob, timings)[1]
+
+    def detect_cards(self, src: ImageSource | LoadedImage) -> PhotoReading:
+        """Read one photo: one :class:`DetectedCard` per physical card.
+
+        Raises:
+            InvalidImageError: The input is not a readable photo.
+        """
+        timings: dict[str, float] = {}
+        loaded, indices = self._read(src, None, None, timings)
+        start = time.perf_counter()
+        cards = pair_indices(indices, self.config)
+        timings["postprocess"] += (time.perf_counter() - start) * 1000
+        return PhotoReading(loaded.width, loaded.height, cards, timings)
+
+    def _read(
+        self,
+        src: ImageSource | LoadedImage,
+        conf_threshold: float | None,
+        min_class_prob: float | None,
+        timings: dict[str, float] | None,
+    ) -> tuple[LoadedImage, Detections]:
+        config = self.config
+        conf = config.conf_threshold if conf_threshold is None else conf_threshold
+        min_prob = config.min_class_prob if min_class_prob is None else min_class_prob
+        clock = _Stopwatch(timings)
+
+        loaded = src if isinstance(src, LoadedImage) else load_image(
+            src, max_side=math.ceil(config.decode_factor * max(self.input_size)))
+        clock.lap("decode")
+
+        padded, ratio, (left, top) = letterbox(loaded.image, self.input_size)
+        blob = cv2.dnn.blobFromImage(padded, 1.0 / 255.0, swapRB=True)
+        clock.lap("preprocess")
+
+        output = self._detector.run(None, {self._detector_input: blob})[0]
+        clock.lap("detector")
+
+        boxes = Detections.from_yolo_output(output, conf, config.iou_threshold)
+        height, width = loaded.image.shape[:2]
+        xyxy = (boxes.xyxy - np.array([left, top, left, top], np.float32)) / ratio
+        xyxy = np.clip(xyxy, 0, [width, height, width, height]).astype(np.float32)
+        tensor = crops_to_tensor([crop_index(loaded.image, box) for box in xyxy])
+        clock.lap("preprocess")
+
+        probs, down = self._classify(tensor)
+        clock.lap("classifier")
+
+        code = probs.argmax(axis=1) if len(probs) else np.zeros(0, np.int64)
+        prob = probs[np.arange(len(probs)), code]
+        keep = (code < len(CARD_CODES)) & (prob >= min_prob)
+        indices = Detections(
+            xyxy[keep] / loaded.scale,
+            boxes.confidence[keep] * prob[keep],
+            code[keep],
+            {"down": down[keep], "det_score": boxes.confidence[keep], "class_prob": prob[keep]},
+        )
+        clock.lap("postprocess")
+        return loaded, indices
+
+    def _classify(self, tensor: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Run the classifier (in chunks when the export has a fixed batch size)."""
+        if len(tensor) == 0:
+            return np.zeros((0, len(CLASS_NAMES)), np.float32), np.zeros((0, 2), np.float32)
+        chunk = self._classifier_batch or len(tensor)
+        probs_parts, down_parts = [], []
+        for start in range(0, len(tensor), chunk):
+            part = tensor[start:start + chunk]
+            real = len(part)
+            if len(part) < chunk:  # fixed batch: pad with copies
+                part = np.concatenate([part, np.repeat(part[-1:], chunk - real, axis=0)])
+            probs, down = self._classifier.run(self._classifier_outputs, {self._crops_input: part})
+            probs_parts.append(probs[:real])
+            down_parts.append(down[:real])
+        probs = np.concatenate(probs_parts).astype(np.float32)
+        if probs.shape[1] != len(CLASS_NAMES):
+            raise InvalidModelError(f"classifier gives {probs.shape[1]} classes; expected {len(CLASS_NAMES)}")
+        if probs.min() < 0 or not np.allclose(probs.sum(axis=1), 1.0, atol=1e-3):
+            probs = _softmax(probs)  # an export that left the softmax out
+        return probs, np.concatenate(down_parts).astype(np.float32)
+
+
+def _softmax(logits: np.ndarray) -> np.ndarray:
+    shifted = np.exp(logits - logits.max(axis=1, keepdims=True))
+    return shifted / shifted.sum(axis=1, keepdims=True)
+
+
+class _Stopwatch:
+    """Adds the milliseconds since the last lap to ``timings[name]`` (no-op without a dict)."""
+
+    def __init__(self, timings: dict[str, float] | None) -> None:
+        self.timings = timings
+        self.last = time.perf_counter()
+        if timings is not None:
+            for key in TIMING_KEYS:
+                timings.setdefault(key, 0.0)
+
+    def lap(self, name: str) -> None:
+        now = time.perf_counter()
+        if self.timings is not None:
+            self.timings[name] = self.timings.get(name, 0.0) + (now - self.last) * 1000
+        self.last = now
+
+
+_default_detector: CardDetector | None = None
+_default_lock = threading.Lock()
+
+
+def get_detector() -> CardDetector:
+    """Return the shared default detector, loading the models on first use (thread-safe)."""
+    global _default_detector
+    if _default_detector is None:
+        with _default_lock:
+            if _default_detector is None:
+                _default_detector = CardDetector()
+    return _default_detector
+
+
+def detect_cards(src: ImageSource | LoadedImage) -> PhotoReading:
+    """Read the cards in one photo with the shared default detector."""
+    return get_detector().detect_cards(src)
+
+
+__all__: Sequence[str] = (
+    "CARD_CODES", "CardDetector", "DetectedCard", "DetectorConfig", "InvalidModelError",
+    "ModelNotFoundError", "PhotoReading", "detect_cards", "get_detector", "letterbox", "pair_indices",
+)

@@ -1,0 +1,328 @@
+"""Load a photo for the detector: any source, EXIF orientation applied, decoded fast.
+
+The header (format, size, EXIF orientation) is read with Pillow WITHOUT decoding, so a
+bad or huge file is refused before any pixel is allocated. Pixels are decoded with
+OpenCV, told to ignore EXIF (``cv2.IMREAD_IGNORE_ORIENTATION``), and the rotation is
+applied here, so the result does not depend on OpenCV's version. A big phone JPEG is
+decoded reduced (libjpeg's DCT scaling, ``cv2.IMREAD_REDUCED_COLOR_2/4/8``), which is
+several times faster than a full decode; :attr:`LoadedImage.scale` maps boxes back to
+full-photo pixels.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO, Union
+
+import cv2
+import numpy as np
+from PIL import Image, JpegImagePlugin, PngImagePlugin, WebPImagePlugin
+
+#: Photos with more pixels than this are refused from their header (a 200 MP phone
+#: photo is 200_000_000; 50 MP covers every common phone camera's default mode).
+MAX_PIXELS = 50_000_000
+
+#: Image sources :func:`load_image` accepts.
+ImageSource = Union[str, os.PathLike, bytes, bytearray, memoryview, np.ndarray, BinaryIO]
+
+EXIF_ORIENTATION_TAG = 0x0112
+
+# Magic numbers of files people upload by mistake, to name what was sent instead.
+_OTHER_SIGNATURES: tuple[tuple[bytes, str], ...] = (
+    (b"GIF87a", "a GIF image"),
+    (b"GIF89a", "a GIF image"),
+    (b"BM", "a BMP image"),
+    (b"II*\x00", "a TIFF image"),
+    (b"MM\x00*", "a TIFF image"),
+    (b"%PDF", "a PDF document"),
+    (b"PK\x03\x04", "a ZIP archive (or an Office document)"),
+    (b"\x1f\x8b", "a gzip archive"),
+    (b"7z\xbc\xaf\x27\x1c", "a 7-Zip archive"),
+    (b"Rar!", "a RAR archive"),
+    (b"\x7fELF", "an ELF executable"),
+    (b"MZ", "a Windows executable"),
+    (b"\x00\x00\x00\x0cjP  ", "a JPEG 2000 image"),
+    (b"\xff\x0a", "a JPEG XL image"),
+    (b"8BPS", "a Photoshop document"),
+)
+
+
+class InvalidImageError(ValueError):
+    """The input is not a photo this program can read; the message says why."""
+
+
+class ImageNotFoundError(InvalidImageError):
+    """The path names no file."""
+
+
+class EmptyImageError(InvalidImageError):
+    """The file or buffer holds zero bytes, or the array has no pixels."""
+
+
+class NotAnImageError(InvalidImageError):
+    """The bytes are not a JPEG, PNG or WebP image."""
+
+
+class TruncatedImageError(InvalidImageError):
+    """The image data ends early (an interrupted upload or copy)."""
+
+
+class TooManyPixelsError(InvalidImageError):
+    """The image is larger than :data:`MAX_PIXELS`."""
+
+
+class UnsupportedArrayError(InvalidImageError):
+    """A numpy array that is not an 8-bit grey, BGR or BGRA image."""
+
+
+@dataclass(frozen=True)
+class LoadedImage:
+    """A decoded photo.
+
+    Attributes:
+        image: BGR uint8 pixels, EXIF orientation applied, possibly decoded reduced.
+        width: Width of the full photo after rotation, in pixels.
+        height: Height of the full photo after rotation, in pixels.
+        scale: ``image`` pixels per full-photo pixel (< 1 when decoded reduced); divide
+            coordinates measured on ``image`` by it to get full-photo pixels.
+        format: "JPEG", "PNG", "WEBP" or "ARRAY".
+        orientation: The EXIF orientation that was applied (1 = none).
+    """
+
+    image: np.ndarray
+    width: int
+    height: int
+    scale: float = 1.0
+    format: str = "ARRAY"
+    orientation: int = 1
+
+
+def load_image(src: ImageSource, max_side: int | None = None) -> LoadedImage:
+    """Load a photo from a path, bytes, a binary file object or a numpy array.
+
+    Args:
+        src: A path, the encoded bytes (JPEG, PNG or WebP), a readable binary file
+            object, or a uint8 array (HxW grey, HxWx3 BGR or HxWx4 BGRA).
+        max_side: When given, the decoder may shrink a JPEG by 2, 4 or 8 as long as the
+            decoded long side stays >= ``max_side``. ``None`` decodes at full size.
+
+    Returns:
+        The decoded photo with its full size and scale.
+
+    Raises:
+        InvalidImageError: (a subclass naming the cause) for a missing or empty file,
+            bytes that are not a supported image, truncated data, more than
+            :data:`MAX_PIXELS` pixels, or an unsupported array.
+    """
+    if isinstance(src, np.ndarray):
+        return _from_array(src)
+    if isinstance(src, (str, os.PathLike)):
+        data, name = _read_file(Path(src)), f"'{os.fspath(src)}'"
+    elif isinstance(src, (bytes, bytearray, memoryview)):
+        data, name = bytes(src), "the image data"
+    elif hasattr(src, "read"):
+        data, name = src.read(), "the uploaded file"
+        if not isinstance(data, (bytes, bytearray)):
+            raise InvalidImageError(f"expected a binary file object, got one returning {type(data).__name__}")
+        data = bytes(data)
+    else:
+        raise InvalidImageError(
+            f"expected a path, bytes or a numpy array, got {type(src).__name__}"
+        )
+    return _from_bytes(data, name, max_side)
+
+
+def _read_file(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        raise ImageNotFoundError(f"no such file: '{path}'") from None
+    except IsADirectoryError:
+        raise ImageNotFoundError(f"'{path}' is a directory, not an image file") from None
+    except OSError as error:
+        raise InvalidImageError(f"cannot read '{path}': {error.strerror or error}") from None
+
+
+def _from_bytes(data: bytes, name: str, max_side: int | None) -> LoadedImage:
+    if not data:
+        raise EmptyImageError(f"{name} is empty (zero bytes)")
+    fmt = _sniff_format(data, name)
+    width, height, orientation = _read_header(data, fmt, name)
+    if width * height > MAX_PIXELS:
+        raise TooManyPixelsError(
+            f"{name} is {width}x{height} = {width * height / 1e6:.0f} MP; "
+            f"the limit is {MAX_PIXELS / 1e6:.0f} MP"
+        )
+    _check_complete(data, fmt, name)
+
+    factor = 1
+    if max_side is not None and fmt == "JPEG":
+        # Only JPEG decodes faster reduced; other formats are decoded whole anyway.
+        while factor < 8 and -(-max(width, height) // (factor * 2)) >= max_side:
+            factor *= 2
+    flags = {1: cv2.IMREAD_COLOR, 2: cv2.IMREAD_REDUCED_COLOR_2,
+             4: cv2.IMREAD_REDUCED_COLOR_4, 8: cv2.IMREAD_REDUCED_COLOR_8}[factor]
+    image = cv2.imdecode(np.frombuffer(data, np.uint8), flags | cv2.IMREAD_IGNORE_ORIENTATION)
+    if image is None or image.size == 0:
+        raise InvalidImageError(f"{name} is a damaged {fmt} file: it could not be decoded")
+    image = _apply_orientation(image, orientation)
+    full_w, full_h = (height, width) if orientation in (5, 6, 7, 8) else (width, height)
+    scale = image.shape[1] / full_w
+    return LoadedImage(image, full_w, full_h, scale, fmt, orientation)
+
+
+def _sniff_format(data: bytes, name: str) -> str:
+    head = data[:32]
+    if head.startswith(b"\xff\xd8\xff"):
+        return "JPEG"
+    if head.startswith(b"\x89PNG\r\n\x1a\n"):
+        return "PNG"
+    if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
+        return "WEBP"
+    raise NotAnImageError(f"{name} is not a JPEG, PNG or WebP image: it looks like {_describe(head)}")
+
+
+def _describe(head: bytes) -> str:
+    """Name what a buffer that is not a supported image probably is."""
+    for magic, what in _OTHER_SIGNATURES:
+        if head.startswith(magic):
+            return what
+    if head[4:8] == b"ftyp":
+        brand = head[8:12]
+        if brand in (b"heic", b"heix", b"mif1", b"msf1", b"hevc", b"heim", b"heis"):
+            return "a HEIC/HEIF photo (set the camera to 'Most Compatible' or export as JPEG)"
+        if brand == b"avif":
+            return "an AVIF image"
+        return "an MP4/QuickTime video"
+    stripped = head.lstrip()
+    if stripped[:1] in (b"<",) and b"html" in head.lower():
+        return "an HTML page"
+    if stripped[:1] in (b"{", b"["):
+        return "JSON text"
+    if stripped[:5] == b"<?xml" or stripped[:4] == b"<svg":
+        return "XML/SVG text"
+    try:
+        text = head.decode("utf-8")
+    except UnicodeDecodeError:
+        return f"unknown binary data starting {head[:8].hex(' ')}"
+    if text.isprintable() or all(c.isprintable() or c.isspace() for c in text):
+        return f"text starting {text[:20]!r}"
+    return f"unknown binary data starting {head[:8].hex(' ')}"
+
+
+def _read_header(data: bytes, fmt: str, name: str) -> tuple[int, int, int]:
+    """Return (width, height, EXIF orientation) from the header, decoding no pixels."""
+    # The plugin classes are used directly: Image.open() would run Pillow's own
+    # decompression-bomb check, which raises or warns before we can say our limit.
+    plugin = {"JPEG": JpegImagePlugin.JpegImageFile, "PNG": PngImagePlugin.PngImageFile,
+              "WEBP": WebPImagePlugin.WebPImageFile}[fmt]
+    try:
+        with plugin(io.BytesIO(data)) as header:
+            width, height = header.size
+            exif_bytes = header.info.get("exif")
+    except (OSError, SyntaxError, ValueError, EOFError) as error:
+        if len(data) < 64:
+            raise TruncatedImageError(f"{name} is a truncated {fmt} file ({len(data)} bytes)") from None
+        raise InvalidImageError(f"{name} has a damaged {fmt} header: {error}") from None
+    if width <= 0 or height <= 0:
+        raise InvalidImageError(f"{name} has an invalid size {width}x{height}")
+    orientation = 1
+    if exif_bytes:
+        try:
+            exif = Image.Exif()
+            exif.load(exif_bytes)
+            orientation = int(exif.get(EXIF_ORIENTATION_TAG, 1))
+        except Exception:  # noqa: BLE001 - a broken EXIF block must not refuse the photo
+            orientation = 1
+        if orientation not in range(1, 9):
+            orientation = 1
+    return width, height, orientation
+
+
+def _check_complete(data: bytes, fmt: str, name: str) -> None:
+    """Refuse data that ends early: decoders would return a half-grey image silently."""
+    truncated = False
+    if fmt == "JPEG":
+        truncated = not _jpeg_has_end(data)
+    elif fmt == "PNG":
+        truncated = data.rfind(b"IEND") < 0
+    elif fmt == "WEBP":
+        truncated = len(data) < int.from_bytes(data[4:8], "little") + 8
+    if truncated:
+        raise TruncatedImageError(
+            f"{name} is a truncated {fmt} file ({len(data)} bytes): the data ends before the image does"
+        )
+
+
+def _jpeg_has_end(data: bytes) -> bool:
+    """True when an end-of-image marker follows the first scan.
+
+    Markers are walked up to the first start-of-scan, so an EXIF thumbnail's own
+    end marker does not count; inside scan data 0xFF is always stuffed, so the next
+    0xFFD9 is the real end. Data after it (motion photos append a video) is fine.
+    """
+    pos, size = 2, len(data)
+    while pos + 4 <= size:
+        if data[pos] != 0xFF:
+            return False
+        marker = data[pos + 1]
+        if marker == 0xFF:  # fill byte
+            pos += 1
+            continue
+        if marker == 0xDA:  # start of scan
+            return data.find(b"\xff\xd9", pos) >= 0
+        if 0xD0 <= marker <= 0xD7 or marker == 0x01:
+            pos += 2
+            continue
+        pos += 2 + int.from_bytes(data[pos + 2:pos + 4], "big")
+    return False
+
+
+def _apply_orientation(image: np.ndarray, orientation: int) -> np.ndarray:
+    """Turn decoded pixels the way EXIF orientation 1-8 says (same as Pillow's exif_transpose)."""
+    if orientation == 2:
+        return cv2.flip(image, 1)
+    if orientation == 3:
+        return cv2.rotate(image, cv2.ROTATE_180)
+    if orientation == 4:
+        return cv2.flip(image, 0)
+    if orientation == 5:
+        return cv2.transpose(image)
+    if orientation == 6:
+        return cv2.rotate(image, cv2.ROTATE_90_CLOCKWISE)
+    if orientation == 7:
+        return cv2.rotate(cv2.transpose(image), cv2.ROTATE_180)
+    if orientation == 8:
+        return cv2.rotate(image, cv2.ROTATE_90_COUNTERCLOCKWISE)
+    return image
+
+
+def _from_array(array: np.ndarray) -> LoadedImage:
+    if array.dtype != np.uint8:
+        raise UnsupportedArrayError(
+            f"expected a uint8 image array, got dtype {array.dtype} (shape {array.shape})"
+        )
+    if array.ndim == 3 and array.shape[2] == 1:
+        array = array[:, :, 0]
+    if array.ndim == 2:
+        image = cv2.cvtColor(array, cv2.COLOR_GRAY2BGR)
+    elif array.ndim == 3 and array.shape[2] == 3:
+        image = np.ascontiguousarray(array)
+    elif array.ndim == 3 and array.shape[2] == 4:
+        image = cv2.cvtColor(array, cv2.COLOR_BGRA2BGR)
+    else:
+        raise UnsupportedArrayError(
+            f"expected an HxW, HxWx3 (BGR) or HxWx4 (BGRA) array, got shape {array.shape}"
+        )
+    height, width = image.shape[:2]
+    if width == 0 or height == 0:
+        raise EmptyImageError(f"the image array has no pixels (shape {array.shape})")
+    if width * height > MAX_PIXELS:
+        raise TooManyPixelsError(
+            f"the image array is {width}x{height} = {width * height / 1e6:.0f} MP; "
+            f"the limit is {MAX_PIXELS / 1e6:.0f} MP"
+        )
+    return LoadedImage(image, width, height, 1.0, "ARRAY", 1)
