@@ -150,13 +150,13 @@ def _from_bytes(data: bytes, name: str, max_side: int | None) -> LoadedImage:
     if not data:
         raise EmptyImageError(f"{name} is empty (zero bytes)")
     fmt = _sniff_format(data, name)
+    _check_complete(data, fmt, name)
     width, height, orientation = _read_header(data, fmt, name)
     if width * height > MAX_PIXELS:
         raise TooManyPixelsError(
             f"{name} is {width}x{height} = {width * height / 1e6:.0f} MP; "
             f"the limit is {MAX_PIXELS / 1e6:.0f} MP"
         )
-    _check_complete(data, fmt, name)
 
     factor = 1
     if max_side is not None and fmt == "JPEG":

@@ -1,0 +1,234 @@
+"""Photo loading: formats, EXIF orientation, reduced decoding and every kind of bad input."""
+
+from __future__ import annotations
+
+import io
+import struct
+import time
+import zlib
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+from PIL import Image, ImageOps
+
+from onze_vision.imageio import (
+    MAX_PIXELS,
+    EmptyImageError,
+    ImageNotFoundError,
+    InvalidImageError,
+    NotAnImageError,
+    TooManyPixelsError,
+    TruncatedImageError,
+    UnsupportedArrayError,
+    load_image,
+)
+
+# Four flat quadrants (BGR): top-left red, top-right green, bottom-left blue, bottom-right white.
+QUADRANT_COLOURS = np.array([[[0, 0, 255], [0, 255, 0]], [[255, 0, 0], [255, 255, 255]]], np.uint8)
+
+
+def quadrants(width: int = 64, height: int = 32) -> np.ndarray:
+    """A BGR image of four flat quadrants (JPEG keeps flat colours nearly exact)."""
+    return cv2.resize(QUADRANT_COLOURS, (width, height), interpolation=cv2.INTER_NEAREST)
+
+
+def encode(image_bgr: np.ndarray, ext: str) -> bytes:
+    ok, buffer = cv2.imencode(ext, image_bgr)
+    assert ok
+    return buffer.tobytes()
+
+
+def jpeg_with_orientation(image_bgr: np.ndarray, orientation: int) -> bytes:
+    pil = Image.fromarray(image_bgr[:, :, ::-1])
+    exif = Image.Exif()
+    exif[0x0112] = orientation
+    out = io.BytesIO()
+    pil.save(out, "JPEG", quality=95, exif=exif.tobytes())
+    return out.getvalue()
+
+
+def png_header_only(width: int, height: int) -> bytes:
+    """A syntactically valid PNG claiming ``width`` x ``height``, a few hundred bytes long."""
+
+    def chunk(kind: bytes, payload: bytes) -> bytes:
+        crc = zlib.crc32(kind + payload) & 0xFFFFFFFF
+        return struct.pack(">I", len(payload)) + kind + payload + struct.pack(">I", crc)
+
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header)
+            + chunk(b"IDAT", zlib.compress(b"\x00" * 64)) + chunk(b"IEND", b""))
+
+
+@pytest.mark.parametrize("ext", [".jpg", ".png", ".webp"])
+def test_formats_decode_to_bgr(ext: str, tmp_path: Path) -> None:
+    image = quadrants()
+    data = encode(image, ext)
+    path = tmp_path / f"photo{ext}"
+    path.write_bytes(data)
+    for src in (data, path, str(path), io.BytesIO(data)):
+        loaded = load_image(src)
+        assert (loaded.width, loaded.height, loaded.scale) == (64, 32, 1.0)
+        assert loaded.image.dtype == np.uint8 and loaded.image.shape == (32, 64, 3)
+        assert np.abs(loaded.image.astype(int) - image).mean() < 8
+    assert load_image(data).format == {".jpg": "JPEG", ".png": "PNG", ".webp": "WEBP"}[ext]
+
+
+@pytest.mark.parametrize("orientation", range(1, 9))
+def test_exif_orientation_matches_pillow(orientation: int) -> None:
+    data = jpeg_with_orientation(quadrants(64, 32), orientation)
+    loaded = load_image(data)
+    expected = np.asarray(ImageOps.exif_transpose(Image.open(io.BytesIO(data))))[:, :, ::-1]
+    assert loaded.orientation == orientation
+    assert (loaded.height, loaded.width) == expected.shape[:2]
+    assert loaded.image.shape == expected.shape
+    assert np.abs(loaded.image.astype(int) - expected).mean() < 4
+
+
+def test_exif_rotation_places_pixels() -> None:
+    # Orientation 6: the camera was turned; shown rotated 90 degrees clockwise.
+    loaded = load_image(jpeg_with_orientation(quadrants(64, 32), 6))
+    assert (loaded.width, loaded.height) == (32, 64)
+    top_left = loaded.image[4, 4].astype(int)
+    top_right = loaded.image[4, 27].astype(int)
+    assert np.abs(top_left - [255, 0, 0]).max() < 40  # blue: was bottom-left
+    assert np.abs(top_right - [0, 0, 255]).max() < 40  # red: was top-left
+
+
+def test_reduced_decode_keeps_long_side_and_is_faster() -> None:
+    rng = np.random.default_rng(0)
+    small = rng.integers(0, 255, (300, 400, 3), dtype=np.uint8)
+    ok, buffer = cv2.imencode(".jpg", cv2.resize(small, (4000, 3000)), [cv2.IMWRITE_JPEG_QUALITY, 90])
+    data = buffer.tobytes()
+    loaded = load_image(data, max_side=960)
+    assert (loaded.width, loaded.height) == (4000, 3000)
+    assert loaded.image.shape == (750, 1000, 3) and loaded.scale == 0.25
+    assert load_image(data, max_side=1001).image.shape == (1500, 2000, 3)
+    assert load_image(data, max_side=100).image.shape == (375, 500, 3)  # at most 1/8
+
+    def best_of(max_side: int | None) -> float:
+        times = []
+        for _ in range(3):
+            start = time.perf_counter()
+            load_image(data, max_side=max_side)
+            times.append(time.perf_counter() - start)
+        return min(times) * 1000
+
+    full, reduced = best_of(None), best_of(960)
+    print(f"4000x3000 JPEG decode: full {full:.1f} ms, reduced to 1000x750 {reduced:.1f} ms")
+    assert reduced < 0.6 * full
+
+
+def test_reduced_decode_with_rotation_reports_rotated_size() -> None:
+    big = cv2.resize(quadrants(), (2000, 1000), interpolation=cv2.INTER_NEAREST)
+    loaded = load_image(jpeg_with_orientation(big, 8), max_side=400)
+    assert (loaded.width, loaded.height) == (1000, 2000)
+    assert loaded.image.shape == (500, 250, 3) and loaded.scale == 0.25
+
+
+def test_zero_byte_file(tmp_path: Path) -> None:
+    path = tmp_path / "empty.jpg"
+    path.write_bytes(b"")
+    with pytest.raises(EmptyImageError, match="empty.jpg' is empty"):
+        load_image(path)
+    with pytest.raises(EmptyImageError):
+        load_image(b"")
+
+
+def test_missing_file_and_directory(tmp_path: Path) -> None:
+    with pytest.raises(ImageNotFoundError, match="no such file: .*nope.jpg"):
+        load_image(tmp_path / "nope.jpg")
+    with pytest.raises(ImageNotFoundError, match="directory"):
+        load_image(tmp_path)
+
+
+def test_text_file_is_named(tmp_path: Path) -> None:
+    path = tmp_path / "notes.jpg"
+    path.write_text("my hand: QH 10S\n")
+    with pytest.raises(NotAnImageError, match=r"not a JPEG, PNG or WebP image: it looks like text starting 'my hand"):
+        load_image(path)
+
+
+@pytest.mark.parametrize(
+    ("data", "what"),
+    [
+        (b"%PDF-1.7\n...", "a PDF document"),
+        (b"GIF89a\x01\x00\x01\x00", "a GIF image"),
+        (b"\x00\x00\x00\x18ftypheic\x00\x00\x00\x00", "HEIC"),
+        (b"<!DOCTYPE html><html>", "an HTML page"),
+        (bytes(range(200, 232)), "unknown binary data"),
+    ],
+)
+def test_other_file_types_are_named(data: bytes, what: str) -> None:
+    with pytest.raises(NotAnImageError, match=what):
+        load_image(data)
+
+
+def test_truncated_jpeg_png_webp() -> None:
+    rng = np.random.default_rng(1)
+    image = rng.integers(0, 255, (200, 300, 3), dtype=np.uint8)
+    for ext in (".jpg", ".png", ".webp"):
+        data = encode(image, ext)
+        with pytest.raises(TruncatedImageError, match="truncated"):
+            load_image(data[: len(data) // 2])
+    with pytest.raises(TruncatedImageError):
+        load_image(encode(image, ".jpg")[:20])
+
+
+def test_jpeg_with_data_after_the_end_marker_is_fine() -> None:
+    # Motion photos append a video after the JPEG's end marker.
+    data = encode(quadrants(), ".jpg") + b"\x00\x00\x00\x18ftypmp42" + b"\x00" * 100
+    assert load_image(data).width == 64
+
+
+def test_too_many_pixels_refused_from_header() -> None:
+    data = png_header_only(20000, 20000)
+    assert len(data) < 200  # nothing like 1.2 GB is ever allocated
+    with pytest.raises(TooManyPixelsError, match=r"20000x20000 = 400 MP; the limit is 50 MP"):
+        load_image(data)
+    assert MAX_PIXELS == 50_000_000
+
+
+def test_too_many_pixels_jpeg_header() -> None:
+    # A JPEG whose frame header claims 10000 x 6000: patch SOF0's size fields.
+    data = bytearray(encode(quadrants(), ".jpg"))
+    sof = data.find(b"\xff\xc0")
+    data[sof + 5:sof + 9] = struct.pack(">HH", 6000, 10000)
+    with pytest.raises(TooManyPixelsError, match="10000x6000"):
+        load_image(bytes(data))
+
+
+@pytest.mark.parametrize(
+    ("array", "message"),
+    [
+        (np.zeros((8, 8, 3), np.float32), "uint8"),
+        (np.zeros((8, 8, 2), np.uint8), "shape"),
+        (np.zeros((2, 8, 8, 3), np.uint8), "shape"),
+        (np.zeros((8,), np.uint8), "shape"),
+    ],
+)
+def test_unsupported_arrays(array: np.ndarray, message: str) -> None:
+    with pytest.raises(UnsupportedArrayError, match=message):
+        load_image(array)
+
+
+def test_arrays_grey_bgr_bgra() -> None:
+    with pytest.raises(EmptyImageError):
+        load_image(np.zeros((0, 5, 3), np.uint8))
+    grey = load_image(np.full((10, 20), 7, np.uint8))
+    assert grey.image.shape == (10, 20, 3) and (grey.width, grey.height) == (20, 10)
+    bgra = load_image(np.full((10, 20, 4), 9, np.uint8))
+    assert bgra.image.shape == (10, 20, 3) and bgra.image.max() == 9
+
+
+def test_wrong_source_type() -> None:
+    with pytest.raises(InvalidImageError, match="got int"):
+        load_image(42)  # type: ignore[arg-type]
+
+
+def test_errors_are_value_errors() -> None:
+    assert issubclass(InvalidImageError, ValueError)
+    for cls in (EmptyImageError, ImageNotFoundError, NotAnImageError, TruncatedImageError,
+                TooManyPixelsError, UnsupportedArrayError):
+        assert issubclass(cls, InvalidImageError)
