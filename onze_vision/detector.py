@@ -12,9 +12,10 @@ Pipeline (all numpy / OpenCV / onnxruntime; no torch):
 5. :func:`pair_indices` joins the two corner indices of one physical card.
 
 A card's two indices sit in opposite corners, so each index predicts the card's centre
-as ``box centre + s * (a * down + b * right)`` with ``s = sqrt(box w * h)`` and
-``right = (down_y, -down_x)`` (for an upright card's top-left index, down = (0, 1) and
-right = (1, 0)). Two detections are one card when they have the same code, their
+as ``box centre + s * (a * down + b * right)`` with ``s = sqrt(box w * h)`` (undoing the
+growth of a turned index's axis-aligned box, see :func:`index_size`) and
+``right = (down_y, -down_x)`` (for an upright card's top-left index, down = (0, 1)
+and right = (1, 0)). Two detections are one card when they have the same code, their
 ``down`` vectors point roughly opposite and their predicted centres coincide. Two
 identical cards from two decks lie side by side (same orientation, different centres)
 and stay two cards; an index with no partner (fanned hands hide one corner) is a card.
@@ -80,6 +81,8 @@ class DetectorConfig:
             of the index centre, as the index reads.
         pair_tolerance: Two predicted centres closer than this many index sizes coincide.
         pair_max_dot: Paired ``down`` vectors must have a dot product below this.
+        index_aspect: Height / width of an upright index box; undoes the growth of the
+            axis-aligned box of a turned index (0 turns the correction off).
         decode_factor: Decode the photo with its long side >= this x ``imgsz``.
     """
 
@@ -90,6 +93,7 @@ class DetectorConfig:
     center_offset: tuple[float, float] = (2.5, 1.9)
     pair_tolerance: float = 1.5
     pair_max_dot: float = -0.5
+    index_aspect: float = 2.2
     decode_factor: float = 1.5
 
     # Other spellings of the same keys, so the JSON written by training is read as is.
@@ -192,6 +196,24 @@ def letterbox(image: np.ndarray, size: tuple[int, int]) -> tuple[np.ndarray, flo
     return padded, ratio, (left, top)
 
 
+def index_size(wh: np.ndarray, down: np.ndarray, aspect: float) -> np.ndarray:
+    """Return ``s = sqrt(w * h)`` of each index as if it stood upright.
+
+    The detector's boxes are axis-aligned: a turned index gets a bigger box (by ~1.5x
+    at 45 degrees), which would throw its predicted card centre too far. A W x H
+    rectangle (H = aspect x W) turned so its down vector is (dx, dy) has the box
+    (W|dy| + H|dx|) x (W|dx| + H|dy|), so the upright area is the box area divided by
+    ``(|dy| + k|dx|)(|dx| + k|dy|) / k``.
+    """
+    wh = np.asarray(wh, dtype=np.float64).reshape(-1, 2)
+    size = np.sqrt(np.clip(wh[:, 0] * wh[:, 1], 0, None))
+    if aspect <= 0:
+        return size
+    cos, sin = np.abs(down[:, 1]), np.abs(down[:, 0])
+    growth = (cos + aspect * sin) * (sin + aspect * cos) / aspect
+    return size / np.sqrt(np.maximum(growth, 1.0))
+
+
 def pair_indices(indices: Detections, config: DetectorConfig = DetectorConfig()) -> list[DetectedCard]:
     """Join the corner indices of each physical card (see the module docstring).
 
@@ -209,8 +231,7 @@ def pair_indices(indices: Detections, config: DetectorConfig = DetectorConfig())
     down = np.asarray(indices.data["down"], dtype=np.float64).reshape(n, 2)
     down = down / np.maximum(np.linalg.norm(down, axis=1, keepdims=True), 1e-9)
     right = np.stack([down[:, 1], -down[:, 0]], axis=1)
-    wh = indices.wh.astype(np.float64)
-    size = np.sqrt(np.clip(wh[:, 0] * wh[:, 1], 0, None))
+    size = index_size(indices.wh, down, config.index_aspect)
     a, b = config.center_offset
     centres = indices.center.astype(np.float64) + size[:, None] * (a * down + b * right)
 

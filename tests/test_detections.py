@@ -1,0 +1,126 @@
+"""Detections: construction, selection, converters and NMS."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from onze_vision.detections import Detections, box_iou, non_max_suppression
+
+
+def three() -> Detections:
+    return Detections(
+        xyxy=[[0, 0, 10, 10], [20, 20, 30, 40], [5, 5, 15, 15]],
+        confidence=[0.9, 0.5, 0.7],
+        class_id=[1, 2, 1],
+        data={"down": np.array([[0, 1], [0, -1], [1, 0]], np.float32)},
+    )
+
+
+def test_dtypes_and_length() -> None:
+    d = three()
+    assert len(d) == 3 and not d.is_empty()
+    assert d.xyxy.dtype == np.float32 and d.xyxy.shape == (3, 4)
+    assert d.confidence.dtype == np.float32 and d.class_id.dtype == np.int64
+    assert Detections.empty().is_empty() and Detections.empty().xyxy.shape == (0, 4)
+
+
+def test_mismatched_lengths_are_refused() -> None:
+    with pytest.raises(ValueError, match="confidence has 1 rows but xyxy has 2"):
+        Detections([[0, 0, 1, 1], [0, 0, 2, 2]], [0.5], [0, 0])
+    with pytest.raises(ValueError, match="data\\['down'\\]"):
+        Detections([[0, 0, 1, 1]], [0.5], [0], {"down": np.zeros((2, 2))})
+
+
+def test_mask_int_slice_indexing_keeps_data() -> None:
+    d = three()
+    high = d[d.confidence > 0.6]
+    assert len(high) == 2
+    np.testing.assert_array_equal(high.class_id, [1, 1])
+    np.testing.assert_array_equal(high.data["down"], [[0, 1], [1, 0]])
+    single = d[1]
+    assert isinstance(single, Detections) and len(single) == 1
+    assert single.data["down"].shape == (1, 2)
+    assert len(d[1:]) == 2 and len(d[[2, 0]]) == 2
+
+
+def test_geometry_and_iteration() -> None:
+    d = three()
+    np.testing.assert_allclose(d.center[1], [25, 30])
+    np.testing.assert_allclose(d.wh[1], [10, 20])
+    np.testing.assert_allclose(d.area, [100, 200, 100])
+    rows = list(d)
+    assert rows[0][1] == pytest.approx(0.9) and rows[0][2] == 1 and "down" in rows[0][3]
+
+
+def test_merge() -> None:
+    other = Detections([[1, 1, 2, 2]], [0.3], [4], {"down": np.array([[0, 1]], np.float32)})
+    merged = Detections.merge([three(), other])
+    assert len(merged) == 4 and merged.data["down"].shape == (4, 2)
+    assert Detections.merge([]).is_empty()
+
+
+def test_box_iou() -> None:
+    iou = box_iou(np.array([[0, 0, 10, 10]]), np.array([[0, 0, 10, 10], [5, 0, 15, 10], [20, 20, 30, 30]]))
+    np.testing.assert_allclose(iou, [[1.0, 50 / 150, 0.0]], rtol=1e-6)
+    assert box_iou(np.zeros((0, 4)), np.zeros((3, 4))).shape == (0, 3)
+
+
+def test_nms_keeps_best_of_overlapping() -> None:
+    boxes = np.array([[0, 0, 10, 10], [1, 1, 11, 11], [50, 50, 60, 60]], np.float32)
+    keep = non_max_suppression(boxes, np.array([0.6, 0.9, 0.5]), 0.5)
+    np.testing.assert_array_equal(keep, [1, 2])
+    # Per class, overlapping boxes of different classes both survive.
+    keep = non_max_suppression(boxes, np.array([0.6, 0.9, 0.5]), 0.5, class_id=np.array([0, 1, 0]))
+    assert sorted(keep.tolist()) == [0, 1, 2]
+
+
+def test_from_yolo_output_decodes_and_suppresses() -> None:
+    # [1, 5, N]: cx, cy, w, h, score.
+    columns = np.array([
+        [50, 50, 20, 10, 0.9],
+        [51, 50, 20, 10, 0.8],   # duplicate of the first: suppressed
+        [200, 100, 10, 30, 0.4],
+        [300, 300, 10, 10, 0.1],  # below the threshold
+    ], np.float32)
+    d = Detections.from_yolo_output(columns.T[None], confidence_threshold=0.25, iou_threshold=0.5)
+    assert len(d) == 2
+    np.testing.assert_allclose(d.xyxy[0], [40, 45, 60, 55])
+    np.testing.assert_allclose(d.confidence, [0.9, 0.4])
+    np.testing.assert_array_equal(d.class_id, [0, 0])
+    assert Detections.from_yolo_output(columns.T[None], confidence_threshold=0.95).is_empty()
+    with pytest.raises(ValueError, match="shape"):
+        Detections.from_yolo_output(np.zeros((1, 3, 10)))
+
+
+def test_from_yolo_output_multi_class() -> None:
+    columns = np.array([[50, 50, 20, 10, 0.1, 0.7], [90, 50, 20, 10, 0.6, 0.2]], np.float32)
+    d = Detections.from_yolo_output(columns.T[None], confidence_threshold=0.25)
+    np.testing.assert_array_equal(d.class_id, [1, 0])
+
+
+class FakeTensor:
+    """Quacks like a torch tensor on a device: .cpu().numpy()."""
+
+    def __init__(self, values: list) -> None:
+        self.values = np.array(values)
+        self.moved = False
+
+    def cpu(self) -> FakeTensor:
+        self.moved = True
+        return self
+
+    def numpy(self) -> np.ndarray:
+        assert self.moved, "cpu() must come before numpy()"
+        return self.values
+
+
+def test_from_ultralytics_is_duck_typed() -> None:
+    boxes = SimpleNamespace(xyxy=FakeTensor([[1, 2, 3, 4]]), conf=FakeTensor([0.8]), cls=FakeTensor([0.0]))
+    d = Detections.from_ultralytics(SimpleNamespace(boxes=boxes))
+    assert len(d) == 1 and d.class_id.dtype == np.int64
+    np.testing.assert_allclose(d.xyxy, [[1, 2, 3, 4]])
+    plain = SimpleNamespace(boxes=SimpleNamespace(xyxy=np.zeros((0, 4)), conf=np.zeros(0), cls=np.zeros(0)))
+    assert Detections.from_ultralytics(plain).is_empty()

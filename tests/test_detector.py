@@ -1,0 +1,280 @@
+"""The card detector: corner pairing (no model), pipeline geometry (tiny fake ONNX models),
+the shipped models on real photos, thread safety and the no-torch import."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from onze_vision.detections import Detections
+from onze_vision.detector import (
+    CARD_CODES,
+    DEFAULT_MODEL_DIR,
+    CardDetector,
+    DetectorConfig,
+    ModelNotFoundError,
+    PhotoReading,
+    letterbox,
+    pair_indices,
+)
+
+DATA = Path(__file__).parent / "data"
+CONFIG = DetectorConfig(center_offset=(2.5, 1.9), pair_tolerance=1.5, pair_max_dot=-0.5)
+INDEX_WH = (8.0, 20.0)  # an upright index box, in pixels
+SHIPPED = (DEFAULT_MODEL_DIR / "index_detector.onnx").exists() and (
+    DEFAULT_MODEL_DIR / "index_classifier.onnx").exists()
+needs_models = pytest.mark.skipif(not SHIPPED, reason="models/ has no trained ONNX models yet")
+
+
+def rotate(vector: tuple[float, float], degrees: float) -> np.ndarray:
+    angle = math.radians(degrees)
+    c, s = math.cos(angle), math.sin(angle)
+    return np.array([c * vector[0] - s * vector[1], s * vector[0] + c * vector[1]])
+
+
+def card_indices(centre: tuple[float, float], code: str, degrees: float = 0.0,
+                 corners: tuple[str, ...] = ("tl", "br"), score: float = 0.9) -> list[tuple]:
+    """The index detections of one card lying at ``centre``, turned ``degrees`` clockwise."""
+    rows = []
+    size = math.sqrt(INDEX_WH[0] * INDEX_WH[1])
+    a, b = CONFIG.center_offset
+    for corner in corners:
+        down = rotate((0.0, 1.0) if corner == "tl" else (0.0, -1.0), degrees)
+        right = np.array([down[1], -down[0]])
+        index_centre = np.asarray(centre) - size * (a * down + b * right)
+        # The axis-aligned box of the turned index.
+        w, h = np.abs(rotate((INDEX_WH[0], 0), degrees)) + np.abs(rotate((0, INDEX_WH[1]), degrees))
+        w, h = (INDEX_WH if degrees % 180 == 0 else (w, h))
+        box = [index_centre[0] - w / 2, index_centre[1] - h / 2, index_centre[0] + w / 2, index_centre[1] + h / 2]
+        rows.append((box, score, CARD_CODES.index(code), down))
+    return rows
+
+
+def detections(*cards: list[tuple]) -> Detections:
+    rows = [row for card in cards for row in card]
+    return Detections([r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows],
+                      {"down": np.array([r[3] for r in rows], np.float32)})
+
+
+# ---------------------------------------------------------------- pairing (no model)
+
+def test_two_corners_of_one_card_are_one_card() -> None:
+    cards = pair_indices(detections(card_indices((100, 150), "QH")), CONFIG)
+    assert [(c.card, c.corners) for c in cards] == [("QH", 2)]
+    box = cards[0].box
+    # The union of both index boxes spans the card's two index corners around its centre.
+    assert box[0] < 100 < box[2] and box[1] < 150 < box[3]
+
+
+@pytest.mark.parametrize("degrees", [0, 30, 90, 135, 180, 250])
+def test_turned_card_still_pairs(degrees: float) -> None:
+    cards = pair_indices(detections(card_indices((400, 300), "7C", degrees)), CONFIG)
+    assert [(c.card, c.corners) for c in cards] == [("7C", 2)]
+
+
+def test_two_decks_same_card_side_by_side_are_two_cards() -> None:
+    left = card_indices((100, 150), "AH")
+    right = card_indices((170, 150), "AH")
+    cards = pair_indices(detections(left, right), CONFIG)
+    assert [(c.card, c.corners) for c in cards] == [("AH", 2), ("AH", 2)]
+    # Only the top-left indices visible (overlapping, same orientation): still two.
+    only_tl = pair_indices(detections(card_indices((100, 150), "AH", corners=("tl",)),
+                                      card_indices((125, 150), "AH", corners=("tl",))), CONFIG)
+    assert [(c.card, c.corners) for c in only_tl] == [("AH", 1), ("AH", 1)]
+
+
+def test_rotated_copies_far_apart_are_two_cards() -> None:
+    # Same code, opposite "down", but their predicted centres are far apart.
+    upright = card_indices((100, 150), "9S", corners=("tl",))
+    upside_down = card_indices((400, 150), "9S", 180, corners=("tl",))
+    cards = pair_indices(detections(upright, upside_down), CONFIG)
+    assert [(c.card, c.corners) for c in cards] == [("9S", 1), ("9S", 1)]
+
+
+def test_different_codes_never_pair() -> None:
+    tl = card_indices((100, 150), "6D", corners=("tl",))
+    br = card_indices((100, 150), "9D", corners=("br",))
+    assert sorted(c.card for c in pair_indices(detections(tl, br), CONFIG)) == ["6D", "9D"]
+
+
+def test_fanned_hand_single_indices_are_cards() -> None:
+    fan = [card_indices((100 + 18 * i, 150), code, degrees=-20 + 10 * i, corners=("tl",))
+           for i, code in enumerate(["2C", "5H", "JK", "KS", "10D"])]
+    cards = pair_indices(detections(*fan), CONFIG)
+    assert [c.card for c in cards] == ["2C", "5H", "JK", "KS", "10D"]
+    assert all(c.corners == 1 for c in cards)
+
+
+def test_greedy_pairs_closest_first() -> None:
+    # One card's two corners plus a stray top-left index of the same code nearby.
+    card = card_indices((100, 150), "8S")
+    stray = card_indices((106, 150), "8S", corners=("tl",))
+    cards = pair_indices(detections(card, stray), CONFIG)
+    assert sorted(c.corners for c in cards) == [1, 2]
+    paired = next(c for c in cards if c.corners == 2)
+    single = next(c for c in cards if c.corners == 1)
+    assert paired.box[0] < single.box[0]  # the true top-left index paired, not the stray
+
+
+def test_offsets_and_tolerance_come_from_config() -> None:
+    pair = detections(card_indices((100, 150), "QH"))
+    assert len(pair_indices(pair, DetectorConfig(center_offset=(0.0, 0.0), pair_tolerance=1.5))) == 2
+    assert len(pair_indices(pair, DetectorConfig(center_offset=(0.0, 0.0), pair_tolerance=20.0))) == 1
+
+
+def test_confidence_is_best_of_pair() -> None:
+    rows = card_indices((100, 150), "KD")
+    rows[0] = (*rows[0][:1], 0.4, *rows[0][2:])
+    cards = pair_indices(detections(rows), CONFIG)
+    assert cards[0].confidence == pytest.approx(0.9)
+    assert cards[0].to_dict()["card"] == "KD" and len(cards[0].to_dict()["box"]) == 4
+
+
+def test_no_indices_no_cards() -> None:
+    empty = Detections.empty()
+    empty.data["down"] = np.zeros((0, 2), np.float32)
+    assert pair_indices(empty, CONFIG) == []
+
+
+def test_config_reads_json_with_aliases(tmp_path: Path) -> None:
+    (tmp_path / "detector.json").write_text(json.dumps(
+        {"imgsz": 960, "conf": 0.3, "center_offset": [2.0, 1.5], "pair_tolerance": 1.2, "extra": "x"}))
+    config = DetectorConfig.from_json(tmp_path / "detector.json")
+    assert (config.imgsz, config.conf_threshold, config.center_offset, config.pair_tolerance) == (
+        960, 0.3, (2.0, 1.5), 1.2)
+    assert DetectorConfig.from_json(tmp_path / "missing.json") == DetectorConfig()
+
+
+def test_letterbox_like_ultralytics() -> None:
+    image = np.zeros((300, 400, 3), np.uint8)
+    padded, ratio, (left, top) = letterbox(image, (640, 640))
+    assert padded.shape == (640, 640, 3) and ratio == pytest.approx(1.6)
+    assert (left, top) == (0, 80) and padded[0, 0].tolist() == [114, 114, 114]
+
+
+def test_missing_models_error(tmp_path: Path) -> None:
+    with pytest.raises(ModelNotFoundError, match="index_detector.onnx"):
+        CardDetector(tmp_path)
+
+
+# ------------------------------------------------- pipeline geometry with fake models
+
+def _fake_models(folder: Path, boxes: list[list[float]], imgsz: int, code: str) -> None:
+    """A 'detector' that always outputs ``boxes`` (cx, cy, w, h, score in letterbox pixels)
+    and a 'classifier' that calls every crop ``code`` with down = (0, 1)."""
+    onnx = pytest.importorskip("onnx")
+    from onnx import TensorProto, helper, numpy_helper
+
+    columns = np.array(boxes, np.float32).T[None]
+    det = helper.make_graph(
+        [helper.make_node("ReduceMean", ["images"], ["m"], keepdims=0),
+         helper.make_node("Mul", ["m", "zero"], ["z"]),
+         helper.make_node("Add", ["boxes", "z"], ["output0"])],
+        "fake_detector",
+        [helper.make_tensor_value_info("images", TensorProto.FLOAT, [1, 3, imgsz, imgsz])],
+        [helper.make_tensor_value_info("output0", TensorProto.FLOAT, list(columns.shape))],
+        [numpy_helper.from_array(columns, "boxes"), numpy_helper.from_array(np.zeros((), np.float32), "zero")],
+    )
+    model = helper.make_model(det, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    helper.set_model_props(model, {"imgsz": f"[{imgsz}, {imgsz}]"})
+    onnx.save(model, folder / "index_detector.onnx")
+
+    logits = np.full((1, 54), -10.0, np.float32)
+    logits[0, CARD_CODES.index(code)] = 10.0
+    cls = helper.make_graph(
+        [helper.make_node("ReduceMean", ["crops"], ["m"], axes=[1, 2, 3], keepdims=0),  # [N]
+         helper.make_node("Unsqueeze", ["m", "ax"], ["m1"]),  # [N, 1]
+         helper.make_node("Mul", ["m1", "zero"], ["z"]),
+         helper.make_node("Add", ["z", "logits"], ["l"]),
+         helper.make_node("Softmax", ["l"], ["probs"], axis=1),
+         helper.make_node("Add", ["z", "downv"], ["down"])],
+        "fake_classifier",
+        [helper.make_tensor_value_info("crops", TensorProto.FLOAT, ["N", 3, 48, 48])],
+        [helper.make_tensor_value_info("probs", TensorProto.FLOAT, ["N", 54]),
+         helper.make_tensor_value_info("down", TensorProto.FLOAT, ["N", 2])],
+        [numpy_helper.from_array(logits, "logits"), numpy_helper.from_array(np.zeros((1, 1), np.float32), "zero"),
+         numpy_helper.from_array(np.array([[0.0, 1.0]], np.float32), "downv"),
+         numpy_helper.from_array(np.array([1], np.int64), "ax")],
+    )
+    model = helper.make_model(cls, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    onnx.save(model, folder / "index_classifier.onnx")
+
+
+def test_boxes_map_back_to_full_photo_pixels(tmp_path: Path) -> None:
+    # 4000x3000 photo, detector input 320: the letterbox is 320x240 at top 40.
+    _fake_models(tmp_path, [[160, 160, 32, 16, 0.9], [16, 56, 8, 8, 0.8], [100, 100, 10, 10, 0.01]], 320, "QH")
+    photo = np.full((3000, 4000, 3), 200, np.uint8)
+    ok, jpeg = cv2.imencode(".jpg", photo)
+    detector = CardDetector(tmp_path)
+    timings: dict[str, float] = {}
+    indices = detector.read_indices(jpeg.tobytes(), timings=timings)
+    assert len(indices) == 2
+    np.testing.assert_allclose(indices.xyxy[0], [1800, 1400, 2200, 1600], atol=2)
+    np.testing.assert_allclose(indices.xyxy[1], [150, 150, 250, 250], atol=2)
+    assert [CARD_CODES[i] for i in indices.class_id] == ["QH", "QH"]
+    np.testing.assert_allclose(indices.data["down"], [[0, 1], [0, 1]])
+    np.testing.assert_allclose(indices.confidence, [0.9, 0.8], atol=1e-3)
+    assert set(timings) == {"decode", "preprocess", "detector", "classifier", "postprocess"}
+    reading = detector.detect_cards(jpeg.tobytes())
+    assert (reading.width, reading.height) == (4000, 3000)
+    assert [c.card for c in reading.cards] == ["QH", "QH"]  # same orientation: two cards
+
+
+# ------------------------------------------------------------ the shipped models
+
+@needs_models
+def test_shipped_models_read_a_real_photo() -> None:
+    detector = CardDetector()
+    photo = DATA / "vision_edje_IMG_2383.jpg"  # one Ace, whole card labelled at (97, 136, 275, 368)
+    reading = detector.detect_cards(photo)
+    assert isinstance(reading, PhotoReading)
+    assert (reading.width, reading.height) == (378, 504)
+    for card in reading.cards:
+        assert card.card in CARD_CODES and 0 < card.confidence <= 1
+        x1, y1, x2, y2 = card.box
+        assert 0 <= x1 < x2 <= 378 and 0 <= y1 < y2 <= 504
+    print("read:", [(c.card, round(c.confidence, 2), c.corners) for c in reading.cards], reading.timings)
+
+
+@needs_models
+def test_shipped_detector_is_thread_safe() -> None:
+    detector = CardDetector()
+    photo = (DATA / "vision_edje_IMG_2383.jpg").read_bytes()
+    expected = detector.detect_cards(photo).to_dict()
+    results: list[dict] = []
+
+    def work() -> None:
+        for _ in range(3):
+            results.append(detector.detect_cards(photo).to_dict())
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(results) == 12 and all(r == expected for r in results)
+
+
+def test_runtime_never_imports_torch() -> None:
+    code = (
+        "import sys\n"
+        "import onze_vision.detector, onze_vision.imageio, onze_vision.detections\n"
+        "from onze_vision.detector import CardDetector, DEFAULT_MODEL_DIR\n"
+        "if (DEFAULT_MODEL_DIR / 'index_detector.onnx').exists():\n"
+        "    import numpy as np\n"
+        "    CardDetector().detect_cards(np.zeros((100, 100, 3), np.uint8))\n"
+        "bad = [m for m in ('torch', 'ultralytics', 'torchvision', 'matplotlib') if m in sys.modules]\n"
+        "assert not bad, bad\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
