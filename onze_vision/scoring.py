@@ -1,0 +1,141 @@
+"""The points of the cards left in a hand when someone goes out.
+
+    >>> score_hand(parse_cards("QH JK 7S"), "once").points
+    47
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from onze_vision.cards import Card, parse_cards
+from onze_vision.variants import ImpossibleHandError, Variant, get_variant
+
+__all__ = ["HandScore", "ImpossibleHandError", "check_possible", "resolve_decks", "score_hand"]
+
+
+def resolve_decks(variant: Variant, *, players: int | None = None, decks: int | None = None) -> int:
+    """Decks in play: ``decks`` if given, else from ``players``, else the variant's most."""
+    if decks is not None:
+        if not isinstance(decks, int) or decks < 1:
+            raise ValueError(f"decks must be a positive whole number, not {decks!r}")
+        return decks
+    if players is not None:
+        return variant.decks_for(players)
+    return variant.max_decks
+
+
+def check_possible(
+    cards: Iterable[Card | str],
+    variant: Variant | str,
+    *,
+    players: int | None = None,
+    decks: int | None = None,
+) -> None:
+    """Refuse cards the game's decks cannot hold.
+
+    With D decks there are at most D copies of each card and ``jokers_per_deck``·D
+    Jokers. Without ``players`` or ``decks`` the variant's largest deck count is used.
+
+    Raises:
+        ImpossibleHandError: naming the first card with too many copies.
+        InvalidPlayerCountError: ``players`` outside the variant's range.
+    """
+    variant = get_variant(variant)
+    deck_count = resolve_decks(variant, players=players, decks=decks)
+    counts = Counter(parse_cards(cards))
+    for card in sorted(counts):
+        copies = counts[card]
+        if card.is_joker:
+            jokers = deck_count * variant.jokers_per_deck
+            if jokers == 0:
+                raise ImpossibleHandError(
+                    f"{variant.name} is played without Jokers: JK cannot be in a hand", card
+                )
+            if copies > jokers:
+                raise ImpossibleHandError(
+                    f"impossible hand: {copies} × JK, but {deck_count} decks in {variant.name} "
+                    f"hold only {jokers} Jokers",
+                    card,
+                )
+        elif copies > deck_count:
+            raise ImpossibleHandError(
+                f"impossible hand: {copies} × {card}, but {deck_count} decks in "
+                f"{variant.name} hold only {deck_count} of each card",
+                card,
+            )
+
+
+@dataclass(frozen=True)
+class HandScore:
+    """A scored hand.
+
+    Attributes:
+        variant: the variant's name.
+        cards: the cards scored, in the order given.
+        breakdown: each card with its points (before any doubling).
+        doubled: the total was doubled (a splash).
+        points: the hand's score.
+    """
+
+    variant: str
+    cards: tuple[Card, ...]
+    breakdown: tuple[tuple[Card, int], ...]
+    doubled: bool
+    points: int
+
+    @property
+    def splash(self) -> bool:
+        """Alias of :attr:`doubled`, the name the JSON uses."""
+        return self.doubled
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: variant, cards, points, breakdown, splash."""
+        return {
+            "variant": self.variant,
+            "cards": [card.code for card in self.cards],
+            "points": self.points,
+            "breakdown": [{"card": card.code, "points": points} for card, points in self.breakdown],
+            "splash": self.doubled,
+        }
+
+
+def score_hand(
+    cards: Iterable[Card | str],
+    variant: Variant | str,
+    *,
+    players: int | None = None,
+    decks: int | None = None,
+    splash: bool = False,
+    hand: int | None = None,
+) -> HandScore:
+    """Score the cards left in a hand.
+
+    Args:
+        cards: the leftover cards (codes are parsed).
+        variant: a :class:`Variant` or its name.
+        players: players at the table, for the impossible-hand check.
+        decks: decks in play (overrides ``players``).
+        splash: someone went down and out in one turn: the score doubles.
+        hand: the hand number; a splash-only hand (Llenroc's 7th) always doubles.
+
+    Raises:
+        ImpossibleHandError: cards the decks cannot hold, naming the card.
+        NoSplashError: ``splash`` in a variant without the splash rule.
+    """
+    variant = get_variant(variant)
+    card_list = tuple(parse_cards(cards))
+    check_possible(card_list, variant, players=players, decks=decks)
+    doubled = variant.doubles(hand, splash)
+    breakdown = tuple((card, variant.card_value(card)) for card in card_list)
+    total = sum(points for _, points in breakdown)
+    return HandScore(
+        variant=variant.name,
+        cards=card_list,
+        breakdown=breakdown,
+        doubled=doubled,
+        points=total * 2 if doubled else total,
+    )

@@ -1,0 +1,515 @@
+"""The five Onze variants as data.
+
+Every rule that differs between variants is a field of :class:`Variant`, and the
+variants are the entries of one table, :data:`VARIANTS`. The rest of the engine
+reads those fields and never tests a variant's name, so a sixth variant is one more
+entry here (and a section in ``docs/rules.md``).
+
+    >>> v = get_variant("once")
+    >>> str(v.contract(6)), v.cards_dealt(7), v.card_value(Card.from_code("AH"))
+    ('two runs + one set', 13, 30)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from onze_vision.cards import Card
+
+__all__ = [
+    "CONTRACTS",
+    "HANDS",
+    "VARIANTS",
+    "Contract",
+    "ImpossibleHandError",
+    "InvalidPlayerCountError",
+    "InvalidRoundError",
+    "MeldKind",
+    "NoSplashError",
+    "UnknownVariantError",
+    "Variant",
+    "get_variant",
+]
+
+MeldKind = Literal["set", "run"]
+HANDS: range = range(1, 8)
+SET_MIN = 3  # a set is 3 or more cards of one rank
+RUN_MIN = 4  # a run is 4 or more consecutive ranks
+_NUMBER_WORDS = {1: "one", 2: "two", 3: "three", 4: "four"}
+
+
+class UnknownVariantError(ValueError):
+    """A variant name that is not in :data:`VARIANTS`; names the known ones."""
+
+    def __init__(self, name: object) -> None:
+        self.name = name
+        super().__init__(
+            f"unknown variant {name!r}: choose one of {', '.join(VARIANTS)}"
+        )
+
+
+class InvalidRoundError(ValueError):
+    """A hand (round) number outside 1-7."""
+
+    def __init__(self, hand: object) -> None:
+        self.hand = hand
+        super().__init__(f"hand {hand!r} does not exist: Onze is played over hands 1 to 7")
+
+
+class InvalidPlayerCountError(ValueError):
+    """A number of players the variant is not played with."""
+
+    def __init__(self, variant: Variant, players: object) -> None:
+        self.players = players
+        super().__init__(
+            f"{variant.name} is played by {variant.min_players} to {variant.max_players} "
+            f"players, not {players!r}"
+        )
+
+
+class ImpossibleHandError(ValueError):
+    """Cards the game's decks cannot hold (often a misrecognised card); names the card."""
+
+    def __init__(self, message: str, card: Card | None = None) -> None:
+        self.card = card
+        super().__init__(message)
+
+
+class NoSplashError(ValueError):
+    """A splash asked for in a variant that has no splash rule."""
+
+    def __init__(self, variant: Variant) -> None:
+        super().__init__(
+            f"{variant.name} has no splash rule: only "
+            f"{', '.join(v.name for v in VARIANTS.values() if v.has_splash)} doubles scores on a splash"
+        )
+
+
+def _count_words(count: int, noun: str) -> str:
+    word = _NUMBER_WORDS.get(count, str(count))
+    return f"{word} {noun}{'' if count == 1 else 's'}"
+
+
+@dataclass(frozen=True)
+class Contract:
+    """The melds a hand asks for, in the order the rules state them.
+
+    Attributes:
+        melds: e.g. ``("run", "run", "set")`` for "two runs + one set".
+    """
+
+    melds: tuple[MeldKind, ...]
+
+    @classmethod
+    def of(cls, sets: int = 0, runs: int = 0) -> Contract:
+        """A contract of ``sets`` sets then ``runs`` runs."""
+        return cls(("set",) * sets + ("run",) * runs)
+
+    @property
+    def sets(self) -> int:
+        """How many sets."""
+        return self.melds.count("set")
+
+    @property
+    def runs(self) -> int:
+        """How many runs."""
+        return self.melds.count("run")
+
+    @property
+    def min_cards(self) -> int:
+        """The fewest cards that can make this contract (3 per set, 4 per run)."""
+        return SET_MIN * self.sets + RUN_MIN * self.runs
+
+    def __str__(self) -> str:
+        if not self.melds:
+            return "no meld"
+        # Keep the rules' wording: "two runs + one set" for hand 6, sets first elsewhere.
+        kinds = list(dict.fromkeys(self.melds))
+        return " + ".join(_count_words(self.melds.count(kind), kind) for kind in kinds)
+
+
+# The hand-by-hand contracts, the same in all five texts.
+CONTRACTS: tuple[Contract, ...] = (
+    Contract(("set", "set")),
+    Contract(("set", "run")),
+    Contract(("run", "run")),
+    Contract(("set", "set", "set")),
+    Contract(("set", "set", "run")),
+    Contract(("run", "run", "set")),
+    Contract(("run", "run", "run")),
+)
+ELEVEN_THEN_THIRTEEN: tuple[int, ...] = (11, 11, 11, 11, 11, 11, 13)
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One variant's rules; see ``docs/rules.md`` for the prose.
+
+    Attributes:
+        name: the short name used on the command line, e.g. ``"once"``.
+        title: a longer name for people.
+        source: the seed text the rules come from.
+        min_players: fewest players.
+        max_players: most players.
+        decks_by_players: ``(up to this many players, decks)`` pairs, ascending.
+        jokers_per_deck: Jokers shuffled in per deck (0: played without Jokers).
+        deal: cards dealt in hands 1 to 7.
+        joker_value: points of a Joker left in hand (``None``: no Jokers).
+        red_ace_value: points of an Ace of hearts or diamonds.
+        black_ace_value: points of an Ace of spades or clubs.
+        face_value: points of J, Q, K (2-10 count their face value).
+        jokers_wild: Jokers are wild.
+        red_aces_wild: red Aces are wild (always, even in a set of Aces).
+        min_naturals: fewest natural (not wild) cards in any meld.
+        max_set_wilds: most wild cards in one set (``None``: no limit).
+        wilds_may_touch: two wild cards may sit side by side in a run.
+        runs_same_suit: a run is of one suit (else suits are free).
+        ace_low: an Ace may start a run (A 2 3 4).
+        ace_high: an Ace may end a run (J Q K A).
+        exact_melds: at go-down sets have exactly 3 cards and runs exactly 4.
+        has_splash: going down and out in one turn doubles the others' scores.
+        splash_hands: hands where one may only go down by splashing (always doubled).
+        contracts: the contract of hands 1 to 7.
+        notes: rules the engine does not need (swapping wilds on the table…), for people.
+    """
+
+    name: str
+    title: str
+    source: str
+    min_players: int
+    max_players: int
+    decks_by_players: tuple[tuple[int, int], ...]
+    jokers_per_deck: int
+    deal: tuple[int, ...]
+    joker_value: int | None
+    red_ace_value: int
+    black_ace_value: int
+    jokers_wild: bool
+    red_aces_wild: bool
+    min_naturals: int
+    max_set_wilds: int | None
+    wilds_may_touch: bool
+    runs_same_suit: bool
+    ace_low: bool
+    ace_high: bool
+    exact_melds: bool
+    has_splash: bool = False
+    splash_hands: tuple[int, ...] = ()
+    face_value: int = 10
+    contracts: tuple[Contract, ...] = CONTRACTS
+    notes: tuple[str, ...] = field(default=())
+
+    # -- players and decks -------------------------------------------------
+    def check_players(self, players: int) -> int:
+        """Return ``players`` if the variant is played by that many, else raise.
+
+        Raises:
+            InvalidPlayerCountError: outside ``min_players``-``max_players``.
+        """
+        if not isinstance(players, int) or not self.min_players <= players <= self.max_players:
+            raise InvalidPlayerCountError(self, players)
+        return players
+
+    def decks_for(self, players: int) -> int:
+        """Decks shuffled together for ``players`` players."""
+        self.check_players(players)
+        for up_to, decks in self.decks_by_players:
+            if players <= up_to:
+                return decks
+        raise AssertionError(f"{self.name}: decks_by_players does not reach {players}")
+
+    def jokers_for(self, players: int) -> int:
+        """Jokers in the shuffled decks for ``players`` players."""
+        return self.decks_for(players) * self.jokers_per_deck
+
+    @property
+    def max_decks(self) -> int:
+        """The most decks the variant is ever played with."""
+        return max(decks for _, decks in self.decks_by_players)
+
+    @property
+    def uses_jokers(self) -> bool:
+        """True when Jokers are shuffled in."""
+        return self.jokers_per_deck > 0
+
+    # -- hands -----------------------------------------------------------
+    def _hand_index(self, hand: int) -> int:
+        if not isinstance(hand, int) or isinstance(hand, bool) or hand not in HANDS:
+            raise InvalidRoundError(hand)
+        return hand - 1
+
+    def cards_dealt(self, hand: int) -> int:
+        """Cards dealt to each player in ``hand`` (1-7)."""
+        return self.deal[self._hand_index(hand)]
+
+    def contract(self, hand: int) -> Contract:
+        """The melds ``hand`` (1-7) asks for at go-down."""
+        return self.contracts[self._hand_index(hand)]
+
+    def doubles(self, hand: int | None = None, splash: bool = False) -> bool:
+        """Whether the other players' scores double (a splash, or a splash-only hand).
+
+        Raises:
+            NoSplashError: ``splash`` asked for in a variant without the rule.
+        """
+        if splash and not self.has_splash:
+            raise NoSplashError(self)
+        if hand is not None and self._hand_index(hand) + 1 in self.splash_hands:
+            return True
+        return splash
+
+    # -- cards -------------------------------------------------------------
+    def is_wild(self, card: Card) -> bool:
+        """True if ``card`` is wild in this variant."""
+        if card.is_joker:
+            return self.jokers_wild
+        return self.red_aces_wild and card.is_red_ace
+
+    def card_value(self, card: Card) -> int:
+        """Points of ``card`` left in hand.
+
+        Raises:
+            ImpossibleHandError: a Joker in a variant played without Jokers.
+        """
+        if card.is_joker:
+            if self.joker_value is None:
+                raise ImpossibleHandError(
+                    f"{self.name} is played without Jokers: JK cannot be in a hand", card
+                )
+            return self.joker_value
+        if card.rank == 1:
+            return self.red_ace_value if card.is_red else self.black_ace_value
+        if card.rank >= 11:
+            return self.face_value
+        return card.rank
+
+    def run_positions(self, card: Card) -> tuple[int, ...]:
+        """Places a natural card may take in a run: 2-13 by rank; Ace 1 (low) and/or 14 (high)."""
+        if card.rank != 1:
+            return (card.rank,)
+        return ((1,) if self.ace_low else ()) + ((14,) if self.ace_high else ())
+
+    @property
+    def run_bounds(self) -> tuple[int, int]:
+        """Lowest and highest run positions (1 = low Ace, 14 = high Ace)."""
+        return (1 if self.ace_low else 2, 14 if self.ace_high else 13)
+
+    @property
+    def wild_cards_text(self) -> str:
+        """Which cards are wild, in words."""
+        parts = (["Jokers"] if self.jokers_wild else []) + (["red Aces"] if self.red_aces_wild else [])
+        return " and ".join(parts) if parts else "none"
+
+    @property
+    def ace_text(self) -> str:
+        """Where an Ace goes in a run, in words."""
+        if self.ace_low and self.ace_high:
+            return "low (A 2 3 4) or high (J Q K A), never both"
+        if self.ace_low:
+            return "low only (A 2 3 4)"
+        if self.ace_high:
+            return "high only (J Q K A)"
+        return "never in a run"
+
+    @property
+    def wild_limits_text(self) -> str:
+        """The wild-card limits, in words."""
+        rules = []
+        if self.min_naturals >= 2:
+            rules.append(f"every meld needs at least {self.min_naturals} natural cards")
+        elif self.min_naturals == 1:
+            rules.append("no meld of only wild cards")
+        if self.max_set_wilds is not None:
+            rules.append(f"a set holds at most {_count_words(self.max_set_wilds, 'wild card')}")
+        if not self.wilds_may_touch:
+            rules.append("no two wild cards side by side in a run")
+        return "; ".join(rules) if rules else "none: a meld may be all wild cards"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The rules as JSON-ready data."""
+        return {
+            "name": self.name,
+            "title": self.title,
+            "source": self.source,
+            "players": {"min": self.min_players, "max": self.max_players},
+            "decks": {
+                str(players): self.decks_for(players)
+                for players in range(self.min_players, self.max_players + 1)
+            },
+            "jokers_per_deck": self.jokers_per_deck,
+            "cards_dealt": list(self.deal),
+            "contracts": [
+                {"hand": hand, "sets": c.sets, "runs": c.runs, "text": str(c)}
+                for hand, c in zip(HANDS, self.contracts)
+            ],
+            "wild_cards": {"jokers": self.jokers_wild, "red_aces": self.red_aces_wild},
+            "wild_limits": {
+                "min_naturals": self.min_naturals,
+                "max_set_wilds": self.max_set_wilds,
+                "wilds_may_touch": self.wilds_may_touch,
+                "text": self.wild_limits_text,
+            },
+            "runs_same_suit": self.runs_same_suit,
+            "ace": {"low": self.ace_low, "high": self.ace_high, "text": self.ace_text},
+            "exact_melds": self.exact_melds,
+            "values": {
+                "joker": self.joker_value,
+                "red_ace": self.red_ace_value,
+                "black_ace": self.black_ace_value,
+                "face": self.face_value,
+                "two_to_ten": "face value",
+            },
+            "splash": {"has_splash": self.has_splash, "always_in_hands": list(self.splash_hands)},
+            "notes": list(self.notes),
+        }
+
+
+_TWO_DECKS = ((99, 2),)
+
+VARIANTS: dict[str, Variant] = {
+    v.name: v
+    for v in (
+        Variant(
+            name="llenroc",
+            title="Llenroc Onze (the Caldwell family rules)",
+            source="000",
+            min_players=2,  # chosen: the text says "up to 8"
+            max_players=8,
+            decks_by_players=((5, 2), (6, 3), (8, 4)),  # 7 players: 4 decks (chosen)
+            jokers_per_deck=2,
+            deal=(6, 7, 8, 9, 10, 11, 12),
+            joker_value=20,
+            red_ace_value=15,
+            black_ace_value=15,
+            jokers_wild=True,
+            red_aces_wild=False,
+            min_naturals=0,
+            max_set_wilds=None,
+            wilds_may_touch=True,
+            runs_same_suit=True,
+            ace_low=True,
+            ace_high=True,
+            exact_melds=False,
+            has_splash=True,
+            splash_hands=(7,),
+            notes=(
+                "As you go down you may also lay off cards on other players' melds.",
+                "Offdraw: taking a discard out of turn costs a penalty card from the stack; "
+                "in hand 7 each player has at most 3 offdraws.",
+                "Forgetting to say you hold one card costs a penalty card.",
+            ),
+        ),
+        Variant(
+            name="onze",
+            title="Onze (two decks, red Aces and Jokers wild)",
+            source="001",
+            min_players=3,
+            max_players=7,
+            decks_by_players=_TWO_DECKS,
+            jokers_per_deck=2,
+            deal=ELEVEN_THEN_THIRTEEN,
+            joker_value=30,
+            red_ace_value=30,
+            black_ace_value=20,
+            jokers_wild=True,
+            red_aces_wild=True,
+            min_naturals=2,
+            max_set_wilds=None,
+            wilds_may_touch=False,
+            runs_same_suit=True,
+            ace_low=True,
+            ace_high=False,
+            exact_melds=False,
+            notes=("A discard may be drawn out of turn; the taker does not discard.",),
+        ),
+        Variant(
+            name="scorecard",
+            title="Onze Score Card (the app's rules)",
+            source="002",
+            min_players=3,
+            max_players=7,
+            decks_by_players=_TWO_DECKS,
+            jokers_per_deck=2,
+            deal=ELEVEN_THEN_THIRTEEN,
+            joker_value=30,
+            red_ace_value=30,
+            black_ace_value=20,
+            jokers_wild=True,
+            red_aces_wild=True,
+            min_naturals=0,  # chosen: the text states no limit
+            max_set_wilds=None,
+            wilds_may_touch=True,
+            runs_same_suit=True,
+            ace_low=True,
+            ace_high=True,
+            exact_melds=True,
+            notes=(
+                "A Joker in a run may be swapped for the card it stands for and must be "
+                "played again at once; Jokers in sets may not be swapped.",
+                "No adding to melds in the turn you go down.",
+            ),
+        ),
+        Variant(
+            name="once",
+            title="Once' (Don Williamson's rules)",
+            source="003",
+            min_players=2,
+            max_players=6,
+            decks_by_players=_TWO_DECKS,
+            jokers_per_deck=2,
+            deal=ELEVEN_THEN_THIRTEEN,
+            joker_value=30,
+            red_ace_value=30,
+            black_ace_value=15,
+            jokers_wild=True,
+            red_aces_wild=True,
+            min_naturals=1,
+            max_set_wilds=1,
+            wilds_may_touch=False,
+            runs_same_suit=False,
+            ace_low=True,
+            ace_high=False,
+            exact_melds=False,
+            notes=("Only the last discard may be stolen, while the player on turn has not discarded.",),
+        ),
+        Variant(
+            name="ons",
+            title="ons",
+            source="004",
+            min_players=2,  # chosen
+            max_players=8,  # chosen
+            decks_by_players=_TWO_DECKS,
+            jokers_per_deck=0,  # chosen: the text never mentions Jokers
+            deal=ELEVEN_THEN_THIRTEEN,
+            joker_value=None,
+            red_ace_value=25,
+            black_ace_value=15,
+            jokers_wild=False,
+            red_aces_wild=True,
+            min_naturals=0,  # chosen: the text states no limit
+            max_set_wilds=None,
+            wilds_may_touch=True,
+            runs_same_suit=True,
+            ace_low=False,
+            ace_high=True,
+            exact_melds=False,
+            notes=("A red Ace on the table may be swapped for the card it stands for.",),
+        ),
+    )
+}
+
+
+def get_variant(name: str | Variant) -> Variant:
+    """The variant called ``name`` (case-insensitive); a :class:`Variant` passes through.
+
+    Raises:
+        UnknownVariantError: no such variant; the message lists the known ones.
+    """
+    if isinstance(name, Variant):
+        return name
+    if isinstance(name, str):
+        variant = VARIANTS.get(name.strip().lower())
+        if variant is not None:
+            return variant
+    raise UnknownVariantError(name)
