@@ -167,7 +167,7 @@ def test_missing_models_error(tmp_path: Path) -> None:
 
 # ------------------------------------------------- pipeline geometry with fake models
 
-def _fake_models(folder: Path, boxes: list[list[float]], imgsz: int, code: str) -> None:
+def make_fake_models(folder: Path, boxes: list[list[float]], imgsz: int, code: str) -> None:
     """A 'detector' that always outputs ``boxes`` (cx, cy, w, h, score in letterbox pixels)
     and a 'classifier' that calls every crop ``code`` with down = (0, 1)."""
     onnx = pytest.importorskip("onnx")
@@ -212,7 +212,7 @@ def _fake_models(folder: Path, boxes: list[list[float]], imgsz: int, code: str) 
 
 def test_boxes_map_back_to_full_photo_pixels(tmp_path: Path) -> None:
     # 4000x3000 photo, detector input 320: the letterbox is 320x240 at top 40.
-    _fake_models(tmp_path, [[160, 160, 32, 16, 0.9], [16, 56, 8, 8, 0.8], [100, 100, 10, 10, 0.01]], 320, "QH")
+    make_fake_models(tmp_path, [[160, 160, 32, 16, 0.9], [16, 56, 8, 8, 0.8], [100, 100, 10, 10, 0.01]], 320, "QH")
     photo = np.full((3000, 4000, 3), 200, np.uint8)
     ok, jpeg = cv2.imencode(".jpg", photo)
     detector = CardDetector(tmp_path)

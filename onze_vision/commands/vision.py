@@ -1,0 +1,176 @@
+"""``onze-vision detect`` and ``onze-vision evaluate``: the card detector on the command line.
+
+Heavy modules (OpenCV, onnxruntime, matplotlib) are imported inside the handlers, so
+other subcommands never pay for them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+DEFAULT_REALPHOTOS = REPO_ROOT.parent / "shared" / "realphotos" / "edje"
+DEFAULT_SYNTHETIC_VAL = REPO_ROOT / "datasets" / "onze-val"
+
+
+def register(subparsers: Any) -> None:
+    """Add ``detect`` and ``evaluate`` to the ``onze-vision`` parser."""
+    detect = subparsers.add_parser(
+        "detect",
+        help="read the cards in one or more photos",
+        description="Read the cards in photos (JPEG, PNG or WebP). One line per card, or JSON.",
+        epilog="With several photos, --annotate OUT.png writes OUT-<photo name>.png for each "
+               "(OUT-<photo name>-2.png when two photos share a name).",
+    )
+    detect.add_argument("photos", nargs="+", metavar="PHOTO", help="photo file(s)")
+    detect.add_argument("--json", action="store_true",
+                        help='print [{"image", "cards": [{"card", "confidence", "box"}]}]')
+    detect.add_argument("--annotate", metavar="OUT.png", type=Path,
+                        help="write the photo with the card boxes and codes drawn on it")
+    detect.add_argument("--models", metavar="DIR", type=Path, default=None,
+                        help="folder with the ONNX models (default: the shipped models/)")
+    detect.set_defaults(handler=run_detect)
+
+    evaluate = subparsers.add_parser(
+        "evaluate",
+        help="measure the detector on real photos, synthetic held-out decks and speed",
+        description="Write a report (Markdown, JSON, PNG plots) and print a summary against the bars.",
+    )
+    evaluate.add_argument("--report-dir", type=Path, default=Path("reports"), metavar="DIR",
+                          help="where to write the report (default: reports/)")
+    evaluate.add_argument("--realphotos", type=Path, default=DEFAULT_REALPHOTOS, metavar="DIR",
+                          help="real photos with manifest.json (default: ../shared/realphotos/edje)")
+    evaluate.add_argument("--synthetic-val", type=Path, default=DEFAULT_SYNTHETIC_VAL, metavar="DIR",
+                          help="Ultralytics-format held-out-deck dataset (default: datasets/onze-val)")
+    evaluate.add_argument("--speed-photos", type=int, default=20, metavar="N",
+                          help="4000x3000 JPEGs to time (0 skips the speed test; default 20)")
+    evaluate.add_argument("--limit", type=int, default=None, metavar="N",
+                          help="use at most N photos of each set (quick runs)")
+    evaluate.add_argument("--no-ultralytics", action="store_true",
+                          help="skip the PyTorch comparison in the speed test")
+    evaluate.add_argument("--models", metavar="DIR", type=Path, default=None,
+                          help="folder with the ONNX models (default: the shipped models/)")
+    evaluate.add_argument("--strict", action="store_true",
+                          help="exit 1 when a measured figure misses its bar")
+    evaluate.set_defaults(handler=run_evaluate)
+
+
+def _error(command: str, message: str) -> None:
+    print(f"onze-vision {command}: error: {message}", file=sys.stderr)
+
+
+def _load_detector(command: str, model_dir: Path | None) -> Any:
+    from onze_vision.detector import CardDetector, InvalidModelError, ModelNotFoundError, get_detector
+
+    try:
+        return get_detector() if model_dir is None else CardDetector(model_dir)
+    except (ModelNotFoundError, InvalidModelError) as error:
+        _error(command, str(error))
+        return None
+
+
+def annotation_paths(out: Path, photos: list[str]) -> list[Path]:
+    """Where ``--annotate OUT`` writes each photo's drawing (see the ``detect`` epilog)."""
+    if len(photos) == 1:
+        return [out]
+    suffix = out.suffix or ".png"
+    paths: list[Path] = []
+    for photo in photos:
+        candidate = out.with_name(f"{out.stem}-{Path(photo).stem}{suffix}")
+        number = 2
+        while candidate in paths:
+            candidate = out.with_name(f"{out.stem}-{Path(photo).stem}-{number}{suffix}")
+            number += 1
+        paths.append(candidate)
+    return paths
+
+
+def draw_cards(image_bgr: Any, cards: list[Any]) -> Any:
+    """Return a copy of the photo with each card's box and code drawn on it."""
+    import cv2
+
+    canvas = image_bgr.copy()
+    long_side = max(canvas.shape[:2])
+    thickness = max(2, round(long_side / 400))
+    font_scale = max(0.5, long_side / 1400)
+    for card in cards:
+        x1, y1, x2, y2 = (round(v) for v in card.box)
+        colour = (40, 40, 230) if card.card[-1] in "HD" or card.card == "JK" else (40, 160, 40)
+        cv2.rectangle(canvas, (x1, y1), (x2, y2), colour, thickness)
+        label = f"{card.card} {card.confidence:.2f}"
+        (w, h), base = cv2.getTextSize(label, cv2.FONT_HERSHEY_SIMPLEX, font_scale, thickness)
+        top = max(0, y1 - h - base - thickness)
+        cv2.rectangle(canvas, (x1, top), (x1 + w + 2 * thickness, top + h + base + thickness), colour, -1)
+        cv2.putText(canvas, label, (x1 + thickness, top + h + thickness // 2), cv2.FONT_HERSHEY_SIMPLEX,
+                    font_scale, (255, 255, 255), thickness, cv2.LINE_AA)
+    return canvas
+
+
+def run_detect(args: argparse.Namespace) -> int:
+    """Read each photo; 2 when any photo was bad input, 1 when the models are missing."""
+    import cv2
+
+    from onze_vision.imageio import InvalidImageError, load_image
+
+    detector = _load_detector("detect", args.models)
+    if detector is None:
+        return 1
+    out_paths = annotation_paths(args.annotate, args.photos) if args.annotate else [None] * len(args.photos)
+    results: list[dict[str, Any]] = []
+    status = 0
+    for photo, out_path in zip(args.photos, out_paths):
+        try:
+            # Annotating needs the full photo anyway: decode it once and read from it.
+            loaded = load_image(photo) if out_path else None
+            reading = detector.detect_cards(loaded if loaded is not None else photo)
+        except InvalidImageError as error:
+            _error("detect", str(error))
+            status = 2
+            continue
+        results.append({"image": photo, "cards": [card.to_dict() for card in reading.cards]})
+        if not args.json:
+            print(f"{photo} ({reading.width}x{reading.height}): {len(reading.cards)} card"
+                  f"{'' if len(reading.cards) == 1 else 's'}")
+            for card in reading.cards:
+                box = ", ".join(f"{v:.0f}" for v in card.box)
+                print(f"  {card.card:<3} {card.confidence:.2f}  [{box}]")
+        if out_path is not None and loaded is not None:
+            if not cv2.imwrite(str(out_path), draw_cards(loaded.image, reading.cards)):
+                _error("detect", f"cannot write '{out_path}' (folder missing or unknown image extension)")
+                status = 2
+            elif not args.json:
+                print(f"  annotated: {out_path}")
+    if args.json:
+        print(json.dumps(results, indent=2))
+    return status
+
+
+def run_evaluate(args: argparse.Namespace) -> int:
+    """Run the evaluation and print the summary; 1 when models are missing (or, with --strict, a bar is missed)."""
+    from onze_vision import evaluate
+
+    detector = _load_detector("evaluate", args.models)
+    if detector is None:
+        return 1
+    for option, path in (("--realphotos", args.realphotos), ("--synthetic-val", args.synthetic_val)):
+        if path is not None and not path.exists():
+            print(f"onze-vision evaluate: note: {option} {path} does not exist; that part is skipped",
+                  file=sys.stderr)
+    results = evaluate.run_evaluation(
+        detector,
+        report_dir=args.report_dir,
+        realphotos=args.realphotos if args.realphotos.exists() else None,
+        synthetic_val=args.synthetic_val if args.synthetic_val.exists() else None,
+        speed_photos=args.speed_photos,
+        limit=args.limit,
+        ultralytics=not args.no_ultralytics,
+    )
+    print(evaluate.format_summary(results))
+    print(f"report: {args.report_dir / 'report.md'}")
+    if args.strict and not all(row["ok"] for row in results["summary"] if row["ok"] is not None):
+        return 1
+    return 0

@@ -1,0 +1,679 @@
+"""Measure the card detector: real photos, synthetic held-out decks and speed.
+
+Three parts, each a function returning a JSON-ready dict, and :func:`run_evaluation`
+that runs them and writes ``report.md``, ``report.json`` and PNG plots:
+
+* Real photos (Edje: whole-card boxes, rank only for 9-A): a labelled card is found
+  when a detected card of the same rank lies on it (the detected box's centre is inside
+  the labelled box); a detected card lying on no labelled card is invented.
+* Synthetic held-out decks (Ultralytics-format dataset, one box per visible corner
+  index, class = index into CARD_CODES): the pipeline's index detections (detector box +
+  classifier code, before pairing) scored with COCO-style mAP (101-point interpolation),
+  per-class recall and a confusion matrix of codes, with look-alike pairs called out.
+* Speed: 4000x3000 phone-size JPEGs, bytes to card list, split by stage, next to
+  Ultralytics' own PyTorch ``predict`` of the same detector.
+
+matplotlib (plots) and ultralytics (the speed comparison) are train/eval dependencies,
+imported only inside the functions that need them.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import sys
+import tempfile
+import time
+from collections import Counter, defaultdict
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from onze_vision.detections import box_iou
+from onze_vision.detector import CARD_CODES, TIMING_KEYS, CardDetector
+
+# The bars the product must meet.
+BAR_REAL_RECALL = 0.97
+BAR_INVENTED_PER_PHOTO = 0.05
+BAR_SYNTHETIC_MAP50 = 0.98
+BAR_MEDIAN_MS = 250.0
+BAR_OUTSIDE_NETWORKS = 0.5
+
+IOU_THRESHOLDS = np.linspace(0.5, 0.95, 10)
+RECALL_POINTS = np.linspace(0.0, 1.0, 101)
+IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".webp")
+SPEED_SIZE = (4000, 3000)
+SPEED_JPEG_QUALITY = 90
+
+# Look-alikes users complain about: (name, predicate on (true code, predicted code)).
+LOOKALIKES: tuple[tuple[str, Callable[[str, str], bool]], ...] = (
+    ("6 <-> 9", lambda t, p: {_rank(t), _rank(p)} == {"6", "9"}),
+    ("8 <-> 6", lambda t, p: {_rank(t), _rank(p)} == {"8", "6"}),
+    ("Q <-> 9", lambda t, p: {_rank(t), _rank(p)} == {"Q", "9"}),
+    ("spades <-> clubs (same rank)", lambda t, p: _rank(t) == _rank(p) and {t[-1], p[-1]} == {"S", "C"}),
+    ("hearts <-> diamonds (same rank)", lambda t, p: _rank(t) == _rank(p) and {t[-1], p[-1]} == {"H", "D"}),
+    ("red <-> black Ace", lambda t, p: _rank(t) == _rank(p) == "A" and _is_red(t) != _is_red(p)),
+)
+
+Progress = Callable[[str], None]
+
+
+def _rank(code: str) -> str:
+    return code if code == "JK" else code[:-1]
+
+
+def _is_red(code: str) -> bool:
+    return code[-1] in "HD"
+
+
+def _stderr(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+# ---------------------------------------------------------------------------- real photos
+
+def evaluate_real_photos(
+    detector: CardDetector, root: Path, limit: int | None = None, progress: Progress = _stderr
+) -> dict[str, Any]:
+    """Rank recall, invented cards and exact photos on a real-photo set with ``manifest.json``.
+
+    Args:
+        detector: The detector to measure.
+        root: Folder holding ``manifest.json`` and the photos it names.
+        limit: Use only the first ``limit`` photos.
+        progress: Receives a line every 50 photos.
+    """
+    manifest = json.loads((root / "manifest.json").read_text(encoding="utf-8"))[:limit]
+    per_rank_total: Counter[str] = Counter()
+    per_rank_found: Counter[str] = Counter()
+    photos: list[dict[str, Any]] = []
+    wrong_rank = duplicates = 0
+    for number, entry in enumerate(manifest, 1):
+        reading = detector.detect_cards(root / entry["image"])
+        labels = entry["cards"]
+        boxes = np.array([card["box"] for card in labels], np.float32).reshape(-1, 4)
+        detected = [(card.card, _box_centre(card.box)) for card in reading.cards]
+        on_label = np.array([[_inside(centre, box) for box in boxes] for _, centre in detected],
+                            bool).reshape(len(detected), len(boxes))
+        found = []
+        for j, label in enumerate(labels):
+            ranks_here = [_rank(code) for (code, _), hit in zip(detected, on_label[:, j]) if hit]
+            hit = label["rank"] in ranks_here
+            found.append(hit)
+            per_rank_total[label["rank"]] += 1
+            per_rank_found[label["rank"]] += hit
+            wrong_rank += bool(ranks_here) and not hit
+            duplicates += ranks_here.count(label["rank"]) > 1
+        invented = [code for (code, _), row in zip(detected, on_label) if not row.any()]
+        photos.append({
+            "image": entry["image"],
+            "labels": [card["rank"] for card in labels],
+            "detected": [card.card for card in reading.cards],
+            "missed": [label["rank"] for label, hit in zip(labels, found) if not hit],
+            "invented": invented,
+            "exact": all(found) and not invented,
+        })
+        if number % 50 == 0:
+            progress(f"real photos: {number}/{len(manifest)}")
+    total = sum(per_rank_total.values())
+    found_total = sum(per_rank_found.values())
+    invented_total = sum(len(p["invented"]) for p in photos)
+    worst = sorted(photos, key=lambda p: (len(p["missed"]) + len(p["invented"]), p["image"]), reverse=True)
+    return {
+        "root": str(root),
+        "photos": len(photos),
+        "labelled_cards": total,
+        "rank_recall": found_total / total if total else None,
+        "invented": invented_total,
+        "invented_per_photo": invented_total / len(photos) if photos else None,
+        "exact_photo_rate": sum(p["exact"] for p in photos) / len(photos) if photos else None,
+        "wrong_rank_on_card": wrong_rank,
+        "cards_read_twice": duplicates,
+        "per_rank_recall": {rank: per_rank_found[rank] / per_rank_total[rank]
+                            for rank in sorted(per_rank_total, key=_rank_order)},
+        "per_rank_count": dict(per_rank_total),
+        "worst_photos": [p for p in worst if p["missed"] or p["invented"]][:20],
+        "per_photo": photos,
+    }
+
+
+def _rank_order(rank: str) -> int:
+    order = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "JK")
+    return order.index(rank) if rank in order else len(order)
+
+
+def _box_centre(box: Sequence[float]) -> tuple[float, float]:
+    return (box[0] + box[2]) / 2.0, (box[1] + box[3]) / 2.0
+
+
+def _inside(point: tuple[float, float], box: np.ndarray) -> bool:
+    return bool(box[0] <= point[0] <= box[2] and box[1] <= point[1] <= box[3])
+
+
+# ---------------------------------------------------------------------- synthetic (mAP)
+
+def read_yolo_labels(path: Path, width: int, height: int) -> tuple[np.ndarray, np.ndarray]:
+    """Read ``class cx cy w h`` (normalised) lines; return xyxy pixels [N, 4] and classes [N]."""
+    if not path.exists():
+        return np.zeros((0, 4), np.float32), np.zeros(0, np.int64)
+    rows = [line.split() for line in path.read_text().splitlines() if line.strip()]
+    if not rows:
+        return np.zeros((0, 4), np.float32), np.zeros(0, np.int64)
+    values = np.array([[float(v) for v in row[:5]] for row in rows], np.float64)
+    cx, cy = values[:, 1] * width, values[:, 2] * height
+    w, h = values[:, 3] * width, values[:, 4] * height
+    xyxy = np.stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], axis=1).astype(np.float32)
+    return xyxy, values[:, 0].astype(np.int64)
+
+
+def match_predictions(
+    pred_xyxy: np.ndarray, pred_score: np.ndarray, pred_class: np.ndarray | None,
+    gt_xyxy: np.ndarray, gt_class: np.ndarray | None, thresholds: Sequence[float],
+) -> np.ndarray:
+    """COCO greedy matching: [P, T] bool, True where a prediction is a true positive.
+
+    Predictions are taken best score first; each takes the unmatched ground truth (of
+    its class, when classes are given) with the highest IoU >= the threshold.
+    """
+    thresholds = np.asarray(thresholds, dtype=np.float32)
+    tp = np.zeros((len(pred_xyxy), len(thresholds)), bool)
+    if len(pred_xyxy) == 0 or len(gt_xyxy) == 0:
+        return tp
+    iou = box_iou(pred_xyxy, gt_xyxy)
+    if pred_class is not None and gt_class is not None:
+        iou = np.where(pred_class[:, None] == gt_class[None, :], iou, 0.0)
+    order = np.argsort(-pred_score, kind="stable")
+    for t, threshold in enumerate(thresholds):
+        taken = np.zeros(len(gt_xyxy), bool)
+        for i in order:
+            row = np.where(taken, -1.0, iou[i])
+            j = int(row.argmax())
+            if row[j] >= threshold:
+                taken[j] = True
+                tp[i, t] = True
+    return tp
+
+
+def average_precision(scores: np.ndarray, tp: np.ndarray, n_gt: int) -> float:
+    """COCO 101-point interpolated AP of one class at one IoU threshold."""
+    if n_gt == 0:
+        return float("nan")
+    if len(scores) == 0:
+        return 0.0
+    order = np.argsort(-scores, kind="stable")
+    hits = tp[order].astype(np.float64)
+    tp_cum = np.cumsum(hits)
+    fp_cum = np.cumsum(1.0 - hits)
+    recall = tp_cum / n_gt
+    precision = tp_cum / (tp_cum + fp_cum)
+    # Precision envelope: the best precision at this recall or any higher one.
+    envelope = np.maximum.accumulate(precision[::-1])[::-1]
+    index = np.searchsorted(recall, RECALL_POINTS, side="left")
+    sampled = np.where(index < len(envelope), envelope[np.minimum(index, len(envelope) - 1)], 0.0)
+    return float(sampled.mean())
+
+
+def evaluate_synthetic(
+    detector: CardDetector, root: Path, limit: int | None = None, progress: Progress = _stderr
+) -> dict[str, Any]:
+    """mAP50, mAP50-95, per-class recall and the code confusion matrix on index boxes.
+
+    mAP uses every index the pipeline reports at detector confidence 0.001 (as
+    Ultralytics' val does); recall and the confusion matrix use the runtime thresholds.
+    """
+    images = sorted(p for p in (root / "images").rglob("*") if p.suffix.lower() in IMAGE_SUFFIXES)[:limit]
+    config = detector.config
+    n_codes = len(CARD_CODES)
+    scores_by_class: dict[int, list[np.ndarray]] = defaultdict(list)
+    tp_by_class: dict[int, list[np.ndarray]] = defaultdict(list)
+    gt_count = np.zeros(n_codes, np.int64)
+    gt_found = np.zeros(n_codes, np.int64)
+    # Rows: true code, then "background" (no index there); columns: predicted code, then "missed".
+    confusion = np.zeros((n_codes + 1, n_codes + 1), np.int64)
+    operating_predictions = 0
+    for number, image_path in enumerate(images, 1):
+        label_path = _label_path(root, image_path)
+        indices = detector.read_indices(image_path, conf_threshold=0.001, min_class_prob=0.0)
+        height, width = _image_size(image_path)
+        gt_xyxy, gt_class = read_yolo_labels(label_path, width, height)
+        gt_class = np.clip(gt_class, 0, n_codes - 1)
+        gt_count += np.bincount(gt_class, minlength=n_codes)
+
+        tp = match_predictions(indices.xyxy, indices.confidence, indices.class_id, gt_xyxy, gt_class, IOU_THRESHOLDS)
+        for code in np.unique(indices.class_id):
+            mask = indices.class_id == code
+            scores_by_class[int(code)].append(indices.confidence[mask])
+            tp_by_class[int(code)].append(tp[mask])
+
+        operating = indices[(indices.data["det_score"] >= config.conf_threshold)
+                            & (indices.data["class_prob"] >= config.min_class_prob)]
+        operating_predictions += len(operating)
+        matched_gt = _matched_gt(operating.xyxy, operating.confidence, operating.class_id, gt_xyxy, gt_class, 0.5)
+        gt_found += np.bincount(gt_class[matched_gt[matched_gt >= 0]], minlength=n_codes)
+        # Class-agnostic matching for the confusion matrix: which code was read where.
+        any_match = _matched_gt(operating.xyxy, operating.confidence, None, gt_xyxy, None, 0.5)
+        for pred, gt in enumerate(any_match):
+            if gt >= 0:
+                confusion[gt_class[gt], operating.class_id[pred]] += 1
+            else:
+                confusion[n_codes, operating.class_id[pred]] += 1
+        missed = np.setdiff1d(np.arange(len(gt_xyxy)), any_match[any_match >= 0])
+        for gt in missed:
+            confusion[gt_class[gt], n_codes] += 1
+        if number % 100 == 0:
+            progress(f"synthetic: {number}/{len(images)}")
+
+    ap = np.full((n_codes, len(IOU_THRESHOLDS)), np.nan)
+    for code in range(n_codes):
+        if gt_count[code] == 0:
+            continue
+        scores = np.concatenate(scores_by_class[code]) if scores_by_class[code] else np.zeros(0)
+        tps = np.concatenate(tp_by_class[code]) if tp_by_class[code] else np.zeros((0, len(IOU_THRESHOLDS)), bool)
+        for t in range(len(IOU_THRESHOLDS)):
+            ap[code, t] = average_precision(scores, tps[:, t], int(gt_count[code]))
+    present = gt_count > 0
+    matched = confusion[:n_codes, :n_codes]
+    lookalikes = []
+    for name, predicate in LOOKALIKES:
+        pairs = [(CARD_CODES[t], CARD_CODES[p], int(matched[t, p]))
+                 for t in range(n_codes) for p in range(n_codes)
+                 if t != p and matched[t, p] and predicate(CARD_CODES[t], CARD_CODES[p])]
+        involved = {t for t in range(n_codes) for p in range(n_codes) if t != p and predicate(CARD_CODES[t], CARD_CODES[p])}
+        read = int(matched[sorted(involved)].sum()) if involved else 0
+        errors = sum(count for _, _, count in pairs)
+        lookalikes.append({"pair": name, "errors": errors, "of_matched": read,
+                           "rate": errors / read if read else None,
+                           "worst": sorted(pairs, key=lambda x: -x[2])[:5]})
+    matched_total = int(matched.sum())
+    return {
+        "root": str(root),
+        "images": len(images),
+        "index_boxes": int(gt_count.sum()),
+        "map50": float(np.nanmean(ap[present, 0])) if present.any() else None,
+        "map50_95": float(np.nanmean(ap[present])) if present.any() else None,
+        "ap50_per_class": {CARD_CODES[c]: float(ap[c, 0]) for c in range(n_codes) if present[c]},
+        "recall": float(gt_found.sum() / gt_count.sum()) if gt_count.sum() else None,
+        "precision": (float(np.trace(matched)) / operating_predictions) if operating_predictions else None,
+        "recall_per_class": {CARD_CODES[c]: float(gt_found[c] / gt_count[c]) for c in range(n_codes) if present[c]},
+        "boxes_per_class": {CARD_CODES[c]: int(gt_count[c]) for c in range(n_codes) if present[c]},
+        "code_accuracy_on_matched_boxes": float(np.trace(matched) / matched_total) if matched_total else None,
+        "lookalikes": lookalikes,
+        "confusion_labels": [*CARD_CODES, "background/missed"],
+        "confusion": confusion.tolist(),
+        "thresholds": {"conf": config.conf_threshold, "min_class_prob": config.min_class_prob},
+    }
+
+
+def _matched_gt(pred_xyxy: np.ndarray, pred_score: np.ndarray, pred_class: np.ndarray | None,
+                gt_xyxy: np.ndarray, gt_class: np.ndarray | None, threshold: float) -> np.ndarray:
+    """For each prediction the index of the ground truth it matched (greedy, best score first), or -1."""
+    result = np.full(len(pred_xyxy), -1, np.int64)
+    if len(pred_xyxy) == 0 or len(gt_xyxy) == 0:
+        return result
+    iou = box_iou(pred_xyxy, gt_xyxy)
+    if pred_class is not None and gt_class is not None:
+        iou = np.where(pred_class[:, None] == gt_class[None, :], iou, 0.0)
+    taken = np.zeros(len(gt_xyxy), bool)
+    for i in np.argsort(-pred_score, kind="stable"):
+        row = np.where(taken, -1.0, iou[i])
+        j = int(row.argmax())
+        if row[j] >= threshold:
+            taken[j] = True
+            result[i] = j
+    return result
+
+
+def _label_path(root: Path, image_path: Path) -> Path:
+    relative = image_path.relative_to(root / "images")
+    return (root / "labels" / relative).with_suffix(".txt")
+
+
+def _image_size(path: Path) -> tuple[int, int]:
+    from PIL import Image
+
+    with Image.open(path) as image:
+        width, height = image.size
+    return height, width
+
+
+# ---------------------------------------------------------------------------------- speed
+
+def make_speed_photos(sources: Sequence[Path], folder: Path) -> list[Path]:
+    """Upscale photos to 4000x3000 (3000x4000 for portrait) JPEG quality 90 in ``folder``."""
+    paths = []
+    for number, source in enumerate(sources):
+        image = cv2.imread(str(source), cv2.IMREAD_COLOR)
+        if image is None:
+            continue
+        size = SPEED_SIZE if image.shape[1] >= image.shape[0] else SPEED_SIZE[::-1]
+        big = cv2.resize(image, size, interpolation=cv2.INTER_CUBIC)
+        path = folder / f"speed_{number:03d}.jpg"
+        cv2.imwrite(str(path), big, [cv2.IMWRITE_JPEG_QUALITY, SPEED_JPEG_QUALITY])
+        paths.append(path)
+    return paths
+
+
+def measure_speed(
+    detector: CardDetector,
+    sources: Sequence[Path],
+    ultralytics_weights: Path | None = None,
+    progress: Progress = _stderr,
+) -> dict[str, Any]:
+    """Time bytes -> card list on 4000x3000 JPEGs, and Ultralytics' PyTorch predict on the same files.
+
+    Args:
+        detector: The ONNX pipeline to time.
+        sources: Photos to upscale (one 4000x3000 JPEG each).
+        ultralytics_weights: ``index_detector.pt`` for the PyTorch comparison, or None.
+        progress: Receives status lines.
+    """
+    with tempfile.TemporaryDirectory(prefix="onze-speed-") as tmp:
+        paths = make_speed_photos(sources, Path(tmp))
+        if not paths:
+            return {"photos": 0}
+        payloads = [p.read_bytes() for p in paths]
+        for data in payloads[:2]:  # warm-up: first runs allocate
+            detector.detect_cards(data)
+        totals: list[float] = []
+        stages: dict[str, list[float]] = {key: [] for key in TIMING_KEYS}
+        for data in payloads:
+            start = time.perf_counter()
+            reading = detector.detect_cards(data)
+            totals.append((time.perf_counter() - start) * 1000)
+            for key in TIMING_KEYS:
+                stages[key].append(reading.timings.get(key, 0.0))
+        stage_median = {key: statistics.median(values) for key, values in stages.items()}
+        stage_mean = {key: statistics.fmean(values) for key, values in stages.items()}
+        networks = stage_mean["detector"] + stage_mean["classifier"]
+        result: dict[str, Any] = {
+            "photos": len(paths),
+            "size": list(SPEED_SIZE),
+            "jpeg_quality": SPEED_JPEG_QUALITY,
+            "median_ms": statistics.median(totals),
+            "p95_ms": float(np.percentile(totals, 95)),
+            "all_ms": totals,
+            "stage_median_ms": stage_median,
+            "stage_mean_ms": stage_mean,
+            "outside_networks_share": 1.0 - networks / max(sum(stage_mean.values()), 1e-9),
+            "detector_input": list(detector.input_size),
+        }
+        progress(f"speed: ONNX median {result['median_ms']:.1f} ms over {len(paths)} photos")
+        if ultralytics_weights is not None:
+            try:
+                result["ultralytics"] = _time_ultralytics(detector, ultralytics_weights, paths)
+                result["ultralytics_over_onnx"] = result["ultralytics"]["median_ms"] / result["median_ms"]
+            except Exception as error:  # noqa: BLE001 - the comparison is optional
+                result["ultralytics"] = {"error": f"{type(error).__name__}: {error}"}
+        return result
+
+
+def _time_ultralytics(detector: CardDetector, weights: Path, paths: Sequence[Path]) -> dict[str, Any]:
+    """Ultralytics' PyTorch predict (detector only, from the file) with two threads."""
+    import os
+
+    os.environ["YOLO_OFFLINE"] = "true"  # must be set before the import
+    os.environ.setdefault("YOLO_AUTOINSTALL", "false")
+    import torch
+    import ultralytics.utils.torch_utils as torch_utils
+    from ultralytics import YOLO
+
+    torch_utils.NUM_THREADS = 2
+    torch.set_num_threads(2)
+    model = YOLO(str(weights))
+    options = {"imgsz": max(detector.input_size), "conf": detector.config.conf_threshold,
+               "iou": detector.config.iou_threshold, "verbose": False, "device": "cpu"}
+    for path in paths[:2]:
+        model.predict(str(path), **options)
+    times = []
+    for path in paths:
+        start = time.perf_counter()
+        model.predict(str(path), **options)
+        times.append((time.perf_counter() - start) * 1000)
+    return {"median_ms": statistics.median(times), "p95_ms": float(np.percentile(times, 95)),
+            "what": "YOLO(index_detector.pt).predict(path): detector only, from the JPEG file, torch 2 threads"}
+
+
+# ------------------------------------------------------------------------ report + summary
+
+def summary_rows(results: dict[str, Any]) -> list[dict[str, Any]]:
+    """The figures with bars: name, value, bar text and ok (None when not measured)."""
+    real = results.get("real") or {}
+    synthetic = results.get("synthetic") or {}
+    speed = results.get("speed") or {}
+
+    def row(name: str, value: float | None, bar: str, ok: Callable[[float], bool], fmt: str) -> dict[str, Any]:
+        return {"name": name, "value": value, "text": "not measured" if value is None else format(value, fmt),
+                "bar": bar, "ok": None if value is None else bool(ok(value))}
+
+    return [
+        row("real-photo rank recall", real.get("rank_recall"), f">= {BAR_REAL_RECALL}",
+            lambda v: v >= BAR_REAL_RECALL, ".3f"),
+        row("invented cards per photo", real.get("invented_per_photo"), f"<= {BAR_INVENTED_PER_PHOTO}",
+            lambda v: v <= BAR_INVENTED_PER_PHOTO, ".3f"),
+        row("real photos read exactly", real.get("exact_photo_rate"), "(reported)", lambda v: True, ".3f"),
+        row("synthetic mAP50", synthetic.get("map50"), f">= {BAR_SYNTHETIC_MAP50}",
+            lambda v: v >= BAR_SYNTHETIC_MAP50, ".3f"),
+        row("synthetic mAP50-95", synthetic.get("map50_95"), "(reported)", lambda v: True, ".3f"),
+        row("median ms per 4000x3000 JPEG", speed.get("median_ms"), f"<= {BAR_MEDIAN_MS:.0f}",
+            lambda v: v <= BAR_MEDIAN_MS, ".1f"),
+        row("p95 ms per 4000x3000 JPEG", speed.get("p95_ms"), "(reported)", lambda v: True, ".1f"),
+        row("share of time outside the networks", speed.get("outside_networks_share"),
+            f"< {BAR_OUTSIDE_NETWORKS}", lambda v: v < BAR_OUTSIDE_NETWORKS, ".2f"),
+        row("Ultralytics PyTorch / ONNX pipeline (median)", speed.get("ultralytics_over_onnx"), "(reported)",
+            lambda v: True, ".2f"),
+    ]
+
+
+def format_summary(results: dict[str, Any]) -> str:
+    """A plain-text table of the summary rows."""
+    rows = results.get("summary") or summary_rows(results)
+    width = max(len(r["name"]) for r in rows)
+    lines = [f"{'figure':<{width}}  {'value':>12}  {'bar':<8}  ok", "-" * (width + 30)]
+    for r in rows:
+        mark = "-" if r["ok"] is None else ("yes" if r["ok"] else "NO")
+        lines.append(f"{r['name']:<{width}}  {r['text']:>12}  {r['bar']:<8}  {mark}")
+    return "\n".join(lines)
+
+
+def run_evaluation(
+    detector: CardDetector,
+    report_dir: Path,
+    realphotos: Path | None = None,
+    synthetic_val: Path | None = None,
+    speed_photos: int = 20,
+    limit: int | None = None,
+    ultralytics: bool = True,
+    progress: Progress = _stderr,
+) -> dict[str, Any]:
+    """Run every part that has data and write ``report.md``, ``report.json`` and plots.
+
+    Args:
+        detector: The detector to measure.
+        report_dir: Output folder (created).
+        realphotos: Real-photo set with ``manifest.json`` (also the source of speed photos).
+        synthetic_val: Ultralytics-format held-out-deck dataset.
+        speed_photos: How many 4000x3000 JPEGs to time (0 skips).
+        limit: At most this many photos of each set.
+        ultralytics: Also time Ultralytics' PyTorch predict (needs ``index_detector.pt``).
+        progress: Receives status lines.
+    """
+    report_dir = Path(report_dir)
+    report_dir.mkdir(parents=True, exist_ok=True)
+    results: dict[str, Any] = {
+        "models": str(detector.model_dir),
+        "config": {k: (list(v) if isinstance(v, tuple) else v) for k, v in vars(detector.config).items()},
+        "date_utc": time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime()),
+    }
+    if realphotos is not None and (realphotos / "manifest.json").exists():
+        start = time.perf_counter()
+        results["real"] = evaluate_real_photos(detector, realphotos, limit, progress)
+        results["real"]["seconds"] = time.perf_counter() - start
+    if synthetic_val is not None and (synthetic_val / "images").exists():
+        start = time.perf_counter()
+        results["synthetic"] = evaluate_synthetic(detector, synthetic_val, limit, progress)
+        results["synthetic"]["seconds"] = time.perf_counter() - start
+    if speed_photos > 0 and realphotos is not None and (realphotos / "manifest.json").exists():
+        manifest = json.loads((realphotos / "manifest.json").read_text(encoding="utf-8"))
+        step = max(1, len(manifest) // speed_photos)
+        sources = [realphotos / entry["image"] for entry in manifest[::step][:speed_photos]]
+        weights = detector.model_dir / "index_detector.pt"
+        results["speed"] = measure_speed(detector, sources, weights if ultralytics and weights.exists() else None,
+                                         progress)
+    results["summary"] = summary_rows(results)
+    results["plots"] = _write_plots(results, report_dir)
+    (report_dir / "report.json").write_text(json.dumps(results, indent=1, default=_json_default), encoding="utf-8")
+    (report_dir / "report.md").write_text(format_report(results), encoding="utf-8")
+    return results
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, Path):
+        return str(value)
+    raise TypeError(f"not JSON serialisable: {type(value).__name__}")
+
+
+def _write_plots(results: dict[str, Any], folder: Path) -> list[str]:
+    """Per-rank recall, confusion matrix and speed split as PNGs; [] without matplotlib."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return []
+    written = []
+    real = results.get("real")
+    if real and real["per_rank_recall"]:
+        fig, ax = plt.subplots(figsize=(6, 3.5))
+        ranks = list(real["per_rank_recall"])
+        ax.bar(ranks, [real["per_rank_recall"][r] for r in ranks], color="#4477aa")
+        ax.axhline(BAR_REAL_RECALL, color="red", linestyle="--", label=f"bar {BAR_REAL_RECALL}")
+        ax.set_ylim(0, 1.02)
+        ax.set_ylabel("rank recall")
+        ax.set_title(f"Real photos ({real['photos']}): recall per rank")
+        ax.legend(loc="lower right")
+        fig.tight_layout()
+        fig.savefig(folder / "real_rank_recall.png", dpi=110)
+        plt.close(fig)
+        written.append("real_rank_recall.png")
+    synthetic = results.get("synthetic")
+    if synthetic:
+        matrix = np.array(synthetic["confusion"], np.float64)
+        rows = matrix.sum(axis=1, keepdims=True)
+        normalised = np.divide(matrix, rows, out=np.zeros_like(matrix), where=rows > 0)
+        labels = synthetic["confusion_labels"][:-1] + ["none"]
+        fig, ax = plt.subplots(figsize=(13, 12))
+        ax.imshow(normalised, cmap="Blues", vmin=0, vmax=1)
+        ax.set_xticks(range(len(labels)), labels, rotation=90, fontsize=6)
+        ax.set_yticks(range(len(labels)), labels, fontsize=6)
+        ax.set_xlabel("predicted code ('none' column: index missed)")
+        ax.set_ylabel("true code ('none' row: nothing there)")
+        ax.set_title("Synthetic held-out decks: codes read on matched index boxes (row-normalised)")
+        fig.tight_layout()
+        fig.savefig(folder / "synthetic_confusion.png", dpi=110)
+        plt.close(fig)
+        written.append("synthetic_confusion.png")
+    speed = results.get("speed")
+    if speed and speed.get("photos"):
+        fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.5))
+        stages = speed["stage_mean_ms"]
+        bottom = 0.0
+        for key, colour in zip(TIMING_KEYS, ("#ccbb44", "#66ccee", "#4477aa", "#228833", "#ee6677")):
+            left.bar(["ONNX pipeline"], [stages[key]], bottom=bottom, label=key, color=colour)
+            bottom += stages[key]
+        if "median_ms" in (speed.get("ultralytics") or {}):
+            left.bar(["Ultralytics predict"], [speed["ultralytics"]["median_ms"]], color="#bbbbbb",
+                     label="PyTorch (detector only)")
+        left.set_ylabel("ms per 4000x3000 JPEG")
+        left.legend(fontsize=7)
+        left.set_title("Where the time goes (mean)")
+        right.hist(speed["all_ms"], bins=15, color="#4477aa")
+        right.axvline(BAR_MEDIAN_MS, color="red", linestyle="--", label=f"bar {BAR_MEDIAN_MS:.0f} ms")
+        right.set_xlabel("ms end to end")
+        right.legend(fontsize=7)
+        right.set_title(f"{speed['photos']} photos")
+        fig.tight_layout()
+        fig.savefig(folder / "speed.png", dpi=110)
+        plt.close(fig)
+        written.append("speed.png")
+    return written
+
+
+def format_report(results: dict[str, Any]) -> str:
+    """The Markdown report."""
+    lines = ["# Onze Vision: detector evaluation", "",
+             f"Models: `{results['models']}`; run {results['date_utc']} UTC.", "",
+             "## Summary", "", "| figure | value | bar | ok |", "|---|---|---|---|"]
+    for r in results["summary"]:
+        mark = "-" if r["ok"] is None else ("yes" if r["ok"] else "**no**")
+        lines.append(f"| {r['name']} | {r['text']} | {r['bar']} | {mark} |")
+    real = results.get("real")
+    if real:
+        lines += ["", "## Real photos", "",
+                  f"{real['photos']} photos, {real['labelled_cards']} labelled cards (ranks 9-A only, whole-card "
+                  "boxes). A card is found when a detected card of its rank has its box centre inside the "
+                  "labelled box; a detected card whose centre is inside no labelled box is invented (this also "
+                  "counts cards the photo shows but the labels leave out).", "",
+                  f"- rank recall: {_fmt(real['rank_recall'])}",
+                  f"- invented cards: {real['invented']} ({_fmt(real['invented_per_photo'])} per photo)",
+                  f"- photos read exactly: {_fmt(real['exact_photo_rate'])}",
+                  f"- labelled cards with a detection of another rank but none of theirs: {real['wrong_rank_on_card']}",
+                  f"- labelled cards read twice (two detected cards of their rank): {real['cards_read_twice']}", "",
+                  "| rank | cards | recall |", "|---|---|---|"]
+        for rank, recall in real["per_rank_recall"].items():
+            lines.append(f"| {rank} | {real['per_rank_count'][rank]} | {recall:.3f} |")
+        lines += ["", "Worst photos:", "", "| photo | labels | detected | missed | invented |", "|---|---|---|---|---|"]
+        for p in real["worst_photos"]:
+            lines.append(f"| {p['image']} | {' '.join(p['labels'])} | {' '.join(p['detected'])} | "
+                         f"{' '.join(p['missed'])} | {' '.join(p['invented'])} |")
+        lines += ["", "Photos: EdjeElectronics/TensorFlow-Object-Detection-API-Tutorial-Train-Multiple-Objects-"
+                  "Windows-10 (commit c1645825822622fc75919b6be253779d49678f55), Apache-2.0."]
+    synthetic = results.get("synthetic")
+    if synthetic:
+        lines += ["", "## Synthetic held-out decks (corner indices, before pairing)", "",
+                  f"{synthetic['images']} images, {synthetic['index_boxes']} index boxes.", "",
+                  f"- mAP50 {_fmt(synthetic['map50'])}, mAP50-95 {_fmt(synthetic['map50_95'])} "
+                  "(COCO 101-point, detector confidence >= 0.001)",
+                  f"- at the runtime thresholds (conf {synthetic['thresholds']['conf']}, class probability "
+                  f"{synthetic['thresholds']['min_class_prob']}): recall {_fmt(synthetic['recall'])}, "
+                  f"precision {_fmt(synthetic['precision'])}, right code on matched boxes "
+                  f"{_fmt(synthetic['code_accuracy_on_matched_boxes'])}", "",
+                  "Look-alikes (matched boxes, IoU >= 0.5):", "",
+                  "| pair | errors | of boxes of those codes | rate | worst (true -> read: n) |", "|---|---|---|---|---|"]
+        for item in synthetic["lookalikes"]:
+            worst = ", ".join(f"{t}->{p}: {n}" for t, p, n in item["worst"])
+            lines.append(f"| {item['pair']} | {item['errors']} | {item['of_matched']} | {_fmt(item['rate'])} | {worst} |")
+        recall = sorted(synthetic["recall_per_class"].items(), key=lambda kv: kv[1])
+        lines += ["", "Lowest per-class recall: " + ", ".join(f"{c} {v:.2f}" for c, v in recall[:12])]
+    speed = results.get("speed")
+    if speed and speed.get("photos"):
+        stages = speed["stage_mean_ms"]
+        lines += ["", "## Speed", "",
+                  f"{speed['photos']} real photos upscaled to {speed['size'][0]}x{speed['size'][1]} JPEG "
+                  f"quality {speed['jpeg_quality']}; bytes -> card list; detector input "
+                  f"{speed['detector_input'][0]}x{speed['detector_input'][1]}.", "",
+                  f"- median {speed['median_ms']:.1f} ms, p95 {speed['p95_ms']:.1f} ms",
+                  "- mean split: " + ", ".join(f"{k} {v:.1f} ms" for k, v in stages.items()),
+                  f"- outside the networks: {speed['outside_networks_share']:.0%}"]
+        ultra = speed.get("ultralytics")
+        if ultra:
+            if "median_ms" in ultra:
+                lines.append(f"- Ultralytics PyTorch predict ({ultra['what']}): median {ultra['median_ms']:.1f} ms, "
+                             f"{speed['ultralytics_over_onnx']:.2f}x the ONNX pipeline's time")
+            else:
+                lines.append(f"- Ultralytics comparison failed: {ultra['error']}")
+        lines.append("- timings share the machine with whatever else runs on it (e.g. training).")
+    for plot in results.get("plots", []):
+        lines += ["", f"![{plot}]({plot})"]
+    return "\n".join(lines) + "\n"
+
+
+def _fmt(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.3f}"

@@ -1,0 +1,111 @@
+"""``onze-vision detect``: output shapes, annotation files and exit codes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+from test_detector import SHIPPED, make_fake_models
+
+from onze_vision.cli import main
+from onze_vision.commands.vision import annotation_paths
+
+# Two index boxes the fake detector always finds (letterbox pixels at imgsz 320).
+FAKE_BOXES = [[100, 100, 20, 30, 0.9], [220, 200, 20, 30, 0.8]]
+
+
+@pytest.fixture(scope="module")
+def fake_models(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("models")
+    make_fake_models(folder, FAKE_BOXES, 320, "10S")
+    return folder
+
+
+@pytest.fixture()
+def photos(tmp_path: Path) -> list[Path]:
+    paths = []
+    for name, ext in (("first", ".jpg"), ("second", ".png")):
+        path = tmp_path / f"{name}{ext}"
+        cv2.imwrite(str(path), np.full((320, 320, 3), 180, np.uint8))
+        paths.append(path)
+    return paths
+
+
+def test_detect_json_shape(fake_models: Path, photos: list[Path], capsys: pytest.CaptureFixture[str]) -> None:
+    status = main(["detect", "--models", str(fake_models), "--json", *map(str, photos)])
+    assert status == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [entry["image"] for entry in out] == [str(p) for p in photos]
+    cards = out[0]["cards"]
+    assert len(cards) == 2
+    assert set(cards[0]) == {"card", "confidence", "box"}
+    assert cards[0]["card"] == "10S" and 0 < cards[0]["confidence"] <= 1
+    assert cards[0]["box"] == pytest.approx([90, 85, 110, 115], abs=1)
+
+
+def test_detect_plain_text(fake_models: Path, photos: list[Path], capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["detect", "--models", str(fake_models), str(photos[0])]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == f"{photos[0]} (320x320): 2 cards"
+    assert out[1].split()[0] == "10S" and out[1].strip().endswith("]")
+
+
+def test_detect_annotates_each_photo(fake_models: Path, photos: list[Path], tmp_path: Path,
+                                     capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "annotated.png"
+    assert main(["detect", "--models", str(fake_models), "--annotate", str(out), *map(str, photos)]) == 0
+    for stem in ("first", "second"):
+        drawn = cv2.imread(str(tmp_path / f"annotated-{stem}.png"))
+        assert drawn is not None and drawn.shape == (320, 320, 3)
+        assert (drawn != 180).any()  # boxes were drawn
+    single = tmp_path / "one.png"
+    assert main(["detect", "--models", str(fake_models), "--annotate", str(single), str(photos[0])]) == 0
+    assert single.exists()
+
+
+def test_annotation_paths_for_clashing_names() -> None:
+    assert annotation_paths(Path("out.png"), ["a/x.jpg"]) == [Path("out.png")]
+    assert annotation_paths(Path("out.png"), ["a/x.jpg", "b/x.jpg", "y.webp"]) == [
+        Path("out-x.png"), Path("out-x-2.png"), Path("out-y.png")]
+
+
+def test_bad_photos_exit_2_and_others_still_read(fake_models: Path, photos: list[Path], tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    text = tmp_path / "notes.jpg"
+    text.write_text("not a photo")
+    empty = tmp_path / "empty.jpg"
+    empty.write_bytes(b"")
+    status = main(["detect", "--models", str(fake_models), "--json", str(text), str(photos[0]),
+                   str(empty), str(tmp_path / "missing.jpg")])
+    captured = capsys.readouterr()
+    assert status == 2
+    assert [entry["image"] for entry in json.loads(captured.out)] == [str(photos[0])]
+    assert "notes.jpg' is not a JPEG, PNG or WebP image" in captured.err
+    assert "empty.jpg' is empty" in captured.err
+    assert "no such file" in captured.err
+
+
+def test_missing_models_exit_1(tmp_path: Path, photos: list[Path], capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["detect", "--models", str(tmp_path / "none"), str(photos[0])]) == 1
+    assert "model file(s) missing" in capsys.readouterr().err
+
+
+def test_no_photo_is_a_usage_error() -> None:
+    with pytest.raises(SystemExit) as error:
+        main(["detect"])
+    assert error.value.code == 2
+
+
+@pytest.mark.skipif(not SHIPPED, reason="models/ has no trained ONNX models yet")
+def test_detect_real_photo_with_shipped_models_in_a_process() -> None:
+    photo = Path(__file__).parent / "data" / "vision_edje_IMG_2383.jpg"
+    result = subprocess.run([sys.executable, "-m", "onze_vision", "detect", "--json", str(photo)],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    out = json.loads(result.stdout)
+    assert out[0]["image"] == str(photo) and isinstance(out[0]["cards"], list)

@@ -1,0 +1,118 @@
+"""The evaluation's maths (AP, matching) and a full run on tiny data sets with fake models."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+from test_detector import make_fake_models
+
+from onze_vision.detector import CARD_CODES, CardDetector
+from onze_vision.evaluate import (
+    average_precision,
+    format_summary,
+    match_predictions,
+    read_yolo_labels,
+    run_evaluation,
+)
+
+
+def test_average_precision_perfect_and_empty() -> None:
+    assert average_precision(np.array([0.9, 0.8]), np.array([True, True]), 2) == pytest.approx(1.0)
+    assert average_precision(np.zeros(0), np.zeros(0, bool), 3) == 0.0
+    assert np.isnan(average_precision(np.array([0.5]), np.array([False]), 0))
+
+
+def test_average_precision_101_point() -> None:
+    # Ranked: hit, miss, hit; 4 ground truths. Recall 0.25 @ P 1, 0.5 @ P 2/3.
+    ap = average_precision(np.array([0.9, 0.8, 0.7]), np.array([True, False, True]), 4)
+    expected = (26 * 1.0 + 25 * (2 / 3)) / 101  # r in [0, .25] -> 1; (.25, .5] -> 2/3; above -> 0
+    assert ap == pytest.approx(expected)
+
+
+def test_average_precision_uses_precision_envelope() -> None:
+    # miss then hit: precision at recall 1 is 0.5, and the envelope carries it down to r = 0.
+    ap = average_precision(np.array([0.9, 0.1]), np.array([False, True]), 1)
+    assert ap == pytest.approx(0.5)
+
+
+def test_match_predictions_greedy_by_score_and_class() -> None:
+    gt = np.array([[0, 0, 10, 10], [20, 0, 30, 10]], np.float32)
+    preds = np.array([[0, 0, 10, 10], [1, 0, 11, 10], [20, 0, 30, 10]], np.float32)
+    tp = match_predictions(preds, np.array([0.5, 0.9, 0.8]), np.array([0, 0, 1]), gt, np.array([0, 0]), [0.5, 0.95])
+    # At 0.5 the best-scoring near duplicate takes the first box and the exact one comes too late;
+    # at 0.95 the duplicate (IoU 0.82) misses, so the exact one matches. Class 1 has no box.
+    assert tp[:, 0].tolist() == [False, True, False]
+    assert tp[:, 1].tolist() == [True, False, False]
+
+
+def test_read_yolo_labels(tmp_path: Path) -> None:
+    path = tmp_path / "a.txt"
+    path.write_text("3 0.5 0.5 0.1 0.2\n52 0.25 0.75 0.5 0.5\n")
+    xyxy, classes = read_yolo_labels(path, 200, 100)
+    np.testing.assert_allclose(xyxy, [[90, 40, 110, 60], [0, 50, 100, 100]])
+    assert classes.tolist() == [3, 52]
+    assert read_yolo_labels(tmp_path / "missing.txt", 10, 10)[0].shape == (0, 4)
+
+
+def test_full_run_on_tiny_sets(tmp_path: Path) -> None:
+    # Fake models: two "10S" index boxes at fixed places of a 320x320 input.
+    boxes = [[100, 100, 20, 30, 0.9], [220, 200, 20, 30, 0.8]]
+    models = tmp_path / "models"
+    models.mkdir()
+    make_fake_models(models, boxes, 320, "10S")
+    detector = CardDetector(models)
+
+    # Synthetic: labels exactly where the fake detector looks, one of them with another code.
+    synthetic = tmp_path / "val"
+    (synthetic / "images").mkdir(parents=True)
+    (synthetic / "labels").mkdir()
+    for name in ("a", "b"):
+        cv2.imwrite(str(synthetic / "images" / f"{name}.jpg"), np.full((320, 320, 3), 128, np.uint8))
+    ten_s, nine_s = CARD_CODES.index("10S"), CARD_CODES.index("9S")
+    (synthetic / "labels" / "a.txt").write_text(
+        f"{ten_s} {100 / 320} {100 / 320} {20 / 320} {30 / 320}\n{ten_s} {220 / 320} {200 / 320} {20 / 320} {30 / 320}\n")
+    (synthetic / "labels" / "b.txt").write_text(
+        f"{ten_s} {100 / 320} {100 / 320} {20 / 320} {30 / 320}\n{nine_s} {220 / 320} {200 / 320} {20 / 320} {30 / 320}\n")
+
+    # Real: one photo whose labelled 10 lies under the first box; the second box invents a card.
+    real = tmp_path / "real"
+    real.mkdir()
+    cv2.imwrite(str(real / "p.jpg"), np.full((320, 320, 3), 90, np.uint8))
+    (real / "manifest.json").write_text(json.dumps([
+        {"image": "p.jpg", "width": 320, "height": 320,
+         "cards": [{"rank": "10", "box": [60, 60, 160, 200]}, {"rank": "K", "box": [0, 250, 50, 320]}]}]))
+
+    # Two speed photos asked for, but the set has only one.
+    results = run_evaluation(detector, tmp_path / "report", real, synthetic, speed_photos=2,
+                             ultralytics=False, progress=lambda line: None)
+
+    r = results["real"]
+    assert r["labelled_cards"] == 2 and r["rank_recall"] == pytest.approx(0.5)
+    assert r["invented"] == 1 and r["invented_per_photo"] == pytest.approx(1.0)
+    assert r["per_rank_recall"] == {"10": 1.0, "K": 0.0}
+    assert r["worst_photos"][0]["missed"] == ["K"] and r["worst_photos"][0]["invented"] == ["10S"]
+
+    s = results["synthetic"]
+    assert s["images"] == 2 and s["index_boxes"] == 4
+    assert s["ap50_per_class"]["10S"] == pytest.approx(1.0) and s["ap50_per_class"]["9S"] == 0.0
+    assert s["map50"] == pytest.approx(0.5)
+    assert s["recall_per_class"] == {"10S": 1.0, "9S": 0.0}
+    confusion = np.array(s["confusion"])
+    assert confusion[nine_s, ten_s] == 1 and confusion[ten_s, ten_s] == 3
+
+    speed = results["speed"]
+    assert speed["photos"] == 1 and speed["median_ms"] > 0
+    assert set(speed["stage_mean_ms"]) == {"decode", "preprocess", "detector", "classifier", "postprocess"}
+    assert 0 <= speed["outside_networks_share"] <= 1
+
+    report = tmp_path / "report"
+    assert (report / "report.md").read_text().startswith("# Onze Vision: detector evaluation")
+    assert json.loads((report / "report.json").read_text())["synthetic"]["map50"] == pytest.approx(0.5)
+    for plot in results["plots"]:
+        assert (report / plot).stat().st_size > 1000
+    summary = format_summary(results)
+    assert "real-photo rank recall" in summary and "0.500" in summary
