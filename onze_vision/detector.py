@@ -39,21 +39,17 @@ from typing import Any
 import cv2
 import numpy as np
 
+from onze_vision.cards import CARD_CODES
 from onze_vision.detections import Detections
 from onze_vision.imageio import ImageSource, LoadedImage, load_image
 from onze_vision.indexcrop import NONE_CLASS, crop_index, crops_to_tensor
-
-try:
-    from onze_vision.cards import CARD_CODES
-except ImportError:  # the rules engine is optional for the detector; same order by contract
-    _RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
-    CARD_CODES = tuple(rank + suit for suit in "SHDC" for rank in _RANKS) + ("JK",)
 
 #: Where the shipped models live; ``ONZE_VISION_MODELS`` overrides it.
 DEFAULT_MODEL_DIR = Path(os.environ.get("ONZE_VISION_MODELS", Path(__file__).resolve().parent.parent / "models"))
 DETECTOR_FILE = "index_detector.onnx"
 CLASSIFIER_FILE = "index_classifier.onnx"
 CONFIG_FILE = "detector.json"
+#: The classifier's 54 outputs: the 53 card codes, then "none" (not an index).
 CLASS_NAMES: tuple[str, ...] = (*CARD_CODES, NONE_CLASS)
 
 #: Timing keys filled by :meth:`CardDetector.read_indices` / :meth:`CardDetector.detect_cards`.

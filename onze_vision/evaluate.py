@@ -445,8 +445,9 @@ def summary_rows(results: dict[str, Any]) -> list[dict[str, Any]]:
     speed = results.get("speed") or {}
 
     def row(name: str, value: float | None, bar: str, ok: Callable[[float], bool], fmt: str) -> dict[str, Any]:
+        judged = value is not None and bar != "(reported)"
         return {"name": name, "value": value, "text": "not measured" if value is None else format(value, fmt),
-                "bar": bar, "ok": None if value is None else bool(ok(value))}
+                "bar": bar, "ok": bool(ok(value)) if judged else None}
 
     return [
         row("real-photo rank recall", real.get("rank_recall"), f">= {BAR_REAL_RECALL}",
