@@ -1,0 +1,119 @@
+"""Fixtures for the web app: an app on a temporary database, its client and CLI runner.
+
+Detection is stubbed by default (``FakeDetector``) so page and API tests do not need
+the model; the tests that read real photos use the shipped detector explicitly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from onze_vision.imageio import load_image
+
+DATA = Path(__file__).parent / "data"
+
+
+@dataclass
+class FakeCard:
+    card: str
+    confidence: float
+    box: tuple[float, float, float, float]
+
+
+@dataclass
+class FakeReading:
+    width: int
+    height: int
+    cards: list[FakeCard] = field(default_factory=list)
+
+
+class FakeDetector:
+    """Reads the image for real (so bad files fail as they would) and "sees" ``cards``."""
+
+    def __init__(self) -> None:
+        self.cards: list[str] = ["QH", "7S", "JK"]
+        self.calls = 0
+
+    def __call__(self, data: bytes) -> FakeReading:
+        self.calls += 1
+        image = load_image(data, max_side=64)
+        boxes = [FakeCard(code, 0.9, (10.0 + 60 * i, 10.0, 60.0 + 60 * i, 90.0)) for i, code in enumerate(self.cards)]
+        return FakeReading(image.width, image.height, boxes)
+
+
+@pytest.fixture
+def detector() -> FakeDetector:
+    return FakeDetector()
+
+
+@pytest.fixture
+def app(tmp_path: Path, detector: FakeDetector) -> Iterator[Any]:
+    from webapp import create_app
+
+    app = create_app({
+        "TESTING": True,
+        "DATABASE": str(tmp_path / "onze-test.sqlite"),
+        "SECRET_KEY": "test",
+        "DETECT": detector,
+        "MAX_CONTENT_LENGTH": 2 * 1024 * 1024,
+    })
+    yield app
+
+
+@pytest.fixture
+def client(app: Any) -> Any:
+    return app.test_client()
+
+
+@pytest.fixture
+def runner(app: Any) -> Any:
+    return app.test_cli_runner()
+
+
+@pytest.fixture
+def token(client: Any) -> str:
+    """The client's session CSRF token (for forms and the X-CSRF-Token header)."""
+    return client.get("/api/csrf").get_json()["token"]
+
+
+@pytest.fixture
+def api(client: Any, token: str) -> Any:
+    """Send JSON to the API with the CSRF header."""
+
+    class Api:
+        def post(self, url: str, json: Any = None, **kw: Any) -> Any:
+            return client.post(url, json=json, headers={"X-CSRF-Token": token}, **kw)
+
+        def delete(self, url: str) -> Any:
+            return client.delete(url, headers={"X-CSRF-Token": token})
+
+        def get(self, url: str) -> Any:
+            return client.get(url)
+
+    return Api()
+
+
+@pytest.fixture
+def game_id(api: Any) -> int:
+    """A 4-player Llenroc game (2 decks): Ann, Bo, Cy, Di; Ann deals first."""
+    response = api.post("/api/games", {"variant": "llenroc", "players": ["Ann", "Bo", "Cy", "Di"],
+                                       "first_dealer": 1})
+    assert response.status_code == 201, response.get_json()
+    return response.get_json()["id"]
+
+
+@pytest.fixture
+def jpeg_bytes() -> bytes:
+    """A small real JPEG (made with Pillow) for uploads that the fake detector reads."""
+    import io
+
+    from PIL import Image
+
+    buffer = io.BytesIO()
+    Image.new("RGB", (320, 200), (20, 120, 60)).save(buffer, "JPEG")
+    return buffer.getvalue()

@@ -1,0 +1,86 @@
+"""Onze Vision's score sheet: a Flask app that scores Onze hands from photos.
+
+Built like Flask's tutorial app: :func:`create_app` is the factory, the SQLite
+database lives in the instance folder unless ``DATABASE`` (or ``ONZE_DATABASE``) says
+otherwise, and each area of the product is a blueprint.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+from typing import Any
+
+from flask import Flask, flash, jsonify, redirect, render_template, request
+from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
+
+#: Largest upload accepted (a phone photo is 2-12 MB).
+DEFAULT_MAX_UPLOAD = 20 * 1024 * 1024
+
+
+def _secret_key(instance_path: str) -> str:
+    """A key kept in the instance folder, so sessions (and CSRF tokens) survive restarts."""
+    path = Path(instance_path) / "secret_key"
+    if not path.exists():
+        path.write_text(secrets.token_hex(32), encoding="utf-8")
+    return path.read_text(encoding="utf-8").strip()
+
+
+def create_app(test_config: dict[str, Any] | None = None) -> Flask:
+    """Create and configure the app.
+
+    Args:
+        test_config: Settings that replace the defaults and ``config.py`` (tests pass a
+            temporary ``DATABASE`` and a stub ``DETECT`` here).
+    """
+    app = Flask(__name__, instance_relative_config=True)
+    os.makedirs(app.instance_path, exist_ok=True)
+    app.config.from_mapping(
+        DATABASE=os.environ.get("ONZE_DATABASE") or os.path.join(app.instance_path, "onze.sqlite"),
+        MAX_CONTENT_LENGTH=DEFAULT_MAX_UPLOAD,
+        # The function that reads cards from photo bytes; None means the shipped detector.
+        DETECT=None,
+        CSRF_ENABLED=True,
+    )
+    if test_config is None:
+        app.config.from_pyfile("config.py", silent=True)
+    else:
+        app.config.from_mapping(test_config)
+    if not app.config.get("SECRET_KEY"):
+        app.config["SECRET_KEY"] = os.environ.get("ONZE_SECRET_KEY") or _secret_key(app.instance_path)
+
+    from . import csrf, db, ui
+    db.init_app(app)
+    csrf.init_app(app)
+    ui.init_app(app)
+
+    from . import api, godown, hands, history, sheet
+    app.register_blueprint(sheet.bp)
+    app.register_blueprint(hands.bp)
+    app.register_blueprint(godown.bp)
+    app.register_blueprint(history.bp)
+    app.register_blueprint(api.bp)
+    app.add_url_rule("/", endpoint="index")
+
+    _register_error_pages(app)
+    return app
+
+
+def _register_error_pages(app: Flask) -> None:
+    """Errors as JSON under /api/, as a page elsewhere; the message is the same."""
+
+    @app.errorhandler(RequestEntityTooLarge)
+    def too_large(error: RequestEntityTooLarge) -> Any:
+        limit_mb = app.config["MAX_CONTENT_LENGTH"] / (1024 * 1024)
+        message = f"The upload is too large: the limit is {limit_mb:g} MB."
+        if request.path.startswith("/api/"):
+            return jsonify(error=message), 413
+        return render_template("error.html", code=413, message=message), 413
+
+    @app.errorhandler(HTTPException)
+    def http_error(error: HTTPException) -> Any:
+        message = error.description or error.name
+        if request.path.startswith("/api/"):
+            return jsonify(error=message), error.code
+        return render_template("error.html", code=error.code, message=message), error.code

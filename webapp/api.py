@@ -1,0 +1,199 @@
+"""The JSON API under /api/: everything the pages do, with the same messages.
+
+Errors are ``{"error": "..."}`` with 400 (bad input), 404 (no such game, hand,
+player or photo) or 413 (upload too large). Calls that change data need the CSRF
+token from ``GET /api/csrf`` in the ``X-CSRF-Token`` header (same session cookie).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, Response, jsonify, request, url_for
+
+from . import csrf, model
+from .history import game_csv
+
+bp = Blueprint("api", __name__, url_prefix="/api")
+
+
+@bp.errorhandler(ValueError)
+def bad_input(error: ValueError) -> tuple[Response, int]:
+    """Engine and input errors: the message as it is, HTTP 400, nothing changed."""
+    return jsonify(error=str(error)), 400
+
+
+def _json() -> dict[str, Any]:
+    data = request.get_json(silent=True)
+    if not isinstance(data, dict):
+        raise model.InputError("Send a JSON object (Content-Type: application/json).")
+    return data
+
+
+def _game_json(game: dict[str, Any]) -> dict[str, Any]:
+    return {**game, "url": url_for("sheet.game", game_id=game["id"])}
+
+
+def _photo_bytes() -> bytes:
+    upload = request.files.get("photo")
+    if upload is not None:
+        return upload.read()
+    if request.mimetype in ("image/jpeg", "image/png", "image/webp", "application/octet-stream"):
+        return request.get_data()
+    raise model.InputError("No photo was sent: post it as the multipart field \"photo\".")
+
+
+@bp.get("/csrf")
+def csrf_token() -> Response:
+    """The session's CSRF token, for the X-CSRF-Token header."""
+    return jsonify(token=csrf.get_token())
+
+
+@bp.get("/variants")
+def variants() -> Response:
+    """The variants: names, player limits, contracts and cards dealt per hand."""
+    return jsonify(variants=[model.variant_info(v) for v in model.all_variants()])
+
+
+@bp.get("/cards")
+def cards() -> Response:
+    """The 53 card codes."""
+    from onze_vision.cards import CARD_CODES
+    return jsonify(cards=list(CARD_CODES))
+
+
+@bp.post("/cards/parse")
+@csrf.exempt
+def parse_cards() -> Response:
+    """Canonical codes from typed text: {"text": "7h 10s"} -> {"cards": ["7H", "10S"]}."""
+    data = _json()
+    return jsonify(cards=model.parse_card_list(data.get("text", data.get("cards"))))
+
+
+@bp.get("/games")
+def games() -> Response:
+    """Every game, newest first."""
+    return jsonify(games=[_game_json(g) for g in model.list_games()])
+
+
+@bp.post("/games")
+def create_game() -> tuple[Response, int]:
+    """Start a game: {"variant", "players": [names], "first_dealer": seat or name, "note"}."""
+    data = _json()
+    names = data.get("players")
+    if not isinstance(names, list):
+        raise model.InputError("\"players\" must be a list of 2-8 names.")
+    game_id = model.create_game(data.get("variant", ""), names, data.get("first_dealer", 1), data.get("note", ""))
+    return jsonify(_game_json(model.load_game(game_id))), 201
+
+
+@bp.get("/games/<int:game_id>")
+def game(game_id: int) -> Response:
+    """One game: players, hands 1-7 with scores, totals, leaders, winners."""
+    return jsonify(_game_json(model.load_game(game_id)))
+
+
+@bp.get("/games/<int:game_id>/export.csv")
+def game_export_csv(game_id: int) -> Response:
+    """The sheet as CSV (same as the page's export)."""
+    return Response(game_csv(model.load_game(game_id)), mimetype="text/csv")
+
+
+@bp.route("/games/<int:game_id>/note", methods=("POST", "PUT"))
+def game_note(game_id: int) -> Response:
+    """Replace the game's note: {"note": "..."}."""
+    return jsonify(_game_json(model.set_game_note(game_id, _json().get("note", ""))))
+
+
+@bp.route("/games/<int:game_id>/hands/<int:hand>", methods=("POST", "PUT"))
+def hand(game_id: int, hand: int) -> Response:
+    """Who went out, splash, note of a hand; any subset of {"out": seat|null, "splash", "note"}."""
+    data = _json()
+    kwargs = {key: data[key] for key in ("out", "splash", "note") if key in data}
+    return jsonify(_game_json(model.save_hand(game_id, hand, **kwargs)))
+
+
+@bp.route("/games/<int:game_id>/hands/<int:hand>/scores/<int:seat>", methods=("POST", "PUT"))
+def score(game_id: int, hand: int, seat: int) -> Response:
+    """Save a score: {"cards": [...], "photo_id": n} or {"points": n} (before doubling)."""
+    data = _json()
+    game = model.save_score(game_id, hand, seat, cards=data.get("cards"), points=data.get("points"),
+                            photo_id=data.get("photo_id"))
+    return jsonify(_game_json(game))
+
+
+@bp.delete("/games/<int:game_id>/hands/<int:hand>/scores/<int:seat>")
+def delete_score(game_id: int, hand: int, seat: int) -> Response:
+    """Clear a saved score."""
+    return jsonify(_game_json(model.delete_score(game_id, hand, seat)))
+
+
+@bp.post("/score")
+@csrf.exempt
+def score_cards() -> Response:
+    """Points of cards: {"variant", "cards", "players"?, "decks"?, "splash"?, "hand"?, "game_id"?}.
+
+    With ``game_id`` the game's variant, players and decks are used. Returns the
+    engine's HandScore (points, breakdown, splash); an impossible hand is a 400.
+    """
+    data = _json()
+    kwargs: dict[str, Any] = {"splash": bool(data.get("splash", False))}
+    variant = data.get("variant", "")
+    if data.get("game_id") is not None:
+        g = model.load_game(_int(data["game_id"], "game_id"))
+        variant, kwargs["players"], kwargs["decks"] = g["variant"]["name"], len(g["players"]), g["decks"]
+    else:
+        for key in ("players", "decks"):
+            if data.get(key) is not None:
+                kwargs[key] = _int(data[key], key)
+    if data.get("hand") is not None:
+        kwargs["hand"] = model.parse_hand_number(data["hand"])
+    return jsonify(model.score_cards(variant, data.get("cards"), **kwargs))
+
+
+def _int(value: Any, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, str)) or not str(value).strip().isdigit():
+        raise model.InputError(f"\"{name}\" must be a whole number, not {value!r}.")
+    return int(value)
+
+
+@bp.post("/godown")
+@csrf.exempt
+def godown() -> Response:
+    """Check a go-down: {"variant" or "game_id", "hand" (default: the game's current), "cards",
+    "mode": "down" (every card used) or "hand" (find the contract in a whole hand)}."""
+    data = _json()
+    variant, hand = data.get("variant", ""), data.get("hand")
+    if data.get("game_id") is not None:
+        g = model.load_game(_int(data["game_id"], "game_id"))
+        variant = g["variant"]["name"]
+        if hand is None:
+            hand = g["current_hand"] or 7
+    if hand is None:
+        raise model.InputError("Say which hand (1-7) the go-down is for.")
+    return jsonify(model.check_go_down(variant, hand, data.get("cards"), whole_hand=data.get("mode") == "hand"))
+
+
+@bp.post("/detect")
+@csrf.exempt
+def detect() -> Response:
+    """Read the cards in a photo (multipart field "photo", or the raw image as the body).
+
+    Nothing is stored: {"width", "height", "cards": [{"card", "confidence", "box"}]}.
+    """
+    return jsonify(model.read_photo(_photo_bytes()))
+
+
+@bp.post("/photos")
+def photos() -> tuple[Response, int]:
+    """Read and keep a photo (optional form field game_id): the reading plus "id" and "url"."""
+    game_id = request.form.get("game_id") or request.args.get("game_id")
+    photo = model.store_photo(_photo_bytes(), _int(game_id, "game_id") if game_id else None)
+    return jsonify({**photo, "url": url_for("hands.photo", photo_id=photo["id"])}), 201
+
+
+@bp.get("/photos/<int:photo_id>")
+def photo(photo_id: int) -> Response:
+    """A stored photo's reading and url."""
+    stored = model.get_photo(photo_id)
+    return jsonify({**stored, "url": url_for("hands.photo", photo_id=photo_id)})

@@ -1,0 +1,108 @@
+"""SQLite access in the style of Flask's tutorial: one connection per request in ``g``.
+
+The database runs in WAL mode with a busy timeout, and every write goes through
+:func:`transaction` (``BEGIN IMMEDIATE``), so concurrent saves queue up instead of
+failing or overwriting each other.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from importlib import resources
+from pathlib import Path
+
+import click
+from flask import Flask, current_app, g
+
+_schema_ready: set[str] = set()
+_schema_lock = threading.Lock()
+
+
+def connect(path: str) -> sqlite3.Connection:
+    """Open ``path`` in autocommit mode (transactions are explicit), WAL, foreign keys on."""
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    db = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=False)
+    db.row_factory = sqlite3.Row
+    db.execute("PRAGMA busy_timeout = 30000")
+    db.execute("PRAGMA foreign_keys = ON")
+    return db
+
+
+def schema_sql() -> str:
+    """The text of ``schema.sql`` shipped with the package."""
+    return resources.files("webapp").joinpath("schema.sql").read_text(encoding="utf-8")
+
+
+def ensure_schema(path: str) -> None:
+    """Create the tables in ``path`` if they are missing (once per process per file)."""
+    with _schema_lock:
+        if path in _schema_ready and Path(path).exists():
+            return
+        db = connect(path)
+        try:
+            db.execute("PRAGMA journal_mode = WAL")
+            db.executescript(schema_sql())
+        finally:
+            db.close()
+        _schema_ready.add(path)
+
+
+def get_db() -> sqlite3.Connection:
+    """The request's connection, opened (and the schema made sure of) on first use."""
+    if "db" not in g:
+        path = current_app.config["DATABASE"]
+        ensure_schema(path)
+        g.db = connect(path)
+    return g.db
+
+
+def close_db(e: BaseException | None = None) -> None:
+    """Close the request's connection, if one was opened."""
+    db = g.pop("db", None)
+    if db is not None:
+        db.close()
+
+
+@contextmanager
+def transaction(db: sqlite3.Connection | None = None) -> Iterator[sqlite3.Connection]:
+    """Run a block as one write transaction; roll back on any error (nothing half-saved)."""
+    db = db or get_db()
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        yield db
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    db.execute("COMMIT")
+
+
+def init_db(reset: bool = False) -> None:
+    """Create the tables; with ``reset`` drop every table first (all data is lost)."""
+    path = current_app.config["DATABASE"]
+    db = connect(path)
+    try:
+        if reset:
+            for table in ("score", "photo", "hand", "player", "game"):
+                db.execute(f"DROP TABLE IF EXISTS {table}")
+        db.execute("PRAGMA journal_mode = WAL")
+        db.executescript(schema_sql())
+    finally:
+        db.close()
+    _schema_ready.add(path)
+
+
+@click.command("init-db")
+@click.option("--reset", is_flag=True, help="Drop all tables first (deletes every game).")
+def init_db_command(reset: bool) -> None:
+    """Create the score sheet's tables (keeps existing games unless --reset)."""
+    init_db(reset=reset)
+    click.echo(f"Initialized the database at {current_app.config['DATABASE']}.")
+
+
+def init_app(app: Flask) -> None:
+    """Register the teardown and the ``init-db`` command on ``app``."""
+    app.teardown_appcontext(close_db)
+    app.cli.add_command(init_db_command)

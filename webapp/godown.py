@@ -1,0 +1,41 @@
+"""Check a go-down: are these cards the hand's contract? Drawn as melds, or why not."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, render_template, request
+
+from . import model
+
+bp = Blueprint("godown", __name__)
+
+
+@bp.route("/godown", methods=("GET", "POST"))
+@bp.route("/games/<int:game_id>/godown", methods=("GET", "POST"))
+def check(game_id: int | None = None) -> Any:
+    """The form (variant or game, hand, cards typed or photographed) and the verdict."""
+    game = model.load_game(game_id) if game_id is not None else None
+    default_hand = (game["current_hand"] or 7) if game else 1
+    form = {
+        "variant": game["variant"]["name"] if game else request.values.get("variant", "llenroc"),
+        "hand": request.values.get("hand", str(default_hand)),
+        "cards": request.values.get("cards", ""),
+        "mode": request.values.get("mode", "down"),
+    }
+    result = error = photo = None
+    status = 200
+    if request.method == "POST":
+        try:
+            upload = request.files.get("photo")
+            if upload is not None and upload.filename:
+                photo = model.store_photo(upload.read(), game_id)
+                form["cards"] = " ".join(c["card"] for c in photo["cards"])
+            elif request.form.get("photo_id"):
+                photo = model.get_photo(int(request.form["photo_id"]))
+            result = model.check_go_down(form["variant"], form["hand"], form["cards"],
+                                         whole_hand=form["mode"] == "hand")
+        except ValueError as exc:
+            error, status = str(exc), 400
+    return render_template("godown.html", game=game, form=form, result=result, error=error,
+                           photo=photo, variants=model.all_variants()), status

@@ -1,0 +1,124 @@
+"""A hand of a game: who went out, the splash, the note, and each player's score,
+typed or read from a photo of the cards left and corrected as chips."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, Response, abort, flash, redirect, render_template, request, url_for
+
+from . import model
+
+bp = Blueprint("hands", __name__)
+
+
+def _hand_url(game_id: int, hand: int) -> str:
+    return url_for("hands.hand", game_id=game_id, hand=hand)
+
+
+def _load(game_id: int, hand: int, seat: int | None = None) -> dict[str, Any]:
+    game = model.load_game(game_id)
+    model.check_hand_and_seat(game, hand, seat)
+    return game
+
+
+@bp.route("/games/<int:game_id>/hands/<int:hand>", methods=("GET", "POST"))
+def hand(game_id: int, hand: int) -> Any:
+    """Show the hand; POST saves who went out, the splash and the note."""
+    game = _load(game_id, hand)
+    if request.method == "POST":
+        try:
+            model.save_hand(game_id, hand, out=request.form.get("out", ""),
+                            splash=request.form.get("splash", ""), note=request.form.get("note", ""))
+            flash(f"Hand {hand} saved.", "ok")
+        except ValueError as error:
+            flash(str(error), "error")
+        return redirect(_hand_url(game_id, hand))
+    return render_template("hand.html", game=game, h=game["hands"][hand - 1])
+
+
+@bp.route("/games/<int:game_id>/hands/<int:hand>/players/<int:seat>", methods=("GET", "POST"))
+def player(game_id: int, hand: int, seat: int) -> Any:
+    """One player's score for one hand: photo, chips, live points; POST saves it."""
+    game = _load(game_id, hand, seat)
+    if request.method == "POST":
+        mode = request.form.get("mode", "cards")
+        try:
+            if mode == "points":
+                model.save_score(game_id, hand, seat, points=request.form.get("points", ""))
+            else:
+                model.save_score(game_id, hand, seat, cards=request.form.get("cards", ""),
+                                 photo_id=request.form.get("photo_id") or None)
+        except ValueError as error:
+            flash(str(error), "error")
+            if mode == "points":
+                return redirect(_hand_url(game_id, hand))
+            # Keep what was typed so the player can fix it; nothing was saved.
+            return _player_page(game, hand, seat, cards_text=request.form.get("cards", ""),
+                                photo_id=request.form.get("photo_id") or None, status=400)
+        name = game["players"][seat - 1]["name"]
+        flash(f"Saved {name}'s score for hand {hand}.", "ok")
+        return redirect(_hand_url(game_id, hand))
+    return _player_page(game, hand, seat, photo_id=request.args.get("photo"))
+
+
+def _player_page(game: dict[str, Any], hand: int, seat: int, *, cards_text: str | None = None,
+                 photo_id: Any = None, status: int = 200) -> Any:
+    h = game["hands"][hand - 1]
+    saved = h["scores"][seat - 1]
+    photo = None
+    if photo_id not in (None, ""):
+        try:
+            photo = model.get_photo(int(photo_id))
+        except ValueError:
+            abort(404, f"Photo {photo_id!r} doesn't exist.")
+        if photo["game_id"] not in (None, game["id"]):
+            abort(404, f"Photo {photo_id} doesn't exist in game {game['id']}.")
+    elif saved and saved.get("photo_id"):
+        photo = model.get_photo(saved["photo_id"])
+    if cards_text is None:
+        if photo is not None and request.args.get("photo"):
+            cards = [c["card"] for c in photo["cards"]]   # a fresh photo: start from what was read
+        elif saved and saved["cards"] is not None:
+            cards = saved["cards"]
+        else:
+            cards = []
+        cards_text = " ".join(cards)
+    return render_template("player.html", game=game, h=h, seat=seat, saved=saved, photo=photo,
+                           cards_text=cards_text), status
+
+
+@bp.route("/games/<int:game_id>/hands/<int:hand>/players/<int:seat>/photo", methods=("POST",))
+def player_photo(game_id: int, hand: int, seat: int) -> Any:
+    """Upload a photo of the cards left: read the cards, keep the photo, show it boxed."""
+    _load(game_id, hand, seat)
+    upload = request.files.get("photo")
+    try:
+        if upload is None or not upload.filename:
+            raise model.InputError("No photo was sent: take or choose a photo of the cards.")
+        photo = model.store_photo(upload.read(), game_id)
+    except ValueError as error:
+        flash(str(error), "error")
+        return redirect(url_for("hands.player", game_id=game_id, hand=hand, seat=seat))
+    found = len(photo["cards"])
+    flash(f"Read {found} card{'s' if found != 1 else ''}: check them against the photo, then save.", "ok")
+    return redirect(url_for("hands.player", game_id=game_id, hand=hand, seat=seat, photo=photo["id"]))
+
+
+@bp.route("/games/<int:game_id>/hands/<int:hand>/players/<int:seat>/delete", methods=("POST",))
+def delete_score(game_id: int, hand: int, seat: int) -> Any:
+    """Clear a player's score for a hand."""
+    _load(game_id, hand, seat)
+    model.delete_score(game_id, hand, seat)
+    flash("Score cleared.", "ok")
+    return redirect(_hand_url(game_id, hand))
+
+
+@bp.route("/photos/<int:photo_id>")
+def photo(photo_id: int) -> Response:
+    """A stored photo's bytes (served by the app: the page works offline)."""
+    stored = model.get_photo(photo_id, with_data=True)
+    response = Response(stored["data"], mimetype=stored["mime"])
+    response.headers["Cache-Control"] = "private, max-age=86400"
+    response.headers["X-Content-Type-Options"] = "nosniff"
+    return response

@@ -1,0 +1,65 @@
+"""History: every game with its round-by-round breakdown; CSV and JSON export."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from typing import Any
+
+from flask import Blueprint, Response, render_template
+
+from . import model
+
+bp = Blueprint("history", __name__)
+
+
+@bp.route("/history")
+def index() -> str:
+    """Finished and unfinished games, newest first, each hand by hand."""
+    games = model.list_games()
+    return render_template("history.html", games=games)
+
+
+def game_csv(game: dict[str, Any]) -> str:
+    """The sheet as CSV: one row per hand, one column per player, then totals and notes."""
+    out = io.StringIO()
+    writer = csv.writer(out)
+    names = [p["name"] for p in game["players"]]
+    writer.writerow(["hand", "contract", "cards dealt", "dealer", *names, "went out", "splash", "note"])
+    for h in game["hands"]:
+        writer.writerow([
+            h["number"], h["contract"], h["cards_dealt"], names[h["dealer"] - 1],
+            *["" if s is None else s["points"] for s in h["scores"]],
+            names[h["out"] - 1] if h["out"] else "", "yes" if h["splash"] else "", h["note"],
+        ])
+    writer.writerow(["total", "", "", "", *game["totals"], "", "", ""])
+    winners = ", ".join(names[s - 1] for s in game["winners"])
+    writer.writerow(["winner", winners, "", "", *[""] * len(names), "", "", game["note"]])
+    return out.getvalue()
+
+
+def _download_name(game: dict[str, Any], ext: str) -> str:
+    return f"onze-game-{game['id']}-{game['variant']['name']}.{ext}"
+
+
+@bp.route("/games/<int:game_id>/export.csv")
+def export_csv(game_id: int) -> Response:
+    """Download the sheet as CSV."""
+    game = model.load_game(game_id)
+    return Response(game_csv(game), mimetype="text/csv",
+                    headers={"Content-Disposition": f'attachment; filename="{_download_name(game, "csv")}"'})
+
+
+@bp.route("/games/<int:game_id>/export.json")
+def export_json(game_id: int) -> Response:
+    """Download the whole game (the API's game object) as JSON."""
+    game = model.load_game(game_id)
+    return Response(json.dumps(game, indent=2, ensure_ascii=False), mimetype="application/json",
+                    headers={"Content-Disposition": f'attachment; filename="{_download_name(game, "json")}"'})
+
+
+@bp.route("/games/<int:game_id>/print")
+def printable(game_id: int) -> str:
+    """A clean score sheet for paper (the print stylesheet does the rest)."""
+    return render_template("print.html", game=model.load_game(game_id))

@@ -1,0 +1,522 @@
+"""The score sheet's data: games, hands, scores, notes and photos.
+
+Pages and the JSON API both go through these functions, so they accept the same input
+and fail with the same messages. Rules (values, contracts, doubling, what is possible)
+come from the rules engine in :mod:`onze_vision`; this module only stores and adds up.
+Bad input raises :class:`InputError` (or the engine's own ``ValueError`` subclasses);
+a game, hand or player that does not exist aborts with 404.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from flask import abort, current_app
+
+from onze_vision.cards import CARD_CODES, Card, parse_cards
+from onze_vision.melds import check_down, find_contract
+from onze_vision.scoring import ImpossibleHandError, check_possible, score_hand
+from onze_vision.variants import VARIANTS, get_variant
+
+from .db import get_db, transaction
+
+HANDS: tuple[int, ...] = tuple(range(1, 8))
+MAX_NAME_LENGTH = 40
+MAX_NOTE_LENGTH = 5000
+#: The product's own bounds on the table size; each variant narrows them.
+MIN_PLAYERS, MAX_PLAYERS = 2, 8
+_UNSET: Any = object()
+
+
+class InputError(ValueError):
+    """Input the score sheet refuses; the message quotes it and says why."""
+
+
+# --------------------------------------------------------------------------- variants
+
+
+def all_variants() -> list[Any]:
+    """The engine's variants, in its order."""
+    return list(VARIANTS.values()) if isinstance(VARIANTS, dict) else list(VARIANTS)
+
+
+def variant_info(variant: Any) -> dict[str, Any]:
+    """JSON-ready facts about a variant: names, player limits, the seven contracts."""
+    return {
+        "name": variant.name,
+        "title": variant.title,
+        "min_players": max(MIN_PLAYERS, variant.min_players),
+        "max_players": min(MAX_PLAYERS, variant.max_players),
+        "has_splash": bool(variant.has_splash),
+        "hands": [{"number": n, "contract": str(variant.contract(n)),
+                   "cards_dealt": variant.cards_dealt(n)} for n in HANDS],
+    }
+
+
+def is_doubled(variant: Any, hand: int, splash: bool) -> bool:
+    """A splash doubles the other players' scores; Llenroc's hand 7 always does (the engine says)."""
+    return variant.doubles(hand, bool(splash) and bool(variant.has_splash))
+
+
+def max_card_value(variant: Any) -> int:
+    """The value of the variant's dearest card (Jokers only where it has them)."""
+    values = []
+    for code in CARD_CODES:
+        try:
+            values.append(variant.card_value(Card.from_code(code)))
+        except ValueError:  # a card this variant does not use (Jokers in ons)
+            continue
+    return max(values)
+
+
+def max_points(variant: Any, hand: int, doubled: bool) -> int:
+    """The most a typed score may be: twice the cards dealt, all at the dearest value.
+
+    A real hand rarely holds more than the cards dealt plus a few bought ones, so a
+    number above this is a typing slip (an extra digit), not a score.
+    """
+    most = 2 * variant.cards_dealt(hand) * max_card_value(variant)
+    return most * 2 if doubled else most
+
+
+# --------------------------------------------------------------------------- cards
+
+
+def parse_card_list(value: str | Sequence[str] | None) -> list[str]:
+    """Card codes from text ("7h, 10s QH") or a list; the engine parses each one."""
+    if value is None:
+        return []
+    if isinstance(value, str):
+        tokens = [t for t in re.split(r"[\s,;]+", value) if t]
+    elif isinstance(value, (list, tuple)):
+        tokens = []
+        for item in value:
+            if not isinstance(item, str):
+                raise InputError(f"Cards must be given as codes like \"QH\", not {item!r}.")
+            tokens.extend(t for t in re.split(r"[\s,;]+", item) if t)
+    else:
+        raise InputError(f"Cards must be a list of codes like [\"QH\", \"10S\"], not {value!r}.")
+    return [str(card) for card in parse_cards(tokens)]
+
+
+def score_cards(variant_name: str, cards: str | Sequence[str] | None, *, players: int | None = None,
+                decks: int | None = None, splash: bool = False, hand: int | None = None) -> dict[str, Any]:
+    """Points of the cards left in a hand (``HandScore.to_dict()``); refuses impossible hands."""
+    variant = get_variant(variant_name)
+    codes = parse_card_list(cards)
+    parsed = parse_cards(codes)
+    check_possible(parsed, variant, players=players, decks=decks)
+    result = score_hand(parsed, variant, players=players, decks=decks, splash=splash, hand=hand).to_dict()
+    result["variant"] = variant.name
+    return result
+
+
+def check_go_down(variant_name: str, hand: int | str, cards: str | Sequence[str] | None, *,
+                  whole_hand: bool = False) -> dict[str, Any]:
+    """Whether the cards make the hand's contract (``GoDown.to_dict()`` plus the contract)."""
+    variant = get_variant(variant_name)
+    number = parse_hand_number(hand)
+    codes = parse_card_list(cards)
+    if not codes:
+        raise InputError("No cards to check: type or photograph the cards laid down.")
+    check = find_contract if whole_hand else check_down
+    result = check(variant, number, parse_cards(codes)).to_dict()
+    result.update(variant=variant.name, hand=number, contract=str(variant.contract(number)),
+                  cards=codes, mode="hand" if whole_hand else "down")
+    return result
+
+
+def parse_hand_number(value: Any) -> int:
+    """A hand number 1-7 from a form or JSON value."""
+    try:
+        number = int(str(value).strip())
+    except (TypeError, ValueError):
+        raise InputError(f"Hand {value!r} is not a number: hands are 1-7.") from None
+    if number not in HANDS:
+        raise InputError(f"There is no hand {number}: hands are 1-7.")
+    return number
+
+
+# --------------------------------------------------------------------------- games
+
+
+def _clean_text(value: Any, what: str, limit: int) -> str:
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise InputError(f"The {what} must be text, not {value!r}.")
+    value = value.replace("\r\n", "\n").strip()
+    if len(value) > limit:
+        raise InputError(f"The {what} is {len(value)} characters long; the limit is {limit}.")
+    return value
+
+
+def create_game(variant_name: str, names: Iterable[Any], first_dealer: Any = 1, note: Any = "") -> int:
+    """Start a game; return its id. ``first_dealer`` is a seat number (1-based) or a name."""
+    variant = get_variant(str(variant_name or "").strip())
+    players = [_clean_text(name, "player name", MAX_NAME_LENGTH) for name in names]
+    players = [name for name in players if name]
+    info = variant_info(variant)
+    low, high = info["min_players"], info["max_players"]
+    if not low <= len(players) <= high:
+        raise InputError(f"{variant.title} is played by {low}-{high} players; "
+                         f"{len(players)} {'was' if len(players) == 1 else 'were'} named.")
+    seen: set[str] = set()
+    for name in players:
+        if name.casefold() in seen:
+            raise InputError(f"Two players are called {name!r}: give each a different name.")
+        seen.add(name.casefold())
+    dealer = _dealer_seat(first_dealer, players)
+    decks = variant.decks_for(len(players))
+    note = _clean_text(note, "game note", MAX_NOTE_LENGTH)
+    with transaction() as db:
+        cur = db.execute("INSERT INTO game (variant, decks, first_dealer, note) VALUES (?, ?, ?, ?)",
+                         (variant.name, decks, dealer, note))
+        game_id = int(cur.lastrowid)
+        db.executemany("INSERT INTO player (game_id, seat, name) VALUES (?, ?, ?)",
+                       [(game_id, seat, name) for seat, name in enumerate(players, start=1)])
+    return game_id
+
+
+def _dealer_seat(value: Any, players: list[str]) -> int:
+    if value is None or value == "":
+        return 1
+    if isinstance(value, int) or (isinstance(value, str) and value.strip().isdigit()):
+        seat = int(value)
+        if not 1 <= seat <= len(players):
+            raise InputError(f"The first dealer must be player 1-{len(players)}, not {seat}.")
+        return seat
+    if isinstance(value, str):
+        for seat, name in enumerate(players, start=1):
+            if name.casefold() == value.strip().casefold():
+                return seat
+        raise InputError(f"The first dealer {value!r} is not one of the players.")
+    raise InputError(f"The first dealer must be a seat number or a player's name, not {value!r}.")
+
+
+def _game_row(game_id: int) -> sqlite3.Row:
+    row = get_db().execute("SELECT * FROM game WHERE id = ?", (game_id,)).fetchone()
+    if row is None:
+        abort(404, f"Game {game_id} doesn't exist.")
+    return row
+
+
+def load_game(game_id: int) -> dict[str, Any]:
+    """Everything the sheet shows about a game, JSON-ready; 404 if it does not exist."""
+    db = get_db()
+    game = _game_row(game_id)
+    variant = get_variant(game["variant"])
+    players = [dict(seat=r["seat"], name=r["name"]) for r in
+               db.execute("SELECT seat, name FROM player WHERE game_id = ? ORDER BY seat", (game_id,))]
+    hand_rows = {r["number"]: r for r in db.execute("SELECT * FROM hand WHERE game_id = ?", (game_id,))}
+    score_rows: dict[tuple[int, int], sqlite3.Row] = {
+        (r["hand"], r["seat"]): r for r in db.execute("SELECT * FROM score WHERE game_id = ?", (game_id,))}
+    n = len(players)
+    totals = [0] * n
+    hands = []
+    for number in HANDS:
+        row = hand_rows.get(number)
+        splash = bool(row["splash"]) if row else False
+        scores = []
+        for i, player in enumerate(players):
+            s = score_rows.get((number, player["seat"]))
+            if s is None:
+                scores.append(None)
+                continue
+            totals[i] += s["points"]
+            scores.append({"points": s["points"], "base": s["base"],
+                           "cards": json.loads(s["cards"]) if s["cards"] is not None else None,
+                           "photo_id": s["photo_id"], "updated": s["updated"]})
+        hands.append({
+            "number": number,
+            "contract": str(variant.contract(number)),
+            "cards_dealt": variant.cards_dealt(number),
+            "dealer": (game["first_dealer"] - 1 + number - 1) % n + 1,
+            "out": row["out_seat"] if row else None,
+            "splash": splash,
+            "doubled": is_doubled(variant, number, splash),
+            "note": row["note"] if row else "",
+            "scores": scores,
+            "complete": all(s is not None for s in scores),
+            "started": any(s is not None for s in scores),
+            "totals": list(totals),
+        })
+    finished = all(h["complete"] for h in hands)
+    current = next((h["number"] for h in hands if not h["complete"]), None)
+    any_score = any(h["started"] for h in hands)
+    best = min(totals) if totals else 0
+    leaders = [p["seat"] for p, t in zip(players, totals) if t == best] if any_score else []
+    return {
+        "id": game["id"], "variant": variant_info(variant), "decks": game["decks"],
+        "first_dealer": game["first_dealer"], "note": game["note"],
+        "created": game["created"], "updated": game["updated"],
+        "players": players, "hands": hands, "totals": totals,
+        "current_hand": current, "finished": finished,
+        "leaders": leaders, "winners": leaders if finished else [],
+    }
+
+
+def list_games() -> list[dict[str, Any]]:
+    """Every game, newest first, fully loaded (a family's book holds dozens, not millions)."""
+    ids = [r["id"] for r in get_db().execute("SELECT id FROM game ORDER BY id DESC")]
+    return [load_game(game_id) for game_id in ids]
+
+
+def _player_name(game: dict[str, Any], seat: int) -> str:
+    return game["players"][seat - 1]["name"]
+
+
+def check_hand_and_seat(game: dict[str, Any], hand: int, seat: int | None = None) -> None:
+    if hand not in HANDS:
+        abort(404, f"Hand {hand} doesn't exist: hands are 1-7.")
+    if seat is not None and not 1 <= seat <= len(game["players"]):
+        abort(404, f"Player {seat} doesn't exist in game {game['id']} "
+                   f"(it has players 1-{len(game['players'])}).")
+
+
+def parse_points(value: Any) -> int:
+    """A typed score: a whole number of points, not negative."""
+    if isinstance(value, bool) or value is None or (isinstance(value, str) and not value.strip()):
+        raise InputError(f"Score {value!r} is not a whole number of points.")
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    try:
+        points = int(value.strip()) if isinstance(value, str) else value
+    except ValueError:
+        raise InputError(f"Score {value!r} is not a whole number of points.") from None
+    if not isinstance(points, int):
+        raise InputError(f"Score {value!r} is not a whole number of points.")
+    if points < 0:
+        raise InputError(f"Score {points} is negative: a hand scores 0 or more points.")
+    return points
+
+
+def save_score(game_id: int, hand: int, seat: int, *, cards: Any = None, points: Any = None,
+               photo_id: Any = None) -> dict[str, Any]:
+    """Save one player's score for one hand, from the cards left or a typed number.
+
+    Cards are scored by the engine (doubled on a splash) and checked against the decks in
+    play, alone and together with the other players' saved cards for the hand. A typed
+    number is the points of the cards left, before doubling. Returns the reloaded game.
+    """
+    game = load_game(game_id)
+    check_hand_and_seat(game, hand, seat)
+    variant = get_variant(game["variant"]["name"])
+    h = game["hands"][hand - 1]
+    name = _player_name(game, seat)
+    if (cards is None) == (points is None):
+        raise InputError("Send either the cards left in the hand or the points, not both or neither.")
+    card_codes: list[str] | None = None
+    if cards is not None:
+        card_codes = parse_card_list(cards)
+        parsed = parse_cards(card_codes)
+        players, decks = len(game["players"]), game["decks"]
+        check_possible(parsed, variant, players=players, decks=decks)
+        others = [c for i, s in enumerate(h["scores"]) if s and s["cards"] and i != seat - 1 for c in s["cards"]]
+        try:
+            check_possible(parse_cards(others + card_codes), variant, players=players, decks=decks)
+        except ImpossibleHandError as error:
+            raise ImpossibleHandError(f"With the other players' saved cards for hand {hand}: {error}") from None
+        base = score_hand(parsed, variant, players=players, decks=decks, splash=False).points
+        final = score_hand(parsed, variant, players=players, decks=decks, splash=h["splash"], hand=hand).points
+    else:
+        base = parse_points(points)
+        limit = max_points(variant, hand, doubled=False)
+        if base > limit:
+            raise InputError(f"Score {base} is more than any hand {hand} can hold in {variant.title} "
+                             f"(at most {limit} before doubling): check the number.")
+        final = _typed_final(variant, base, h["doubled"])
+    if h["out"] == seat and base != 0:
+        raise InputError(f"{name} went out in hand {hand}, so their score is 0, not {base}.")
+    photo = _photo_ref(photo_id, game_id)
+    with transaction() as db:
+        db.execute(
+            "INSERT INTO score (game_id, hand, seat, base, points, cards, photo_id) VALUES (?, ?, ?, ?, ?, ?, ?)"
+            " ON CONFLICT (game_id, hand, seat) DO UPDATE SET base = excluded.base, points = excluded.points,"
+            " cards = excluded.cards, photo_id = excluded.photo_id,"
+            " updated = strftime('%Y-%m-%d %H:%M:%S', 'now')",
+            (game_id, hand, seat, base, final, json.dumps(card_codes) if card_codes is not None else None, photo))
+        _touch(db, game_id)
+    return load_game(game_id)
+
+
+def _typed_final(variant: Any, base: int, doubled: bool) -> int:
+    """A typed score as the sheet shows it: doubled like ``score_hand`` doubles (total × 2)."""
+    return base * 2 if doubled else base
+
+
+def _photo_ref(photo_id: Any, game_id: int) -> int | None:
+    if photo_id in (None, ""):
+        return None
+    try:
+        photo = int(photo_id)
+    except (TypeError, ValueError):
+        raise InputError(f"Photo {photo_id!r} is not a photo number.") from None
+    row = get_db().execute("SELECT game_id FROM photo WHERE id = ?", (photo,)).fetchone()
+    if row is None or row["game_id"] not in (None, game_id):
+        raise InputError(f"Photo {photo} doesn't exist in game {game_id}.")
+    return photo
+
+
+def _touch(db: sqlite3.Connection, game_id: int) -> None:
+    db.execute("UPDATE game SET updated = strftime('%Y-%m-%d %H:%M:%S', 'now') WHERE id = ?", (game_id,))
+
+
+def delete_score(game_id: int, hand: int, seat: int) -> dict[str, Any]:
+    """Clear one player's score for a hand (to re-enter it)."""
+    game = load_game(game_id)
+    check_hand_and_seat(game, hand, seat)
+    with transaction() as db:
+        db.execute("DELETE FROM score WHERE game_id = ? AND hand = ? AND seat = ?", (game_id, hand, seat))
+        _touch(db, game_id)
+    return load_game(game_id)
+
+
+def save_hand(game_id: int, hand: int, *, out: Any = _UNSET, splash: Any = _UNSET,
+              note: Any = _UNSET) -> dict[str, Any]:
+    """Record who went out, the splash and the note of a hand; rescore the hand to match.
+
+    The player who went out scores 0; when doubling changes, every saved score of the
+    hand is recomputed (cards by the engine, typed numbers from their base).
+    """
+    game = load_game(game_id)
+    check_hand_and_seat(game, hand)
+    variant = get_variant(game["variant"]["name"])
+    h = game["hands"][hand - 1]
+    new_out = h["out"] if out is _UNSET else _out_seat(out, game)
+    new_splash = h["splash"] if splash is _UNSET else _flag(splash)
+    if new_splash and not variant.has_splash:
+        raise InputError(f"{variant.title} has no splash: only Llenroc doubles on a splash.")
+    if new_splash and new_out is None:
+        raise InputError("A splash needs the player who went out: mark who went out.")
+    new_note = h["note"] if note is _UNSET else _clean_text(note, "hand note", MAX_NOTE_LENGTH)
+    doubled = is_doubled(variant, hand, new_splash)
+    players, decks = len(game["players"]), game["decks"]
+    with transaction() as db:
+        db.execute(
+            "INSERT INTO hand (game_id, number, out_seat, splash, note) VALUES (?, ?, ?, ?, ?)"
+            " ON CONFLICT (game_id, number) DO UPDATE SET out_seat = excluded.out_seat,"
+            " splash = excluded.splash, note = excluded.note",
+            (game_id, hand, new_out, int(new_splash), new_note))
+        # Re-read inside the transaction: another player's score may have just been saved.
+        rows = db.execute("SELECT * FROM score WHERE game_id = ? AND hand = ?", (game_id, hand)).fetchall()
+        for row in rows:
+            if row["seat"] == h["out"] and row["seat"] != new_out and row["points"] == 0:
+                # Their 0 came from going out; they need a real score now.
+                db.execute("DELETE FROM score WHERE game_id = ? AND hand = ? AND seat = ?",
+                           (game_id, hand, row["seat"]))
+                continue
+            if row["seat"] == new_out:
+                continue
+            if row["cards"] is not None:
+                parsed = parse_cards(json.loads(row["cards"]))
+                points = score_hand(parsed, variant, players=players, decks=decks, splash=new_splash,
+                                    hand=hand).points
+            else:
+                points = _typed_final(variant, row["base"], doubled)
+            db.execute("UPDATE score SET points = ? WHERE game_id = ? AND hand = ? AND seat = ?",
+                       (points, game_id, hand, row["seat"]))
+        if new_out is not None:
+            db.execute(
+                "INSERT INTO score (game_id, hand, seat, base, points, cards) VALUES (?, ?, ?, 0, 0, '[]')"
+                " ON CONFLICT (game_id, hand, seat) DO UPDATE SET base = 0, points = 0, cards = '[]',"
+                " photo_id = NULL, updated = strftime('%Y-%m-%d %H:%M:%S', 'now')",
+                (game_id, hand, new_out))
+        _touch(db, game_id)
+    return load_game(game_id)
+
+
+def _flag(value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    if value in (None, "", 0, "0", "false", "off", "no"):
+        return False
+    if value in (1, "1", "true", "on", "yes"):
+        return True
+    raise InputError(f"Splash must be true or false, not {value!r}.")
+
+
+def _out_seat(value: Any, game: dict[str, Any]) -> int | None:
+    if value in (None, "", "none", 0, "0"):
+        return None
+    try:
+        seat = int(value)
+    except (TypeError, ValueError):
+        raise InputError(f"Who went out must be a player number, not {value!r}.") from None
+    if not 1 <= seat <= len(game["players"]):
+        raise InputError(f"Player {seat} doesn't exist in game {game['id']} "
+                         f"(it has players 1-{len(game['players'])}).")
+    return seat
+
+
+def set_game_note(game_id: int, note: Any) -> dict[str, Any]:
+    """Replace the game's note (the Onze Book's margin)."""
+    _game_row(game_id)
+    text = _clean_text(note, "game note", MAX_NOTE_LENGTH)
+    with transaction() as db:
+        db.execute("UPDATE game SET note = ? WHERE id = ?", (text, game_id))
+        _touch(db, game_id)
+    return load_game(game_id)
+
+
+# --------------------------------------------------------------------------- photos
+
+
+def sniff_mime(data: bytes) -> str:
+    """The MIME type of the photo formats the detector reads."""
+    if data[:3] == b"\xff\xd8\xff":
+        return "image/jpeg"
+    if data[:8] == b"\x89PNG\r\n\x1a\n":
+        return "image/png"
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        return "image/webp"
+    return "application/octet-stream"
+
+
+def _detector() -> Callable[[bytes], Any]:
+    detect = current_app.config.get("DETECT")
+    if detect is None:
+        from onze_vision.detector import detect_cards  # heavy (ONNX Runtime): only when used
+        detect = detect_cards
+    return detect
+
+
+def read_photo(data: bytes | None) -> dict[str, Any]:
+    """Run the card detector on uploaded bytes; JSON-ready reading."""
+    if not data:
+        raise InputError("The photo is empty: choose or take a photo of the cards.")
+    try:
+        reading = _detector()(data)
+    except FileNotFoundError:  # the detector's ModelNotFoundError: models/ not installed
+        abort(503, "The card detector's model files are not installed (models/): type the cards instead.")
+    return {
+        "width": int(reading.width), "height": int(reading.height),
+        "cards": [{"card": str(c.card), "confidence": round(float(c.confidence), 4),
+                   "box": [round(float(v), 1) for v in c.box]} for c in reading.cards],
+    }
+
+
+def store_photo(data: bytes | None, game_id: int | None = None) -> dict[str, Any]:
+    """Read the cards in a photo and keep the photo (so the page can draw the boxes on it)."""
+    if game_id is not None:
+        _game_row(game_id)
+    reading = read_photo(data)
+    with transaction() as db:
+        cur = db.execute("INSERT INTO photo (game_id, mime, data, reading) VALUES (?, ?, ?, ?)",
+                         (game_id, sniff_mime(data or b""), data, json.dumps(reading)))
+    return {"id": int(cur.lastrowid), "game_id": game_id, **reading}
+
+
+def get_photo(photo_id: int, *, with_data: bool = False) -> dict[str, Any]:
+    """A stored photo's reading (and bytes); 404 if there is none."""
+    row = get_db().execute("SELECT * FROM photo WHERE id = ?", (photo_id,)).fetchone()
+    if row is None:
+        abort(404, f"Photo {photo_id} doesn't exist.")
+    photo = {"id": row["id"], "game_id": row["game_id"], "mime": row["mime"], **json.loads(row["reading"])}
+    if with_data:
+        photo["data"] = row["data"]
+    return photo

@@ -1,0 +1,52 @@
+-- Onze Vision score sheet. Every statement is idempotent (IF NOT EXISTS) so the
+-- app can make sure the schema exists on first use; `flask init-db --reset` drops it.
+
+CREATE TABLE IF NOT EXISTS game (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    variant TEXT NOT NULL,
+    decks INTEGER NOT NULL,
+    first_dealer INTEGER NOT NULL,          -- seat number, 1-based
+    note TEXT NOT NULL DEFAULT '',
+    created TEXT NOT NULL DEFAULT (strftime('%Y-%m-%d %H:%M:%S', 'now')),
+    updated TEXT NOT NULL DEFAULT (strftime('%Y-%m-%d %H:%M:%S', 'now'))
+);
+
+CREATE TABLE IF NOT EXISTS player (
+    game_id INTEGER NOT NULL REFERENCES game (id) ON DELETE CASCADE,
+    seat INTEGER NOT NULL,                   -- 1-based, in playing order (the deal passes left)
+    name TEXT NOT NULL,
+    PRIMARY KEY (game_id, seat)
+);
+
+-- One row per hand that has something recorded: who went out, splash, the note.
+CREATE TABLE IF NOT EXISTS hand (
+    game_id INTEGER NOT NULL REFERENCES game (id) ON DELETE CASCADE,
+    number INTEGER NOT NULL CHECK (number BETWEEN 1 AND 7),
+    out_seat INTEGER,                        -- NULL: nobody marked as out yet
+    splash INTEGER NOT NULL DEFAULT 0,
+    note TEXT NOT NULL DEFAULT '',
+    PRIMARY KEY (game_id, number)
+);
+
+CREATE TABLE IF NOT EXISTS photo (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    game_id INTEGER REFERENCES game (id) ON DELETE CASCADE,
+    mime TEXT NOT NULL,
+    data BLOB NOT NULL,
+    reading TEXT NOT NULL,                   -- JSON of the detector's PhotoReading
+    created TEXT NOT NULL DEFAULT (strftime('%Y-%m-%d %H:%M:%S', 'now'))
+);
+
+-- One row per (game, hand, player): saving one player's score touches only its row,
+-- so two people saving different players at once cannot overwrite each other.
+CREATE TABLE IF NOT EXISTS score (
+    game_id INTEGER NOT NULL REFERENCES game (id) ON DELETE CASCADE,
+    hand INTEGER NOT NULL CHECK (hand BETWEEN 1 AND 7),
+    seat INTEGER NOT NULL,
+    base INTEGER NOT NULL CHECK (base >= 0), -- points of the cards left, before any doubling
+    points INTEGER NOT NULL CHECK (points >= 0), -- what the sheet shows (doubled on a splash)
+    cards TEXT,                              -- JSON list of card codes; NULL when typed
+    photo_id INTEGER REFERENCES photo (id) ON DELETE SET NULL,
+    updated TEXT NOT NULL DEFAULT (strftime('%Y-%m-%d %H:%M:%S', 'now')),
+    PRIMARY KEY (game_id, hand, seat)
+);

@@ -1,0 +1,60 @@
+"""Games and the score sheet: start a game, see hands 1-7 by players, the game note."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, flash, redirect, render_template, request, url_for
+
+from . import model
+
+bp = Blueprint("sheet", __name__)
+
+
+@bp.route("/")
+def index() -> str:
+    """Home: games in progress first, and the button to start one."""
+    games = model.list_games()
+    return render_template("index.html", games=games)
+
+
+@bp.route("/games/new", methods=("GET", "POST"))
+def new_game() -> Any:
+    """Start a game: variant, 2-8 named players in seating order, the first dealer."""
+    form: dict[str, Any] = {"variant": "llenroc", "names": [""] * model.MAX_PLAYERS, "first_dealer": "1",
+                            "note": ""}
+    if request.method == "POST":
+        names = [request.form.get(f"player{i}", "") for i in range(1, model.MAX_PLAYERS + 1)]
+        form = {"variant": request.form.get("variant", ""), "names": names,
+                "first_dealer": request.form.get("first_dealer", "1"), "note": request.form.get("note", "")}
+        # The dealer is picked by slot on the form; blank slots before it shift the seats.
+        try:
+            filled = [i for i, n in enumerate(names, start=1) if n.strip()]
+            slot = int(form["first_dealer"] or 1)
+            if slot not in filled:
+                raise model.InputError(f"The first dealer (player {slot}) has no name: "
+                                       "pick one of the named players.")
+            game_id = model.create_game(form["variant"], names, filled.index(slot) + 1, form["note"])
+        except ValueError as error:
+            flash(str(error), "error")
+            return render_template("new_game.html", form=form, variants=model.all_variants()), 400
+        flash("Game started: deal the first hand.", "ok")
+        return redirect(url_for("sheet.game", game_id=game_id))
+    return render_template("new_game.html", form=form, variants=model.all_variants())
+
+
+@bp.route("/games/<int:game_id>")
+def game(game_id: int) -> str:
+    """The score sheet: hands as rows, players as columns, totals and the leader."""
+    return render_template("sheet.html", game=model.load_game(game_id))
+
+
+@bp.route("/games/<int:game_id>/note", methods=("POST",))
+def game_note(game_id: int) -> Any:
+    """Save the game's note."""
+    try:
+        model.set_game_note(game_id, request.form.get("note", ""))
+        flash("Note saved.", "ok")
+    except ValueError as error:
+        flash(str(error), "error")
+    return redirect(url_for("sheet.game", game_id=game_id) + "#notes")

@@ -1,0 +1,56 @@
+// Onze Vision: small helpers shared by every page. No framework, no external assets.
+"use strict";
+
+window.onze = (function () {
+  const meta = document.querySelector('meta[name="csrf-token"]');
+  const csrf = meta ? meta.content : "";
+
+  // POST JSON to our own API; resolves to {ok, status, data}.
+  async function postJSON(url, body) {
+    const response = await fetch(url, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf },
+      body: JSON.stringify(body),
+      credentials: "same-origin",
+    });
+    let data = {};
+    try { data = await response.json(); } catch (e) { data = { error: "The server sent no answer (" + response.status + ")." }; }
+    return { ok: response.ok, status: response.status, data: data };
+  }
+
+  return { csrf: csrf, postJSON: postJSON };
+})();
+
+document.addEventListener("DOMContentLoaded", function () {
+  // Print buttons.
+  document.querySelectorAll("[data-print]").forEach(function (button) {
+    button.addEventListener("click", function () { window.print(); });
+  });
+
+  // Choosing a photo reads it right away (one tap less at the table).
+  document.querySelectorAll(".upload-form input[type=file]").forEach(function (input) {
+    input.addEventListener("change", function () {
+      if (input.files && input.files.length) {
+        input.form.classList.add("busy");
+        input.form.submit();
+      }
+    });
+  });
+
+  // New game: the first-dealer list shows the names as they are typed.
+  const form = document.getElementById("new-game");
+  if (form) {
+    const dealer = document.getElementById("first-dealer");
+    const slots = form.querySelectorAll(".player-slot input");
+    const refresh = function () {
+      slots.forEach(function (input, i) {
+        const option = dealer.options[i];
+        const name = input.value.trim();
+        option.textContent = "Player " + (i + 1) + (name ? ": " + name : "");
+        option.disabled = !name;
+      });
+    };
+    slots.forEach(function (input) { input.addEventListener("input", refresh); });
+    refresh();
+  }
+});

@@ -1,0 +1,126 @@
+// The card list editor: chips to remove or change a card, a box to add a missed one,
+// and the points recomputed by the server (/api/score) after every change.
+"use strict";
+
+(function () {
+  function splitCodes(text) {
+    return text.split(/[\s,;]+/).filter(function (t) { return t.length > 0; });
+  }
+
+  function setup(editor) {
+    const text = editor.querySelector(".cards-text");
+    const chips = editor.querySelector(".chips");
+    const addBox = editor.querySelector(".add-card");
+    const addText = editor.querySelector(".add-text");
+    const addPick = editor.querySelector(".add-pick");
+    const addBtn = editor.querySelector(".add-btn");
+    const errorBox = editor.querySelector(".editor-error");
+    const total = editor.querySelector(".points-total");
+    const doubled = editor.querySelector(".points-doubled");
+    const breakdown = editor.querySelector(".breakdown");
+    const form = editor.closest("form");
+    const saveBtn = form ? form.querySelector(".save-btn") : null;
+    const scoring = editor.dataset.score === "1";
+    // Labels ("Q♥") come from the picker's options, which the server rendered.
+    const labels = {};
+    Array.prototype.forEach.call(addPick.options, function (o) { if (o.value) labels[o.value] = o.textContent; });
+    let cards = splitCodes(text.value);
+    let request = 0;
+
+    addBox.hidden = false;
+
+    function showError(message) {
+      errorBox.textContent = message || "";
+      errorBox.hidden = !message;
+      editor.classList.toggle("has-error", !!message);
+      if (saveBtn) saveBtn.disabled = !!message;
+    }
+
+    function colour(code) {
+      if (code === "JK") return "card-joker";
+      return /[HD]$/.test(code) ? "card-red" : "card-black";
+    }
+
+    function render() {
+      text.value = cards.join(" ");
+      chips.innerHTML = "";
+      cards.forEach(function (code, i) {
+        const li = document.createElement("li");
+        li.className = "chip card " + (labels[code] ? colour(code) : "card-bad");
+        const select = document.createElement("select");
+        select.setAttribute("aria-label", "Change card " + (i + 1));
+        if (!labels[code]) select.appendChild(new Option(code + " ?", code, true, true));
+        Object.keys(labels).forEach(function (c) { select.appendChild(new Option(labels[c], c, false, c === code)); });
+        select.addEventListener("change", function () { cards[i] = select.value; changed(); });
+        const remove = document.createElement("button");
+        remove.type = "button";
+        remove.className = "chip-remove";
+        remove.setAttribute("aria-label", "Remove " + (labels[code] || code));
+        remove.textContent = "\u00d7";
+        remove.addEventListener("click", function () { cards.splice(i, 1); changed(); });
+        li.appendChild(select);
+        li.appendChild(remove);
+        chips.appendChild(li);
+      });
+    }
+
+    async function rescore() {
+      if (!scoring) { showError(""); return; }
+      const mine = ++request;
+      const body = { cards: cards, splash: editor.dataset.splash === "1" };
+      if (editor.dataset.gameId) body.game_id = Number(editor.dataset.gameId);
+      else body.variant = editor.dataset.variant;
+      if (editor.dataset.hand) body.hand = Number(editor.dataset.hand);
+      const answer = await window.onze.postJSON("/api/score", body);
+      if (mine !== request) return; // a newer change is on its way
+      if (!answer.ok) {
+        showError(answer.data.error);
+        total.textContent = "\u2013";
+        breakdown.innerHTML = "";
+        return;
+      }
+      showError("");
+      const result = answer.data;
+      if (result.cards && result.cards.length === cards.length) {
+        const canonical = result.cards.join(" ");
+        if (canonical !== cards.join(" ")) { cards = result.cards.slice(); render(); }
+      }
+      total.textContent = result.points;
+      doubled.hidden = !result.splash;
+      breakdown.innerHTML = "";
+      result.breakdown.forEach(function (item) {
+        const li = document.createElement("li");
+        li.textContent = (labels[item.card] || item.card) + " " + item.points;
+        breakdown.appendChild(li);
+      });
+    }
+
+    function changed() { render(); rescore(); }
+
+    async function addTyped() {
+      const typed = addText.value.trim();
+      if (!typed) return;
+      const answer = await window.onze.postJSON("/api/cards/parse", { text: typed });
+      if (!answer.ok) { showError(answer.data.error); addText.focus(); return; }
+      addText.value = "";
+      cards = cards.concat(answer.data.cards);
+      changed();
+    }
+
+    addBtn.addEventListener("click", function () {
+      if (addText.value.trim()) { addTyped(); return; }
+      if (addPick.value) { cards.push(addPick.value); addPick.value = ""; changed(); }
+    });
+    addPick.addEventListener("change", function () {
+      if (addPick.value) { cards.push(addPick.value); addPick.value = ""; changed(); }
+    });
+    addText.addEventListener("keydown", function (event) {
+      if (event.key === "Enter") { event.preventDefault(); addTyped(); }
+    });
+    text.addEventListener("change", function () { cards = splitCodes(text.value); changed(); });
+
+    changed();
+  }
+
+  document.querySelectorAll(".card-editor").forEach(setup);
+})();
