@@ -1,0 +1,270 @@
+"""The rules commands: ``variants``, ``score`` and ``check-down``.
+
+Exit status: 0 success (``check-down``: the go-down is valid), 1 ``check-down`` not
+valid, 2 bad input (unknown card or variant, round outside 1-7, impossible hand,
+unreadable photo), with the message on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from onze_vision.cards import format_cards, parse_cards
+from onze_vision.melds import check_down, find_contract
+from onze_vision.scoring import score_hand
+from onze_vision.variants import HANDS, VARIANTS, Variant, get_variant
+
+__all__ = ["register"]
+
+EXIT_OK = 0
+EXIT_INVALID = 1
+EXIT_BAD_INPUT = 2
+
+_VARIANT_NAMES = ", ".join(VARIANTS)
+
+
+def _error(message: object) -> int:
+    print(f"onze-vision: error: {message}", file=sys.stderr)
+    return EXIT_BAD_INPUT
+
+
+def _print_json(data: Any) -> None:
+    print(json.dumps(data, ensure_ascii=False, indent=2))
+
+
+def _read_cards(args: argparse.Namespace) -> list[str]:
+    """Card codes from the command line, or read from ``--photo``."""
+    if args.photo is not None:
+        if args.cards:
+            raise ValueError("give either CARD... or --photo, not both")
+        if not Path(args.photo).is_file():
+            raise ValueError(f"photo not found: {args.photo!r}")
+        # Lazy: the detector pulls in OpenCV and ONNX Runtime, which scoring codes never needs.
+        try:
+            from onze_vision.detector import detect_cards
+        except ImportError as error:
+            raise ValueError(f"cannot read photos here: {error}") from error
+
+        try:
+            reading = detect_cards(args.photo)
+        except (FileNotFoundError, IsADirectoryError, PermissionError) as error:
+            raise ValueError(f"cannot read photo {args.photo!r}: {error.strerror or error}") from error
+        return [detected.card for detected in reading.cards]
+    if not args.cards:
+        raise ValueError("no cards given: list CARD codes (e.g. QH 10S JK) or use --photo PHOTO")
+    return list(args.cards)
+
+
+def _guarded(handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    """Turn the engine's ValueErrors (bad card, variant, round, photo…) into exit status 2."""
+
+    def run(args: argparse.Namespace) -> int:
+        try:
+            return handler(args)
+        except (ValueError, OSError) as error:
+            return _error(error)
+
+    run.__doc__ = handler.__doc__
+    return run
+
+
+# -- variants -------------------------------------------------------------------
+def _variant_text(v: Variant) -> str:
+    by_decks: dict[int, list[int]] = {}
+    for players in range(v.min_players, v.max_players + 1):
+        by_decks.setdefault(v.decks_for(players), []).append(players)
+    deck_text = ", ".join(
+        f"{d} for {ps[0]} players" if len(ps) == 1 else f"{d} for {ps[0]}-{ps[-1]} players"
+        for d, ps in by_decks.items()
+    )
+    values = []
+    if v.joker_value is not None:
+        values.append(f"Joker {v.joker_value}")
+    values += [
+        f"red Ace {v.red_ace_value}",
+        f"black Ace {v.black_ace_value}",
+        f"J Q K {v.face_value}",
+        "2-10 face value",
+    ]
+    lines = [
+        f"{v.name}: {v.title} [seed {v.source}]",
+        f"  players       {v.min_players}-{v.max_players}; decks: {deck_text}; "
+        + (f"{v.jokers_per_deck} Jokers per deck" if v.jokers_per_deck else "no Jokers"),
+        f"  cards dealt   {', '.join(map(str, v.deal))} (hands 1-7)",
+        f"  wild cards    {v.wild_cards_text}; limits: {v.wild_limits_text}",
+        f"  runs          {'one suit' if v.runs_same_suit else 'any suits'}; Ace {v.ace_text}",
+        f"  go-down       "
+        + ("exactly 3-card sets and 4-card runs" if v.exact_melds else "melds may be longer than 3/4"),
+        f"  values        {', '.join(values)}",
+    ]
+    if v.has_splash:
+        always = ", ".join(map(str, v.splash_hands))
+        lines.append(
+            "  splash        going down and out in one turn doubles the others' scores"
+            + (f"; hand {always} always doubles" if always else "")
+        )
+    lines.append("  contracts     " + "; ".join(f"{h}: {v.contract(h)}" for h in HANDS))
+    return "\n".join(lines)
+
+
+def _cmd_variants(args: argparse.Namespace) -> int:
+    """List the variants and their rules."""
+    if args.json:
+        _print_json([v.to_dict() for v in VARIANTS.values()])
+    else:
+        print("\n\n".join(_variant_text(v) for v in VARIANTS.values()))
+    return EXIT_OK
+
+
+# -- score ----------------------------------------------------------------------
+def _cmd_score(args: argparse.Namespace) -> int:
+    """Score the cards left in a hand."""
+    variant = get_variant(args.variant)
+    cards = parse_cards(_read_cards(args))
+    result = score_hand(
+        cards, variant, players=args.players, splash=args.splash, hand=args.round
+    )
+    if args.json:
+        _print_json(result.to_dict())
+        return EXIT_OK
+    width = max((len(card.code) for card in result.cards), default=2)
+    for card, points in result.breakdown:
+        print(f"{card.code:>{width}}  {points:3d}")
+    base = sum(points for _, points in result.breakdown)
+    doubled = f" ({base} doubled: splash)" if result.doubled else ""
+    print(f"{result.points} points in {variant.name}{doubled}")
+    return EXIT_OK
+
+
+# -- check-down -------------------------------------------------------------------
+def _cmd_check_down(args: argparse.Namespace) -> int:
+    """Check a go-down (or, with --hand, find the contract in a whole hand)."""
+    variant = get_variant(args.variant)
+    cards = parse_cards(_read_cards(args))
+    search = find_contract if args.hand else check_down
+    result = search(variant, args.round, cards, players=args.players)
+    if args.json:
+        _print_json(result.to_dict())
+    elif result.valid:
+        print(f"Valid: hand {args.round} in {variant.name} is {variant.contract(args.round)}.")
+        for meld in result.melds:
+            stand_ins = ", ".join(f"{meld.cards[i]} = {card}" for i, card in meld.wilds.items())
+            print(f"  {meld.kind:3}  {meld}" + (f"   ({stand_ins})" if stand_ins else ""))
+        if args.hand:
+            print(
+                f"  left   {format_cards(result.leftover) or '(nothing)'}"
+                f"   {result.leftover_points} points"
+            )
+    else:
+        print(f"Not valid: {result.reason}")
+    return EXIT_OK if result.valid else EXIT_INVALID
+
+
+# -- parsers -------------------------------------------------------------------
+def _round(text: str) -> int:
+    # Parsed here (not by argparse's int) so "9" reaches InvalidRoundError's message.
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"round must be a number from 1 to 7, not {text!r}") from None
+
+
+def _players(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"players must be a whole number, not {text!r}") from None
+
+
+def _add_card_inputs(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "cards",
+        nargs="*",
+        metavar="CARD",
+        help="card codes: rank A 2-10 J Q K then suit S H D C, or JK (forgiving: qh, TH, 10♥)",
+    )
+    parser.add_argument("--photo", metavar="PHOTO", help="read the cards from a photo instead")
+    parser.add_argument(
+        "--players",
+        type=_players,
+        metavar="N",
+        help="players at the table: decides the decks for the impossible-hand check "
+        "(default: the most decks the variant uses)",
+    )
+    parser.add_argument("--json", action="store_true", help="print JSON")
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """Add the ``variants``, ``score`` and ``check-down`` commands."""
+    formatter = argparse.RawDescriptionHelpFormatter
+
+    p = subparsers.add_parser(
+        "variants",
+        help="list the five variants and their rules",
+        description="List the variants (llenroc, onze, scorecard, once, ons) and their rules:\n"
+        "players and decks, cards dealt, wild cards and their limits, runs, Aces,\n"
+        "card values and each hand's contract.",
+        epilog="example:\n  onze-vision variants\n  onze-vision variants --json",
+        formatter_class=formatter,
+    )
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(handler=_guarded(_cmd_variants))
+
+    p = subparsers.add_parser(
+        "score",
+        help="score the cards left in a hand",
+        description="Print the points of the cards left in a hand when someone goes out,\n"
+        "card by card. An impossible hand (more copies of a card than the decks hold)\n"
+        "is refused with exit status 2.",
+        epilog="examples:\n"
+        "  onze-vision score --variant once QH JK 7S 10D\n"
+        "      -> 57 points\n"
+        "  onze-vision score --variant llenroc --splash 9H KS --json\n"
+        "  onze-vision score --variant onze --photo hand.jpg\n"
+        f"\nvariants: {_VARIANT_NAMES}",
+        formatter_class=formatter,
+    )
+    p.add_argument("--variant", required=True, metavar="V", help=f"one of {_VARIANT_NAMES}")
+    _add_card_inputs(p)
+    p.add_argument(
+        "--splash",
+        action="store_true",
+        help="someone went down and out in one turn: double the score (llenroc)",
+    )
+    p.add_argument(
+        "--round",
+        type=_round,
+        metavar="N",
+        help="the hand (1-7); llenroc's hand 7 always doubles",
+    )
+    p.set_defaults(handler=_guarded(_cmd_score))
+
+    p = subparsers.add_parser(
+        "check-down",
+        help="check a go-down against the hand's contract",
+        description="Decide whether the cards laid down form exactly the contract of hand N\n"
+        "(every card used) and show the melds and what each wild card stands for,\n"
+        "or say why not. With --hand the cards are a whole hand: find the contract\n"
+        "in it, leaving the fewest points.\n\n"
+        "exit status: 0 valid, 1 not valid, 2 bad input",
+        epilog="examples:\n"
+        "  onze-vision check-down --variant onze --round 2 7H 7S JK 3C 4C 5C 6C\n"
+        "  onze-vision check-down --variant once --round 7 --hand --json \\\n"
+        "      3H 4H 5H 6H 8S 9S 10S JS 2C 3C 4C JK KD\n"
+        f"\nvariants: {_VARIANT_NAMES}",
+        formatter_class=formatter,
+    )
+    p.add_argument("--variant", required=True, metavar="V", help=f"one of {_VARIANT_NAMES}")
+    p.add_argument("--round", type=_round, required=True, metavar="N", help="the hand, 1-7")
+    p.add_argument(
+        "--hand",
+        action="store_true",
+        help="the cards are a whole hand: find the contract inside it",
+    )
+    _add_card_inputs(p)
+    p.set_defaults(handler=_guarded(_cmd_check_down))

@@ -1,0 +1,786 @@
+"""Go-down validation: do these cards make a hand's contract, and how?
+
+Two questions, both answered by one exact search:
+
+* :func:`check_down` — the cards a player lays down must form exactly the hand's
+  contract, every card used;
+* :func:`find_contract` — find the contract inside a whole hand, leaving the cards
+  worth the fewest points.
+
+The search
+----------
+Wild cards are interchangeable inside melds (any wild stands for any card), so only
+their *number* matters while searching; natural cards are grouped into *types*
+(identical cards, so the second deck's 7H is not tried separately from the first's).
+
+The search repeatedly takes the smallest natural card still unplaced. Melds are
+built whole, so that card is either the smallest natural of a meld not built yet,
+or (in whole-hand mode) left over — and then every copy of it is left over, which
+keeps each arrangement reachable exactly once. For a set the choice is how many
+cards of its rank join it; for a run, which natural cards of its suit (or of any
+suit) join it on either side, with the holes between them to be filled by wilds.
+
+For each meld the search knows the interval of wild counts it can take (a set of 2
+naturals takes 1 or more wilds, a run with one hole takes 1 plus up to the room at
+its ends…), so placing the wilds is a sum of intervals checked at the end. It
+prunes on the wilds left, on the cards needed for the melds left, and (whole hand)
+on the points already left over (branch and bound).
+
+Why an answer is "no"
+---------------------
+When the cards are not a valid go-down, :func:`explain` first retries with one rule
+relaxed at a time (wild limits, run suits, Ace position, exact meld sizes): if the
+cards *would* be valid, the rule they break is named with the meld that breaks it.
+Otherwise it finds the largest part of the contract that the cards do make and says
+what is missing and which cards are left over.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from onze_vision.cards import RANKS, SUITS, Card, format_cards, parse_cards
+from onze_vision.scoring import check_possible
+from onze_vision.variants import (
+    RUN_MIN,
+    SET_MIN,
+    Contract,
+    MeldKind,
+    Variant,
+    get_variant,
+)
+
+__all__ = [
+    "GoDown",
+    "Meld",
+    "arrange",
+    "check_down",
+    "explain",
+    "find_contract",
+    "is_valid_meld",
+    "is_valid_run",
+    "is_valid_set",
+    "meld_problem",
+    "meld_problems",
+]
+
+_INF = 1 << 20
+_LONGEST_RUN = 13  # A..K or 2..A: a run never holds the same Ace twice (no wrapping)
+_ALL_WILD_SET_RANK = 13  # an all-wild set is shown as Kings (any rank would do)
+
+
+# ---------------------------------------------------------------------------
+# Melds and results
+# ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Meld:
+    """A set or a run as laid on the table.
+
+    Attributes:
+        kind: ``"set"`` or ``"run"``.
+        cards: the cards in order (a run from low to high).
+        stands_for: per card, the card a wild stands for; ``None`` for natural cards.
+    """
+
+    kind: MeldKind
+    cards: tuple[Card, ...]
+    stands_for: tuple[Card | None, ...]
+
+    @property
+    def wilds(self) -> dict[int, Card]:
+        """Index in :attr:`cards` -> the card that wild stands for."""
+        return {i: card for i, card in enumerate(self.stands_for) if card is not None}
+
+    @property
+    def represented(self) -> tuple[Card, ...]:
+        """The cards as they count: each wild replaced by what it stands for."""
+        return tuple(s if s is not None else c for c, s in zip(self.cards, self.stands_for))
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: kind, cards, wilds (index as a string -> card code)."""
+        return {
+            "kind": self.kind,
+            "cards": [card.code for card in self.cards],
+            "wilds": {str(i): card.code for i, card in self.wilds.items()},
+        }
+
+    def __str__(self) -> str:
+        return format_cards(self.cards)
+
+
+@dataclass(frozen=True)
+class GoDown:
+    """The answer of :func:`check_down` or :func:`find_contract`.
+
+    Attributes:
+        valid: the contract is made.
+        melds: the arrangement, in the contract's order (empty when not valid).
+        leftover: cards not in any meld (all the cards when not valid).
+        reason: why not, in words; ``None`` when valid.
+        variant: the variant's name.
+        hand: the hand number (1-7).
+        leftover_points: the points of :attr:`leftover` under the variant.
+    """
+
+    valid: bool
+    melds: tuple[Meld, ...]
+    leftover: tuple[Card, ...]
+    reason: str | None
+    variant: str = ""
+    hand: int = 0
+    leftover_points: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: valid, melds, leftover, reason."""
+        return {
+            "valid": self.valid,
+            "melds": [meld.to_dict() for meld in self.melds],
+            "leftover": [card.code for card in self.leftover],
+            "reason": self.reason,
+        }
+
+
+# ---------------------------------------------------------------------------
+# Checking one meld as laid (independent of the search; the tests lean on it)
+# ---------------------------------------------------------------------------
+def _run_position(card: Card, index: int, length: int, variant: Variant) -> int | None:
+    """Where ``card`` sits in a run read low to high; an Ace is low first, high last."""
+    if card.rank != 1:
+        return card.rank
+    if index == 0 and variant.ace_low:
+        return 1
+    if index == length - 1 and variant.ace_high:
+        return 14
+    if index == 0 and length > 1:
+        return 1  # an Ace where the variant forbids it: reported by the caller
+    return 14
+
+
+def meld_problems(meld: Meld, variant: Variant | str) -> list[str]:
+    """Every rule ``meld``, as laid (order and stand-ins), breaks under ``variant``.
+
+    Structural faults (wrong kind of card, not a set or run at all) stop at the first;
+    the variant's own limits (size, wilds, suits, Aces) are all listed.
+    """
+    v = get_variant(variant)
+    shown = format_cards(meld.cards)
+    if len(meld.cards) != len(meld.stands_for):
+        return [f"every card needs its stand-in entry: {shown}"]
+    if meld.kind not in ("set", "run"):
+        return [f"unknown meld kind {meld.kind!r}"]
+    wild_flags = [s is not None for s in meld.stands_for]
+    for card, stand in zip(meld.cards, meld.stands_for):
+        if (stand is not None) != v.is_wild(card):
+            state = "wild" if v.is_wild(card) else "not wild"
+            return [f"{card} is {state} in {v.name}: {shown}"]
+        if stand is None and card.is_joker:
+            return [f"{v.name} is played without Jokers: {shown}"]
+        if stand is not None and stand.is_joker:
+            return [f"a wild card cannot stand for a Joker: {shown}"]
+    wilds = sum(wild_flags)
+    naturals = len(meld.cards) - wilds
+    hint = " (red Aces are wild)" if v.red_aces_wild and any(c.is_red_ace for c in meld.cards) else ""
+    least = SET_MIN if meld.kind == "set" else RUN_MIN
+    if len(meld.cards) < least:
+        return [f"A {meld.kind} needs at least {least} cards: {shown}"]
+    rep = meld.represented
+    problems: list[str] = []
+    if meld.kind == "set":
+        if len({card.rank for card in rep}) != 1:
+            return [f"A set is cards of one rank: {shown}"]
+    else:
+        positions = [_run_position(card, i, len(rep), v) for i, card in enumerate(rep)]
+        if any(b != a + 1 for a, b in zip(positions, positions[1:])):
+            if 1 in positions[1:] or 14 in positions[:-1]:
+                return [f"A run never goes round the corner (K A 2): {shown}"]
+            return [f"A run is consecutive ranks, low to high: {shown}"]
+        if v.runs_same_suit and len({card.suit for card in rep}) != 1:
+            problems.append(f"A run is all one suit in {v.name}: {shown}")
+        if any(
+            card.rank == 1 and ((pos == 1 and not v.ace_low) or (pos == 14 and not v.ace_high))
+            for card, pos in zip(rep, positions)
+        ):
+            problems.append(f"Aces in runs are {v.ace_text} in {v.name}: {shown}")
+        if not v.wilds_may_touch and any(a and b for a, b in zip(wild_flags, wild_flags[1:])):
+            problems.append(f"Wild cards may not sit side by side in a run in {v.name}{hint}: {shown}")
+    if v.exact_melds and len(meld.cards) != least:
+        problems.append(
+            f"In {v.name} a {meld.kind} is laid down with exactly {least} cards "
+            f"(add the others later): {shown}"
+        )
+    if naturals < v.min_naturals:
+        if v.min_naturals == 1:
+            problems.append(f"A meld of only wild cards is not allowed in {v.name}: {shown}")
+        else:
+            problems.append(
+                f"Every meld needs at least {v.min_naturals} natural cards in {v.name}{hint}: {shown}"
+            )
+    if meld.kind == "set" and v.max_set_wilds is not None and wilds > v.max_set_wilds:
+        word = "one wild card" if v.max_set_wilds == 1 else f"{v.max_set_wilds} wild cards"
+        problems.append(f"A set holds at most {word} in {v.name}{hint}: {shown}")
+    return problems
+
+
+def meld_problem(meld: Meld, variant: Variant | str) -> str | None:
+    """The first rule ``meld`` breaks under ``variant``, in words; ``None`` if valid."""
+    problems = meld_problems(meld, variant)
+    return problems[0] if problems else None
+
+
+def is_valid_meld(meld: Meld, variant: Variant | str) -> bool:
+    """True if ``meld``, as laid (order and stand-ins), is valid under ``variant``."""
+    return meld_problem(meld, variant) is None
+
+
+def is_valid_set(cards: Iterable[Card | str], variant: Variant | str) -> bool:
+    """True if ``cards``, in any order, make one valid set (wilds placed as needed)."""
+    return arrange(variant, Contract(("set",)), parse_cards(cards), use_all=True) is not None
+
+
+def is_valid_run(cards: Iterable[Card | str], variant: Variant | str) -> bool:
+    """True if ``cards``, in any order, make one valid run (wilds placed as needed)."""
+    return arrange(variant, Contract(("run",)), parse_cards(cards), use_all=True) is not None
+
+
+# ---------------------------------------------------------------------------
+# The exact search
+# ---------------------------------------------------------------------------
+# A meld under construction: (kind, naturals as ((position, type), ...), lo, hi, a, b).
+# For a set, position is 0; a and b are a run's lowest and highest natural positions.
+_Entry = tuple[str, tuple[tuple[int, int], ...], int, int, int, int]
+
+
+@dataclass
+class _Solution:
+    melds: list[_Entry]
+    wilds_used: int
+    skipped: list[int]  # per type, copies left over
+    points: int
+
+
+class _Search:
+    """One exact search over a fixed multiset of cards (see the module docstring)."""
+
+    def __init__(self, variant: Variant, contract: Contract, cards: Sequence[Card], use_all: bool):
+        v = variant
+        self.v = v
+        self.cards = cards
+        self.contract = contract
+        self.use_all = use_all
+        self.touch = v.wilds_may_touch
+        self.exact = v.exact_melds
+        self.min_nat = v.min_naturals
+        self.max_set_wilds = _INF if v.max_set_wilds is None else v.max_set_wilds
+        self.lo_bound, self.hi_bound = v.run_bounds
+
+        wild_idx = [i for i, card in enumerate(cards) if v.is_wild(card)]
+        # The costliest wilds go into melds first (whole-hand mode leaves the cheapest).
+        self.wild_order = sorted(wild_idx, key=lambda i: -v.card_value(cards[i]))
+        self.W = len(wild_idx)
+        values = [v.card_value(cards[i]) for i in self.wild_order]
+        # wild_tail[u]: points of the wilds left over when u wilds are used.
+        self.wild_tail = [sum(values[u:]) for u in range(self.W + 1)]
+
+        # Natural cards grouped into types: identical for every rule that applies.
+        groups: dict[tuple[int, int], list[int]] = {}
+        for i, card in enumerate(cards):
+            if i in wild_idx:
+                continue
+            if v.runs_same_suit:
+                key = (card.rank, SUITS.index(card.suit))  # type: ignore[arg-type]
+            else:  # suits never matter; the value still may (red or black Ace)
+                key = (card.rank, -v.card_value(card))
+            groups.setdefault(key, []).append(i)
+        keys = sorted(groups)
+        self.n = len(keys)
+        self.pools = [groups[k] for k in keys]
+        self.counts = [len(p) for p in self.pools]
+        self.t_card = [cards[p[0]] for p in self.pools]
+        self.t_rank = [k[0] for k in keys]
+        self.t_value = [v.card_value(c) for c in self.t_card]
+        self.t_group = [k[1] if v.runs_same_suit else 0 for k in keys]
+        self.t_positions = [v.run_positions(c) for c in self.t_card]
+        self.rank_types: dict[int, list[int]] = {}
+        ngroups = 4 if v.runs_same_suit else 1
+        self.pos_types: list[list[list[int]]] = [[[] for _ in range(15)] for _ in range(ngroups)]
+        for t in range(self.n):
+            self.rank_types.setdefault(self.t_rank[t], []).append(t)
+            for pos in self.t_positions[t]:
+                self.pos_types[self.t_group[t]][pos].append(t)
+        self.remaining = sum(self.counts)
+        self.skip = [0] * self.n
+        self.stack: list[_Entry] = []
+        self.best: _Solution | None = None
+        self.best_points = _INF
+        # Wild-count intervals of the melds made of wilds only (None: not allowed).
+        self.all_wild = {"set": self._set_interval(0), "run": self._all_wild_run_interval()}
+
+    # -- wild-count intervals ------------------------------------------------
+    def _set_interval(self, naturals: int) -> tuple[int, int] | None:
+        if naturals < self.min_nat:
+            return None
+        if self.exact:
+            if naturals > SET_MIN:
+                return None
+            lo = hi = SET_MIN - naturals
+        else:
+            lo, hi = max(0, SET_MIN - naturals), self.max_set_wilds
+        return (lo, hi) if lo <= hi else None
+
+    def _all_wild_run_interval(self) -> tuple[int, int] | None:
+        if self.min_nat > 0 or not self.touch:
+            return None
+        longest = min(_LONGEST_RUN, self.hi_bound - self.lo_bound + 1)
+        return (RUN_MIN, RUN_MIN if self.exact else longest)
+
+    def _run_interval(self, naturals: int, a: int, b: int) -> tuple[int, int] | None:
+        """Wild counts a run with ``naturals`` naturals spanning positions a..b can take."""
+        if naturals < self.min_nat:
+            return None
+        span = b - a + 1
+        holes = span - naturals
+        lo_b = max(self.lo_bound, 2) if b == 14 else self.lo_bound
+        hi_b = min(self.hi_bound, 13) if a == 1 else self.hi_bound
+        room_low, room_high = a - lo_b, hi_b - b
+        if not self.touch:  # a wild at an end touches nothing but a natural; one per end
+            room_low, room_high = min(room_low, 1), min(room_high, 1)
+        extra = min(room_low + room_high, _LONGEST_RUN - span)
+        if self.exact:
+            need = RUN_MIN - span
+            if need < 0 or need > extra:
+                return None
+            return (holes + need, holes + need)
+        lo = holes + max(0, RUN_MIN - span)
+        hi = holes + extra
+        return (lo, hi) if lo <= hi else None
+
+    # -- candidate melds ------------------------------------------------------
+    def _set_options(self, t: int) -> list[tuple[tuple[tuple[int, int], ...], int, int]]:
+        """Sets whose smallest natural is type ``t``: (naturals, lo, hi)."""
+        same = [u for u in self.rank_types[self.t_rank[t]] if u > t and self.counts[u] > 0]
+        ranges = [range(self.counts[t], 0, -1)] + [range(self.counts[u], -1, -1) for u in same]
+        kinds = [t] + same
+        out = []
+        for ks in itertools.product(*ranges):
+            total = sum(ks)
+            interval = self._set_interval(total)
+            if interval is None:
+                continue
+            naturals = tuple((0, u) for u, k in zip(kinds, ks) for _ in range(k))
+            out.append((naturals, interval[0], interval[1]))
+        return out
+
+    def _extend(self, group: int, p: int, step: int, budget: int) -> list[tuple[int, tuple[int, ...], int]]:
+        """Naturals on one side of position ``p``: (end position, types outward, holes)."""
+        out: list[tuple[int, tuple[int, ...], int]] = [(p, (), 0)]
+        max_gap = budget if self.touch else min(1, budget)
+        table = self.pos_types[group]
+        counts = self.counts
+        lo_b, hi_b = self.lo_bound, self.hi_bound
+        todo = [(p, (), 0)]
+        while todo:
+            end, types, holes = todo.pop()
+            for gap in range(0, max_gap + 1):
+                if holes + gap > budget:
+                    break
+                q = end + step * (gap + 1)
+                if q < lo_b or q > hi_b or abs(q - p) >= _LONGEST_RUN:
+                    break
+                for u in table[q]:
+                    if counts[u] > 0:
+                        item = (q, types + (u,), holes + gap)
+                        out.append(item)
+                        todo.append(item)
+        return out
+
+    def _run_options(self, t: int, budget: int) -> list[tuple[tuple[tuple[int, int], ...], int, int, int, int]]:
+        """Runs whose smallest natural is type ``t``: (naturals, lo, hi, a, b)."""
+        out = []
+        group = self.t_group[t]
+        for p in self.t_positions[t]:
+            lows = self._extend(group, p, -1, budget)
+            highs = self._extend(group, p, +1, budget)
+            for a, low_types, low_holes in lows:
+                for b, high_types, high_holes in highs:
+                    if low_holes + high_holes > budget or b - a + 1 > _LONGEST_RUN:
+                        continue
+                    count = 1 + len(low_types) + len(high_types)
+                    interval = self._run_interval(count, a, b)
+                    if interval is None or interval[0] > budget:
+                        continue
+                    naturals = self._placed(low_types, p, -1) + ((p, t),) + self._placed(high_types, p, 1)
+                    out.append((naturals, interval[0], interval[1], a, b))
+        # Longer runs first: whole-hand mode finds good bounds sooner.
+        out.sort(key=lambda item: -len(item[0]))
+        return out
+
+    def _placed(self, types: tuple[int, ...], p: int, step: int) -> tuple[tuple[int, int], ...]:
+        placed = []
+        for u in types:
+            pos = self.t_rank[u]
+            if pos == 1:  # an Ace: low when below p, high when above
+                pos = 1 if step < 0 else 14
+            placed.append((pos, u))
+        if step < 0:
+            placed.reverse()
+        return tuple(placed)
+
+    # -- depth-first search ---------------------------------------------------
+    def run(self) -> _Solution | None:
+        kinds = self.contract.melds
+        self._dfs(0, kinds.count("set"), kinds.count("run"), 0, 0, 0, None)
+        return self.best
+
+    def _take(self, naturals: tuple[tuple[int, int], ...], sign: int) -> None:
+        for _, u in naturals:
+            self.counts[u] -= sign
+        self.remaining -= sign * len(naturals)
+
+    def _dfs(
+        self,
+        start: int,
+        sets_left: int,
+        runs_left: int,
+        sum_lo: int,
+        sum_hi: int,
+        skipped: int,
+        previous: tuple[int, str, Any] | None,
+    ) -> bool:
+        """Place the smallest unplaced natural; True stops the whole search."""
+        counts = self.counts
+        t = start
+        while t < self.n and counts[t] == 0:
+            t += 1
+        if t == self.n:
+            return self._leaf(sets_left, runs_left, sum_lo, sum_hi, skipped)
+        if self.use_all:
+            if sets_left == 0 and runs_left == 0:
+                return False
+        else:
+            if skipped >= self.best_points:
+                return False
+            if self.remaining + self.W - sum_lo < SET_MIN * sets_left + RUN_MIN * runs_left:
+                return False
+        budget = self.W - sum_lo
+        if sets_left:
+            for naturals, lo, hi in self._set_options(t):
+                if lo > budget:
+                    continue
+                key = (t, "set", naturals)
+                # Two melds opened by the same type: take them in one order only.
+                if previous is not None and previous[:2] == key[:2] and naturals < previous[2]:
+                    continue
+                self._take(naturals, 1)
+                self.stack.append(("set", naturals, lo, hi, 0, 0))
+                stop = self._dfs(t, sets_left - 1, runs_left, sum_lo + lo, sum_hi + hi, skipped, key)
+                self.stack.pop()
+                self._take(naturals, -1)
+                if stop:
+                    return True
+        if runs_left:
+            for naturals, lo, hi, a, b in self._run_options(t, budget):
+                key = (t, "run", naturals)
+                if previous is not None and previous[:2] == key[:2] and naturals < previous[2]:
+                    continue
+                self._take(naturals, 1)
+                self.stack.append(("run", naturals, lo, hi, a, b))
+                stop = self._dfs(t, sets_left, runs_left - 1, sum_lo + lo, sum_hi + hi, skipped, key)
+                self.stack.pop()
+                self._take(naturals, -1)
+                if stop:
+                    return True
+        if not self.use_all:
+            # Leave type t over: every copy of it, so each arrangement is reached once.
+            c = counts[t]
+            counts[t] = 0
+            self.skip[t] = c
+            self.remaining -= c
+            stop = self._dfs(
+                t + 1, sets_left, runs_left, sum_lo, sum_hi, skipped + c * self.t_value[t], None
+            )
+            self.remaining += c
+            self.skip[t] = 0
+            counts[t] = c
+            return stop
+        return False
+
+    def _leaf(self, sets_left: int, runs_left: int, sum_lo: int, sum_hi: int, skipped: int) -> bool:
+        extra: list[_Entry] = []
+        for kind, left in (("set", sets_left), ("run", runs_left)):
+            if left:
+                interval = self.all_wild[kind]
+                if interval is None:
+                    return False
+                lo, hi = interval
+                sum_lo += lo * left
+                sum_hi += hi * left
+                extra += [(kind, (), lo, hi, 0, 0)] * left
+        if sum_lo > self.W:
+            return False
+        if self.use_all:
+            if self.W > sum_hi:
+                return False
+            self.best = _Solution(self.stack + extra, self.W, list(self.skip), 0)
+            return True
+        used = min(self.W, sum_hi)
+        points = skipped + self.wild_tail[used]
+        if points < self.best_points:
+            self.best_points = points
+            self.best = _Solution(self.stack + extra, used, list(self.skip), points)
+        return self.best_points == 0
+
+    # -- turning a solution into melds ---------------------------------------------
+    def build(self, solution: _Solution) -> tuple[list[Meld], list[Card]]:
+        """The melds (in contract order) and the leftover cards (in input order)."""
+        cards = self.cards
+        pools = [list(p) for p in self.pools]
+        wild_pool = list(self.wild_order[: solution.wilds_used])
+        leftover = list(self.wild_order[solution.wilds_used:])
+        for t, c in enumerate(solution.skipped):
+            leftover += pools[t][:c]
+            del pools[t][:c]
+        # Wild counts: each meld its least, then the rest where there is room.
+        spare = solution.wilds_used - sum(entry[2] for entry in solution.melds)
+        made: list[Meld] = []
+        for kind, naturals, lo, hi, a, b in solution.melds:
+            give = min(spare, hi - lo)
+            spare -= give
+            wilds = [cards[wild_pool.pop(0)] for _ in range(lo + give)]
+            natural_cards = [(pos, cards[pools[u].pop(0)]) for pos, u in naturals]
+            if kind == "set":
+                made.append(self._build_set([c for _, c in natural_cards], wilds))
+            else:
+                made.append(self._build_run(natural_cards, wilds, a, b))
+        assert not wild_pool and spare == 0
+        order = {kind: i for i, kind in reversed(list(enumerate(self.contract.melds)))}
+        made.sort(key=lambda m: (order[m.kind], m.represented[0].sort_key))
+        return made, [cards[i] for i in sorted(leftover)]
+
+    def _build_set(self, naturals: list[Card], wilds: list[Card]) -> Meld:
+        naturals = sorted(naturals, key=lambda c: SUITS.index(c.suit))  # type: ignore[arg-type]
+        rank = naturals[0].rank if naturals else _ALL_WILD_SET_RANK
+        present = {c.suit for c in naturals}
+        # A wild stands for a suit the set lacks, where there is one (two decks: any suit).
+        suits = [s for s in SUITS if s not in present] + list(SUITS) * len(wilds)
+        stands = [Card(rank, suits[i]) for i in range(len(wilds))]
+        return Meld("set", tuple(naturals) + tuple(wilds), (None,) * len(naturals) + tuple(stands))
+
+    def _build_run(self, naturals: list[tuple[int, Card]], wilds: list[Card], a: int, b: int) -> Meld:
+        if not naturals:  # wilds only: shown as the lowest run the variant allows
+            a = self.lo_bound
+            b = a + len(wilds) - 1
+            slots: dict[int, Card] = {}
+            suit_at = {pos: SUITS[0] for pos in range(a, b + 1)}
+        else:
+            slots = dict(naturals)
+            span = b - a + 1
+            holes = span - len(naturals)
+            extra = len(wilds) - holes
+            lo_b = max(self.lo_bound, 2) if b == 14 else self.lo_bound
+            hi_b = min(self.hi_bound, 13) if a == 1 else self.hi_bound
+            cap_high, cap_low = hi_b - b, a - lo_b
+            if not self.touch:
+                cap_high, cap_low = min(cap_high, 1), min(cap_low, 1)
+            high = min(extra, cap_high)
+            a, b = a - (extra - high), b + high
+            suit_at = {}
+            suit = naturals[0][1].suit
+            for pos in range(a, b + 1):
+                if pos in slots:
+                    suit = slots[pos].suit
+                suit_at[pos] = suit
+            # Any-suit runs: a wild below the first natural takes that natural's suit.
+        cards: list[Card] = []
+        stands: list[Card | None] = []
+        wild_iter = iter(wilds)
+        for pos in range(a, b + 1):
+            if pos in slots:
+                cards.append(slots[pos])
+                stands.append(None)
+            else:
+                cards.append(next(wild_iter))
+                stands.append(Card(1 if pos == 14 else pos, suit_at[pos]))
+        return Meld("run", tuple(cards), tuple(stands))
+
+
+def arrange(
+    variant: Variant | str,
+    contract: Contract,
+    cards: Sequence[Card],
+    *,
+    use_all: bool,
+) -> tuple[list[Meld], list[Card], int] | None:
+    """Search ``cards`` for ``contract``: (melds, leftover, leftover points) or ``None``.
+
+    With ``use_all`` every card must be in a meld; otherwise the arrangement leaving
+    the fewest points is returned.
+    """
+    v = get_variant(variant)
+    cards = list(cards)
+    if use_all and (
+        len(cards) < contract.min_cards or (v.exact_melds and len(cards) != contract.min_cards)
+    ):
+        return None  # too few cards (or, with exact melds, not exactly enough)
+    search = _Search(v, contract, cards, use_all)
+    solution = search.run()
+    if solution is None:
+        return None
+    melds, leftover = search.build(solution)
+    return melds, leftover, sum(v.card_value(c) for c in leftover)
+
+
+# ---------------------------------------------------------------------------
+# Explanations
+# ---------------------------------------------------------------------------
+# One rule relaxed at a time: if the cards become valid, that rule is the near miss.
+_RELAXATIONS: tuple[dict[str, Any], ...] = (
+    {"min_naturals": 0, "max_set_wilds": None, "wilds_may_touch": True},
+    {"runs_same_suit": False},
+    {"ace_low": True, "ace_high": True},
+    {"exact_melds": False},
+    {
+        "min_naturals": 0,
+        "max_set_wilds": None,
+        "wilds_may_touch": True,
+        "runs_same_suit": False,
+        "ace_low": True,
+        "ace_high": True,
+        "exact_melds": False,
+    },
+)
+
+
+def _melds_text(melds: Sequence[Meld]) -> str:
+    return ", ".join(str(m) for m in melds)
+
+
+def _sub_contracts(contract: Contract, size: int) -> list[Contract]:
+    seen: dict[tuple[str, ...], None] = {}
+    for picked in itertools.combinations(contract.melds, size):
+        seen.setdefault(picked)
+    return [Contract(kinds) for kinds in seen]
+
+
+def _missing(contract: Contract, found: Contract) -> Contract:
+    rest = list(contract.melds)
+    for kind in found.melds:
+        rest.remove(kind)
+    return Contract(tuple(rest))
+
+
+def explain(variant: Variant | str, hand: int, cards: Sequence[Card], *, use_all: bool = True) -> str:
+    """Why ``cards`` do not make hand ``hand``'s contract, in a player's words."""
+    v = get_variant(variant)
+    contract = v.contract(hand)
+    cards = list(cards)
+    head = f"Hand {hand} needs {contract}"
+    if not cards:
+        return f"{head}; no cards were given."
+    if use_all:
+        # Relaxing never loses an arrangement, so when relaxing everything finds
+        # none, no single rule is to blame and the near-miss step is skipped.
+        loosest = replace(v, **_RELAXATIONS[-1])
+        near_misses = _RELAXATIONS if arrange(loosest, contract, cards, use_all=True) else ()
+        for change in near_misses:
+            relaxed = replace(v, **change)
+            if relaxed == v:
+                continue
+            found = arrange(relaxed, contract, cards, use_all=True)
+            if found is None:
+                continue
+            problems = [p for m in found[0] for p in meld_problems(m, v)]
+            # A near miss breaks one rule in one meld; more is not "near" any more.
+            if len(problems) == 1:
+                return problems[0] + "."
+    full = arrange(v, contract, cards, use_all=False) if use_all else None
+    if full is not None:
+        melds, leftover, _ = full
+        return (
+            f"{head}; found it: {_melds_text(melds)}, but {format_cards(leftover)} "
+            f"{'is' if len(leftover) == 1 else 'are'} left over: every card laid down must "
+            f"belong to the contract's melds (no extra meld)."
+        )
+    size_note = ""
+    if len(cards) < contract.min_cards:
+        size_note = f" ({len(cards)} cards; the contract needs at least {contract.min_cards})"
+    for size in range(len(contract.melds) - 1, 0, -1):
+        best: tuple[Contract, list[Meld], list[Card], int] | None = None
+        for sub in _sub_contracts(contract, size):
+            found = arrange(v, sub, cards, use_all=False)
+            if found is not None and (best is None or found[2] < best[3]):
+                best = (sub, found[0], found[1], found[2])
+        if best is not None:
+            sub, melds, leftover, _ = best
+            return (
+                f"{head}{size_note}; found {sub}: {_melds_text(melds)}; missing "
+                f"{_missing(contract, sub)}. Left over: {format_cards(leftover)}."
+            )
+    kinds = " or ".join(dict.fromkeys(contract.melds))
+    return f"{head}{size_note}; no {kinds} can be made from {format_cards(cards)}."
+
+
+# ---------------------------------------------------------------------------
+# The two public questions
+# ---------------------------------------------------------------------------
+def _prepare(
+    variant: Variant | str,
+    hand: int,
+    cards: Iterable[Card | str],
+    players: int | None,
+    decks: int | None,
+) -> tuple[Variant, Contract, list[Card]]:
+    v = get_variant(variant)
+    contract = v.contract(hand)
+    card_list = parse_cards(cards)
+    check_possible(card_list, v, players=players, decks=decks)
+    return v, contract, card_list
+
+
+def check_down(
+    variant: Variant | str,
+    hand: int,
+    cards: Iterable[Card | str],
+    *,
+    players: int | None = None,
+    decks: int | None = None,
+) -> GoDown:
+    """Do ``cards`` form exactly hand ``hand``'s contract, every card used?
+
+    Raises:
+        UnknownVariantError, InvalidRoundError, InvalidCardError: bad input.
+        ImpossibleHandError: cards the decks cannot hold (``players``/``decks`` as in
+            :func:`onze_vision.scoring.check_possible`).
+    """
+    v, contract, card_list = _prepare(variant, hand, cards, players, decks)
+    found = arrange(v, contract, card_list, use_all=True)
+    if found is None:
+        points = sum(v.card_value(c) for c in card_list)
+        reason = explain(v, hand, card_list, use_all=True)
+        return GoDown(False, (), tuple(card_list), reason, v.name, hand, points)
+    return GoDown(True, tuple(found[0]), (), None, v.name, hand, 0)
+
+
+def find_contract(
+    variant: Variant | str,
+    hand: int,
+    cards: Iterable[Card | str],
+    *,
+    players: int | None = None,
+    decks: int | None = None,
+) -> GoDown:
+    """Find hand ``hand``'s contract inside a whole hand, leaving the fewest points.
+
+    Raises:
+        The same errors as :func:`check_down`.
+    """
+    v, contract, card_list = _prepare(variant, hand, cards, players, decks)
+    found = arrange(v, contract, card_list, use_all=False)
+    if found is None:
+        points = sum(v.card_value(c) for c in card_list)
+        reason = explain(v, hand, card_list, use_all=False)
+        return GoDown(False, (), tuple(card_list), reason, v.name, hand, points)
+    melds, leftover, points = found
+    return GoDown(True, tuple(melds), tuple(leftover), None, v.name, hand, points)
