@@ -78,7 +78,8 @@ class DetectorConfig:
         pair_tolerance: Two predicted centres closer than this many index sizes coincide.
         pair_max_dot: Paired ``down`` vectors must have a dot product below this.
         index_aspect: Height / width of an upright index box; undoes the growth of the
-            axis-aligned box of a turned index (0 turns the correction off).
+            axis-aligned box of a turned index (0, the default, turns the correction off:
+            ``center_offset`` must be fitted with the same ``s`` the runtime uses).
         decode_factor: Decode the photo with its long side >= this x ``imgsz``.
     """
 
@@ -86,10 +87,12 @@ class DetectorConfig:
     conf_threshold: float = 0.25
     iou_threshold: float = 0.5
     min_class_prob: float = 0.5
-    center_offset: tuple[float, float] = (2.5, 1.9)
-    pair_tolerance: float = 1.5
+    # Defaults measured on 300 generated held-out-deck scenes (ground-truth boxes):
+    # 99.7% of cards grouped right at tolerance 2.0, 94.9% at 1.0.
+    center_offset: tuple[float, float] = (1.70, 1.22)
+    pair_tolerance: float = 2.0
     pair_max_dot: float = -0.5
-    index_aspect: float = 2.2
+    index_aspect: float = 0.0
     decode_factor: float = 1.5
 
     # Other spellings of the same keys, so the JSON written by training is read as is.
@@ -98,6 +101,7 @@ class DetectorConfig:
         "iou": "iou_threshold", "nms_iou": "iou_threshold",
         "class_threshold": "min_class_prob", "min_class_probability": "min_class_prob",
         "classifier_threshold": "min_class_prob",
+        "detector_conf": "conf_threshold", "classifier_min_prob": "min_class_prob",
         "centre_offset": "center_offset", "center_tolerance": "pair_tolerance",
         "centre_tolerance": "pair_tolerance",
     }
@@ -210,16 +214,11 @@ def index_size(wh: np.ndarray, down: np.ndarray, aspect: float) -> np.ndarray:
     return size / np.sqrt(np.maximum(growth, 1.0))
 
 
-def pair_indices(indices: Detections, config: DetectorConfig = DetectorConfig()) -> list[DetectedCard]:
-    """Join the corner indices of each physical card (see the module docstring).
+def pair_groups(indices: Detections, config: DetectorConfig = DetectorConfig()) -> list[tuple[int, ...]]:
+    """Group index detections into physical cards: a list of 1- or 2-tuples of row numbers.
 
-    Args:
-        indices: Index detections: ``class_id`` into :data:`CARD_CODES`, ``confidence``,
-            and ``data["down"]`` [N, 2].
-        config: Supplies ``center_offset``, ``pair_tolerance`` and ``pair_max_dot``.
-
-    Returns:
-        One :class:`DetectedCard` per card, sorted left to right.
+    See the module docstring for the rules; pairs are formed greedily, the closest
+    predicted centres first.
     """
     n = len(indices)
     if n == 0:
@@ -240,22 +239,33 @@ def pair_indices(indices: Detections, config: DetectorConfig = DetectorConfig())
     )
     candidate = np.triu(candidate, k=1)
     partner = np.full(n, -1)
-    # Greedy: the closest predicted centres pair first.
     for i, j in sorted(zip(*np.nonzero(candidate)), key=lambda ij: distance[ij]):
         if partner[i] < 0 and partner[j] < 0:
             partner[i], partner[j] = j, i
+    return [(i,) if partner[i] < 0 else (i, int(partner[i])) for i in range(n) if partner[i] < 0 or partner[i] > i]
 
+
+def pair_indices(indices: Detections, config: DetectorConfig = DetectorConfig()) -> list[DetectedCard]:
+    """Join the corner indices of each physical card (see the module docstring).
+
+    Args:
+        indices: Index detections: ``class_id`` into :data:`CARD_CODES`, ``confidence``,
+            and ``data["down"]`` [N, 2].
+        config: Supplies ``center_offset``, ``pair_tolerance``, ``pair_max_dot`` and
+            ``index_aspect``.
+
+    Returns:
+        One :class:`DetectedCard` per card, sorted left to right; its box is the union
+        of its index boxes and its confidence the best of theirs.
+    """
     cards: list[DetectedCard] = []
-    for i in range(n):
-        j = int(partner[i])
-        if 0 <= j < i:
-            continue  # already emitted with its partner
-        members = [i] if j < 0 else [i, j]
-        boxes = indices.xyxy[members]
+    for members in pair_groups(indices, config):
+        rows = list(members)
+        boxes = indices.xyxy[rows]
         box = (float(boxes[:, 0].min()), float(boxes[:, 1].min()),
                float(boxes[:, 2].max()), float(boxes[:, 3].max()))
-        confidence = float(indices.confidence[members].max())
-        cards.append(DetectedCard(CARD_CODES[int(indices.class_id[i])], confidence, box, len(members)))
+        confidence = float(indices.confidence[rows].max())
+        cards.append(DetectedCard(CARD_CODES[int(indices.class_id[rows[0]])], confidence, box, len(rows)))
     cards.sort(key=lambda card: (card.box[0], card.box[1]))
     return cards
 
@@ -479,5 +489,6 @@ def detect_cards(src: ImageSource | LoadedImage) -> PhotoReading:
 
 __all__: Sequence[str] = (
     "CARD_CODES", "CardDetector", "DetectedCard", "DetectorConfig", "InvalidModelError",
-    "ModelNotFoundError", "PhotoReading", "detect_cards", "get_detector", "letterbox", "pair_indices",
+    "ModelNotFoundError", "PhotoReading", "detect_cards", "get_detector", "index_size", "letterbox",
+    "pair_groups", "pair_indices",
 )

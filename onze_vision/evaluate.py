@@ -224,7 +224,7 @@ def evaluate_synthetic(
     mAP uses every index the pipeline reports at detector confidence 0.001 (as
     Ultralytics' val does); recall and the confusion matrix use the runtime thresholds.
     """
-    images = sorted(p for p in (root / "images").rglob("*") if p.suffix.lower() in IMAGE_SUFFIXES)[:limit]
+    images = synthetic_images(root)[:limit]
     config = detector.config
     n_codes = len(CARD_CODES)
     scores_by_class: dict[int, list[np.ndarray]] = defaultdict(list)
@@ -305,6 +305,12 @@ def evaluate_synthetic(
         "confusion": confusion.tolist(),
         "thresholds": {"conf": config.conf_threshold, "min_class_prob": config.min_class_prob},
     }
+
+
+def synthetic_images(root: Path) -> list[Path]:
+    """The held-out images of a dataset: ``images/val/`` when the dataset has splits, else ``images/``."""
+    folder = root / "images" / "val" if (root / "images" / "val").is_dir() else root / "images"
+    return sorted(p for p in folder.rglob("*") if p.suffix.lower() in IMAGE_SUFFIXES)
 
 
 def _matched_gt(pred_xyxy: np.ndarray, pred_score: np.ndarray, pred_class: np.ndarray | None,

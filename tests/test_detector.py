@@ -27,7 +27,8 @@ from onze_vision.detector import (
 )
 
 DATA = Path(__file__).parent / "data"
-CONFIG = DetectorConfig(center_offset=(2.5, 1.9), pair_tolerance=1.5, pair_max_dot=-0.5)
+# The synthetic indices below are 8 x 20 boxes: aspect 2.5, so the rotation correction is exact.
+CONFIG = DetectorConfig(center_offset=(2.5, 1.9), pair_tolerance=1.5, pair_max_dot=-0.5, index_aspect=2.5)
 INDEX_WH = (8.0, 20.0)  # an upright index box, in pixels
 SHIPPED = (DEFAULT_MODEL_DIR / "index_detector.onnx").exists() and (
     DEFAULT_MODEL_DIR / "index_classifier.onnx").exists()
@@ -78,6 +79,14 @@ def test_two_corners_of_one_card_are_one_card() -> None:
 def test_turned_card_still_pairs(degrees: float) -> None:
     cards = pair_indices(detections(card_indices((400, 300), "7C", degrees)), CONFIG)
     assert [(c.card, c.corners) for c in cards] == [("7C", 2)]
+
+
+def test_rotation_correction_is_what_pairs_a_turned_card() -> None:
+    turned = detections(card_indices((400, 300), "7C", 45))
+    plain = DetectorConfig(center_offset=CONFIG.center_offset, pair_tolerance=1.0, index_aspect=0.0)
+    corrected = DetectorConfig(center_offset=CONFIG.center_offset, pair_tolerance=1.0, index_aspect=2.5)
+    assert len(pair_indices(turned, plain)) == 2
+    assert len(pair_indices(turned, corrected)) == 1
 
 
 def test_two_decks_same_card_side_by_side_are_two_cards() -> None:

@@ -15,6 +15,8 @@ from typing import Any
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_REALPHOTOS = REPO_ROOT.parent / "shared" / "realphotos" / "edje"
 DEFAULT_SYNTHETIC_VAL = REPO_ROOT / "datasets" / "onze-val"
+# The training dataset keeps its held-out decks in images/val/: the fallback.
+FALLBACK_SYNTHETIC_VAL = REPO_ROOT / "datasets" / "onze"
 
 
 def register(subparsers: Any) -> None:
@@ -45,7 +47,8 @@ def register(subparsers: Any) -> None:
     evaluate.add_argument("--realphotos", type=Path, default=DEFAULT_REALPHOTOS, metavar="DIR",
                           help="real photos with manifest.json (default: ../shared/realphotos/edje)")
     evaluate.add_argument("--synthetic-val", type=Path, default=DEFAULT_SYNTHETIC_VAL, metavar="DIR",
-                          help="Ultralytics-format held-out-deck dataset (default: datasets/onze-val)")
+                          help="Ultralytics-format held-out-deck dataset; its images/val/ when it has "
+                               "one (default: datasets/onze-val, else datasets/onze)")
     evaluate.add_argument("--speed-photos", type=int, default=20, metavar="N",
                           help="4000x3000 JPEGs to time (0 skips the speed test; default 20)")
     evaluate.add_argument("--limit", type=int, default=None, metavar="N",
@@ -156,6 +159,8 @@ def run_evaluate(args: argparse.Namespace) -> int:
     detector = _load_detector("evaluate", args.models)
     if detector is None:
         return 1
+    if args.synthetic_val == DEFAULT_SYNTHETIC_VAL and not DEFAULT_SYNTHETIC_VAL.exists():
+        args.synthetic_val = FALLBACK_SYNTHETIC_VAL
     for option, path in (("--realphotos", args.realphotos), ("--synthetic-val", args.synthetic_val)):
         if path is not None and not path.exists():
             print(f"onze-vision evaluate: note: {option} {path} does not exist; that part is skipped",
