@@ -32,8 +32,8 @@ from typing import Any
 import cv2
 import numpy as np
 
-from onze_vision.detections import box_iou
-from onze_vision.detector import CARD_CODES, TIMING_KEYS, CardDetector
+from onze_vision.detections import Detections, box_iou
+from onze_vision.detector import CARD_CODES, TIMING_KEYS, CardDetector, DetectorConfig, pair_groups, pair_indices
 
 # The bars the product must meet.
 BAR_REAL_RECALL = 0.97
@@ -234,6 +234,8 @@ def evaluate_synthetic(
     # Rows: true code, then "background" (no index there); columns: predicted code, then "missed".
     confusion = np.zeros((n_codes + 1, n_codes + 1), np.int64)
     operating_predictions = 0
+    metas = load_scene_meta(root)
+    cards_true = cards_read = cards_right = scenes_exact = scenes_with_meta = 0
     for number, image_path in enumerate(images, 1):
         label_path = _label_path(root, image_path)
         indices = detector.read_indices(image_path, conf_threshold=0.001, min_class_prob=0.0)
@@ -263,6 +265,17 @@ def evaluate_synthetic(
         missed = np.setdiff1d(np.arange(len(gt_xyxy)), any_match[any_match >= 0])
         for gt in missed:
             confusion[gt_class[gt], n_codes] += 1
+        meta = metas.get(image_path.relative_to(root).as_posix())
+        if meta is not None:
+            # What scoring needs: the multiset of cards, after pairing.
+            truth = Counter(_visible_cards(meta).values())
+            read = Counter(card.card for card in pair_indices(operating, config))
+            right = sum((truth & read).values())
+            cards_true += sum(truth.values())
+            cards_read += sum(read.values())
+            cards_right += right
+            scenes_exact += truth == read
+            scenes_with_meta += 1
         if number % 100 == 0:
             progress(f"synthetic: {number}/{len(images)}")
 
@@ -288,6 +301,17 @@ def evaluate_synthetic(
                            "rate": errors / read if read else None,
                            "worst": sorted(pairs, key=lambda x: -x[2])[:5]})
     matched_total = int(matched.sum())
+    cards = None
+    if scenes_with_meta:
+        cards = {
+            "scenes": scenes_with_meta,
+            "cards": cards_true,
+            "recall": cards_right / cards_true if cards_true else None,
+            "precision": cards_right / cards_read if cards_read else None,
+            "exact_scene_rate": scenes_exact / scenes_with_meta,
+            "pairing_on_true_indices": evaluate_pairing_on_truth(
+                [metas[key] for key in sorted(metas)][:limit], config),
+        }
     return {
         "root": str(root),
         "images": len(images),
@@ -304,7 +328,57 @@ def evaluate_synthetic(
         "confusion_labels": [*CARD_CODES, "background/missed"],
         "confusion": confusion.tolist(),
         "thresholds": {"conf": config.conf_threshold, "min_class_prob": config.min_class_prob},
+        "cards": cards,
     }
+
+
+def load_scene_meta(root: Path) -> dict[str, dict[str, Any]]:
+    """The generator's per-scene records (``meta/*.jsonl``) keyed by image path, or {}."""
+    records: dict[str, dict[str, Any]] = {}
+    for path in sorted((root / "meta").glob("*.jsonl")) if (root / "meta").is_dir() else []:
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                record = json.loads(line)
+                records[record["image"]] = record
+    return records
+
+
+def _visible_cards(meta: dict[str, Any]) -> dict[int, str]:
+    """card_id -> code of each card with at least one labelled corner index."""
+    return {label["card_id"]: label["code"] for label in meta["labels"]}
+
+
+def evaluate_pairing_on_truth(metas: Sequence[dict[str, Any]], config: DetectorConfig) -> dict[str, Any]:
+    """Pairing alone: group the TRUE index boxes (with true codes and down vectors) into cards.
+
+    Separates pairing errors from network errors: a card counts as right when its
+    group is exactly its visible indices.
+    """
+    cards = right = exact = true_pairs = missed_pairs = false_pairs = 0
+    for meta in metas:
+        labels = meta["labels"]
+        if not labels:
+            exact += 1
+            continue
+        indices = Detections(
+            [label["box"] for label in labels], np.ones(len(labels)),
+            [CARD_CODES.index(label["code"]) for label in labels],
+            {"down": np.array([label["down"] for label in labels], np.float32)},
+        )
+        truth: dict[int, list[int]] = defaultdict(list)
+        for row, label in enumerate(labels):
+            truth[label["card_id"]].append(row)
+        true_groups = {tuple(sorted(rows)) for rows in truth.values()}
+        groups = {tuple(sorted(group)) for group in pair_groups(indices, config)}
+        cards += len(true_groups)
+        right += len(true_groups & groups)
+        exact += true_groups == groups
+        true_pairs += sum(len(g) == 2 for g in true_groups)
+        missed_pairs += sum(len(g) == 2 and g not in groups for g in true_groups)
+        false_pairs += sum(len(g) == 2 and g not in true_groups for g in groups)
+    return {"scenes": len(metas), "cards": cards, "card_accuracy": right / cards if cards else None,
+            "exact_scene_rate": exact / len(metas) if metas else None, "true_pairs": true_pairs,
+            "missed_pairs": missed_pairs, "false_pairs": false_pairs}
 
 
 def synthetic_images(root: Path) -> list[Path]:
@@ -659,6 +733,17 @@ def format_report(results: dict[str, Any]) -> str:
             lines.append(f"| {item['pair']} | {item['errors']} | {item['of_matched']} | {_fmt(item['rate'])} | {worst} |")
         recall = sorted(synthetic["recall_per_class"].items(), key=lambda kv: kv[1])
         lines += ["", "Lowest per-class recall: " + ", ".join(f"{c} {v:.2f}" for c, v in recall[:12])]
+        cards = synthetic.get("cards")
+        if cards:
+            pairing = cards["pairing_on_true_indices"]
+            lines += ["", "Cards after pairing (what scoring sees), against the generator's scene records:", "",
+                      f"- {cards['scenes']} scenes, {cards['cards']} cards with a visible index: card recall "
+                      f"{_fmt(cards['recall'])}, precision {_fmt(cards['precision'])}, scenes read exactly "
+                      f"{_fmt(cards['exact_scene_rate'])}",
+                      f"- pairing alone (true index boxes, codes and down vectors): {_fmt(pairing['card_accuracy'])} "
+                      f"of cards grouped right, {_fmt(pairing['exact_scene_rate'])} of scenes; "
+                      f"{pairing['missed_pairs']} of {pairing['true_pairs']} two-corner cards split, "
+                      f"{pairing['false_pairs']} false pairs"]
     speed = results.get("speed")
     if speed and speed.get("photos"):
         stages = speed["stage_mean_ms"]

@@ -78,6 +78,18 @@ def test_full_run_on_tiny_sets(tmp_path: Path) -> None:
     (synthetic / "labels" / "b.txt").write_text(
         f"{ten_s} {100 / 320} {100 / 320} {20 / 320} {30 / 320}\n{nine_s} {220 / 320} {200 / 320} {20 / 320} {30 / 320}\n")
 
+    # The generator's scene records: in each scene two cards, one corner index each.
+    (synthetic / "meta").mkdir()
+
+    def label(code: str, card_id: int, cx: float, cy: float) -> dict:
+        return {"code": code, "card_id": card_id, "corner": "tl", "box": [cx - 10, cy - 15, cx + 10, cy + 15],
+                "visible": 1.0, "down": [0.0, 1.0]}
+
+    (synthetic / "meta" / "val.jsonl").write_text("\n".join(json.dumps(record) for record in [
+        {"image": "images/a.jpg", "labels": [label("10S", 0, 100, 100), label("10S", 1, 220, 200)]},
+        {"image": "images/b.jpg", "labels": [label("10S", 0, 100, 100), label("9S", 1, 220, 200)]},
+    ]) + "\n")
+
     # Real: one photo whose labelled 10 lies under the first box; the second box invents a card.
     real = tmp_path / "real"
     real.mkdir()
@@ -103,6 +115,11 @@ def test_full_run_on_tiny_sets(tmp_path: Path) -> None:
     assert s["recall_per_class"] == {"10S": 1.0, "9S": 0.0}
     confusion = np.array(s["confusion"])
     assert confusion[nine_s, ten_s] == 1 and confusion[ten_s, ten_s] == 3
+
+    cards = s["cards"]
+    assert (cards["scenes"], cards["cards"]) == (2, 4)
+    assert cards["recall"] == pytest.approx(0.75) and cards["exact_scene_rate"] == pytest.approx(0.5)
+    assert cards["pairing_on_true_indices"]["card_accuracy"] == 1.0
 
     speed = results["speed"]
     assert speed["photos"] == 1 and speed["median_ms"] > 0
