@@ -16,6 +16,7 @@ from pathlib import Path
 
 import click
 from flask import Flask, current_app, g
+from flask.cli import with_appcontext
 
 _schema_ready: set[str] = set()
 _schema_lock = threading.Lock()
@@ -96,6 +97,7 @@ def init_db(reset: bool = False) -> None:
 
 @click.command("init-db")
 @click.option("--reset", is_flag=True, help="Drop all tables first (deletes every game).")
+@with_appcontext
 def init_db_command(reset: bool) -> None:
     """Create the score sheet's tables (keeps existing games unless --reset)."""
     init_db(reset=reset)

@@ -1,0 +1,224 @@
+"""The JSON API: every endpoint, and the same errors the pages show."""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+
+def test_csrf_variants_and_cards(client: Any) -> None:
+    assert len(client.get("/api/csrf").get_json()["token"]) > 20
+    variants = client.get("/api/variants").get_json()["variants"]
+    llenroc = next(v for v in variants if v["name"] == "llenroc")
+    assert llenroc["has_splash"] and llenroc["min_players"] == 2 and llenroc["max_players"] == 8
+    assert llenroc["hands"][0] == {"number": 1, "contract": "two sets", "cards_dealt": 6}
+    cards = client.get("/api/cards").get_json()["cards"]
+    assert len(cards) == 53 and cards[-1] == "JK"
+
+
+def test_create_and_get_game(api: Any) -> None:
+    response = api.post("/api/games", {"variant": "ons", "players": ["Ann", "Bo", "Cy"], "first_dealer": "Bo",
+                                       "note": "Family night"})
+    assert response.status_code == 201
+    game = response.get_json()
+    assert game["variant"]["name"] == "ons" and game["decks"] == 2 and game["first_dealer"] == 2
+    assert game["url"] == f"/games/{game['id']}"
+    assert api.get(f"/api/games/{game['id']}").get_json()["note"] == "Family night"
+    assert [g["id"] for g in api.get("/api/games").get_json()["games"]] == [game["id"]]
+
+
+def test_create_game_errors(api: Any) -> None:
+    cases = [
+        ({"variant": "onze", "players": ["A", "B"]}, "3-7 players"),
+        ({"variant": "llenroc", "players": [f"P{i}" for i in range(9)]}, "2-8 players; 9 were named"),
+        ({"variant": "bridge", "players": ["A", "B"]}, "bridge"),
+        ({"variant": "once", "players": "A,B"}, "must be a list"),
+        ({"variant": "once", "players": ["A", "B"], "first_dealer": 3}, "player 1-2, not 3"),
+        ({"variant": "once", "players": ["A", "B"], "first_dealer": "Zed"}, "'Zed' is not one of the players"),
+        ({"variant": "once", "players": ["A", "x" * 41]}, "limit is 40"),
+    ]
+    for body, message in cases:
+        response = api.post("/api/games", body)
+        assert response.status_code == 400, body
+        assert message in response.get_json()["error"], (body, response.get_json())
+    assert api.post("/api/games", None, data="not json").status_code == 400
+    assert api.get("/api/games").get_json()["games"] == []
+
+
+def test_mutating_calls_need_the_csrf_header(client: Any, game_id: int) -> None:
+    response = client.post("/api/games", json={"variant": "once", "players": ["A", "B"]})
+    assert response.status_code == 400 and "security token" in response.get_json()["error"]
+    response = client.post(f"/api/games/{game_id}/hands/1/scores/1", json={"points": 5})
+    assert response.status_code == 400
+    assert client.get(f"/api/games/{game_id}").get_json()["totals"] == [0, 0, 0, 0]
+
+
+def test_scores_typed_and_from_cards(api: Any, game_id: int) -> None:
+    game = api.post(f"/api/games/{game_id}/hands/1/scores/2", {"points": 40}).get_json()
+    assert game["hands"][0]["scores"][1]["points"] == 40
+    game = api.post(f"/api/games/{game_id}/hands/1/scores/3", {"cards": ["QH", "10s"]}).get_json()
+    assert game["hands"][0]["scores"][2]["points"] == 20 and game["totals"] == [0, 40, 20, 0]
+    game = api.delete(f"/api/games/{game_id}/hands/1/scores/3").get_json()
+    assert game["hands"][0]["scores"][2] is None
+
+
+def test_score_errors(api: Any, game_id: int) -> None:
+    url = f"/api/games/{game_id}/hands/1/scores"
+    cases = [
+        (f"{url}/2", {"points": -1}, 400, "negative"),
+        (f"{url}/2", {"points": 99999}, 400, "more than any hand 1"),
+        (f"{url}/2", {"points": "ten"}, 400, "not a whole number"),
+        (f"{url}/2", {"points": True}, 400, "not a whole number"),
+        (f"{url}/2", {"cards": ["QH", "1X"]}, 400, "1X"),
+        (f"{url}/2", {"cards": ["7H", "7H", "7H"]}, 400, "3 × 7H"),
+        (f"{url}/2", {}, 400, "either the cards"),
+        (f"{url}/2", {"cards": ["QH"], "points": 10}, 400, "not both"),
+        (f"{url}/2", {"cards": ["QH"], "photo_id": 44}, 400, "Photo 44 doesn't exist"),
+        (f"{url}/5", {"points": 10}, 404, "Player 5 doesn't exist in game 1"),
+        (f"/api/games/{game_id}/hands/8/scores/1", {"points": 10}, 404, "Hand 8 doesn't exist"),
+        (f"/api/games/42/hands/1/scores/1", {"points": 10}, 404, "Game 42 doesn't exist."),
+    ]
+    for path, body, status, message in cases:
+        response = api.post(path, body)
+        assert response.status_code == status, (path, body)
+        assert message in response.get_json()["error"], (body, response.get_json())
+    assert api.get(f"/api/games/{game_id}").get_json()["totals"] == [0, 0, 0, 0]
+
+
+def test_hand_out_splash_note(api: Any, game_id: int) -> None:
+    api.post(f"/api/games/{game_id}/hands/2/scores/2", {"cards": ["KS", "JK"]})
+    game = api.post(f"/api/games/{game_id}/hands/2", {"out": 1, "splash": True, "note": "splash!"}).get_json()
+    hand = game["hands"][1]
+    assert hand["out"] == 1 and hand["doubled"] and hand["note"] == "splash!"
+    assert [s and s["points"] for s in hand["scores"]] == [0, 60, None, None]
+    # A partial update keeps the rest.
+    hand = api.post(f"/api/games/{game_id}/hands/2", {"note": "edited"}).get_json()["hands"][1]
+    assert hand["splash"] and hand["out"] == 1 and hand["note"] == "edited"
+    for body, message in (({"out": 9}, "Player 9 doesn't exist"), ({"splash": "maybe"}, "Splash must be true or false"),
+                          ({"out": None, "splash": True}, "needs the player who went out")):
+        response = api.post(f"/api/games/{game_id}/hands/2", body)
+        assert response.status_code == 400 and message in response.get_json()["error"]
+    assert api.post(f"/api/games/{game_id}/hands/0", {"note": "x"}).status_code == 404
+
+
+def test_game_note(api: Any, game_id: int) -> None:
+    assert api.post(f"/api/games/{game_id}/note", {"note": "Grandpa's deck"}).get_json()["note"] == "Grandpa's deck"
+    response = api.post(f"/api/games/{game_id}/note", {"note": 5})
+    assert response.status_code == 400 and "must be text" in response.get_json()["error"]
+
+
+def test_score_computation(client: Any, game_id: int) -> None:
+    result = client.post("/api/score", json={"variant": "once", "cards": ["QH", "JK", "7S"]}).get_json()
+    assert result["points"] == 47 and result["breakdown"][1] == {"card": "JK", "points": 30}
+    result = client.post("/api/score", json={"variant": "llenroc", "cards": ["QH"], "hand": 7}).get_json()
+    assert result["points"] == 20 and result["splash"] is True
+    result = client.post("/api/score", json={"game_id": game_id, "cards": ["qh", "10d"]}).get_json()
+    assert result["cards"] == ["QH", "10D"] and result["points"] == 20
+
+
+def test_score_computation_errors(client: Any) -> None:
+    cases = [
+        ({"variant": "llenroc", "cards": ["7H"] * 3, "players": 4}, "3 × 7H"),
+        ({"variant": "ons", "cards": ["JK"]}, "without Jokers"),
+        ({"variant": "once", "cards": ["QQ"]}, "QQ"),
+        ({"variant": "whist", "cards": ["QH"]}, "whist"),
+        ({"variant": "once", "cards": ["QH"], "splash": True}, "no splash"),
+        ({"variant": "once", "cards": ["QH"], "players": "lots"}, "whole number"),
+        ({"variant": "once", "cards": "QH", "hand": 12}, "no hand 12"),
+    ]
+    for body, message in cases:
+        response = client.post("/api/score", json=body)
+        assert response.status_code == 400, body
+        assert message in response.get_json()["error"], (body, response.get_json())
+    assert client.post("/api/score", json={"game_id": 77, "cards": []}).status_code == 404
+
+
+def test_parse_cards(client: Any) -> None:
+    assert client.post("/api/cards/parse", json={"text": "7h, 10s qd"}).get_json() == {"cards": ["7H", "10S", "QD"]}
+    response = client.post("/api/cards/parse", json={"text": "7h 11s"})
+    assert response.status_code == 400 and "11S" in response.get_json()["error"].upper()
+
+
+def test_godown(client: Any, api: Any, game_id: int) -> None:
+    result = client.post("/api/godown", json={"variant": "llenroc", "hand": 1,
+                                              "cards": ["7H", "7S", "JK", "8D", "8C", "8S"]}).get_json()
+    assert result["valid"] and result["contract"] == "two sets" and len(result["melds"]) == 2
+    assert any(m["wilds"] for m in result["melds"])
+    result = client.post("/api/godown", json={"variant": "llenroc", "hand": 1, "cards": "7H 7S 9D 8D 8C 8S"}).get_json()
+    assert not result["valid"] and "missing one set" in result["reason"]
+    result = client.post("/api/godown", json={"game_id": game_id, "cards": "7H 7S 7D 8D 8C 8S"}).get_json()
+    assert result["valid"] and result["hand"] == 1        # the game's current hand
+    result = client.post("/api/godown", json={"variant": "llenroc", "hand": 1, "mode": "hand",
+                                              "cards": "7H 7S 7D 8D 8C 8S KH"}).get_json()
+    assert result["valid"] and result["leftover"] == ["KH"]
+
+
+def test_godown_errors(client: Any) -> None:
+    cases = [
+        ({"variant": "llenroc", "cards": "7H 7S 7D"}, 400, "which hand"),
+        ({"variant": "llenroc", "hand": 0, "cards": "7H 7S 7D"}, 400, "no hand 0"),
+        ({"variant": "llenroc", "hand": "two", "cards": "7H 7S 7D"}, 400, "not a number"),
+        ({"variant": "llenroc", "hand": 1, "cards": "7H ZZ"}, 400, "ZZ"),
+        ({"variant": "llenroc", "hand": 1, "cards": []}, 400, "No cards"),
+        ({"game_id": 9, "cards": "7H"}, 404, "Game 9 doesn't exist."),
+    ]
+    for body, status, message in cases:
+        response = client.post("/api/godown", json=body)
+        assert response.status_code == status, body
+        assert message in response.get_json()["error"], (body, response.get_json())
+
+
+def test_detect_and_photos(client: Any, token: str, game_id: int, jpeg_bytes: bytes) -> None:
+    reading = client.post("/api/detect", data={"photo": (io.BytesIO(jpeg_bytes), "a.jpg")}).get_json()
+    assert reading["width"] == 320 and reading["height"] == 200
+    assert [c["card"] for c in reading["cards"]] == ["QH", "7S", "JK"]
+    assert len(reading["cards"][0]["box"]) == 4
+    raw = client.post("/api/detect", data=jpeg_bytes, content_type="image/jpeg").get_json()
+    assert raw == reading
+    stored = client.post("/api/photos", data={"photo": (io.BytesIO(jpeg_bytes), "a.jpg"), "game_id": str(game_id)},
+                         headers={"X-CSRF-Token": token})
+    assert stored.status_code == 201
+    photo = stored.get_json()
+    assert photo["url"] == f"/photos/{photo['id']}" and photo["game_id"] == game_id
+    assert client.get(f"/api/photos/{photo['id']}").get_json()["cards"] == reading["cards"]
+    saved = client.post(f"/api/games/{game_id}/hands/1/scores/2", json={"cards": ["QH", "7S"], "photo_id": photo["id"]},
+                        headers={"X-CSRF-Token": token}).get_json()
+    assert saved["hands"][0]["scores"][1]["photo_id"] == photo["id"]
+
+
+def test_detect_errors(client: Any, token: str, app: Any) -> None:
+    cases = [
+        ({"photo": (io.BytesIO(b"GIF89a......"), "a.gif")}, 400, "GIF"),
+        ({"photo": (io.BytesIO(b""), "a.jpg")}, 400, "empty"),
+        ({}, 400, "No photo was sent"),
+        ({"photo": (io.BytesIO(b"\xff\xd8\xff" + b"0" * (3 * 1024 * 1024)), "big.jpg")}, 413, "the limit is 2 MB"),
+    ]
+    for data, status, message in cases:
+        response = client.post("/api/detect", data=data)
+        assert response.status_code == status, data
+        assert message in response.get_json()["error"], response.get_json()
+    response = client.post("/api/photos", data={"photo": (io.BytesIO(b"nope"), "a.jpg")}, headers={"X-CSRF-Token": token})
+    assert response.status_code == 400
+    assert client.get("/api/photos/1").status_code == 404
+
+
+def test_missing_model_is_a_clear_503(client: Any, app: Any, jpeg_bytes: bytes) -> None:
+    def no_model(data: bytes) -> Any:
+        raise FileNotFoundError("models/index_detector.onnx")
+
+    app.config["DETECT"] = no_model
+    response = client.post("/api/detect", data={"photo": (io.BytesIO(jpeg_bytes), "a.jpg")})
+    assert response.status_code == 503 and "type the cards instead" in response.get_json()["error"]
+
+
+def test_api_404s_are_json(client: Any) -> None:
+    response = client.get("/api/games/12")
+    assert response.status_code == 404 and response.get_json() == {"error": "Game 12 doesn't exist."}
+    response = client.get("/api/nothing-here")
+    assert response.status_code == 404 and "error" in response.get_json()
+
+
+def test_api_csv_export(client: Any, api: Any, game_id: int) -> None:
+    api.post(f"/api/games/{game_id}/hands/1/scores/2", {"points": 40})
+    text = client.get(f"/api/games/{game_id}/export.csv").get_data(as_text=True)
+    assert text.splitlines()[1].startswith("1,two sets,6,Ann,,40,,")

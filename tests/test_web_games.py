@@ -1,0 +1,143 @@
+"""Pages for games and the score sheet: start a game, the sheet, notes, errors."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def _new_game_form(token: str, **fields: str) -> dict[str, str]:
+    form = {"csrf_token": token, "variant": "llenroc", "player1": "Ann", "player2": "Bo",
+            "player3": "Cy", "first_dealer": "2", "note": ""}
+    form.update(fields)
+    return form
+
+
+def _game_count(client: Any) -> int:
+    return len(client.get("/api/games").get_json()["games"])
+
+
+def test_home_and_new_game_pages_render(client: Any) -> None:
+    assert b"New game" in client.get("/").data
+    page = client.get("/games/new")
+    assert page.status_code == 200
+    assert b'name="csrf_token"' in page.data
+    for name in (b"llenroc", b"onze", b"scorecard", b"once", b"ons"):
+        assert b'value="' + name + b'"' in page.data
+
+
+def test_start_a_game_shows_the_sheet(client: Any, token: str) -> None:
+    response = client.post("/games/new", data=_new_game_form(token))
+    assert response.status_code == 302
+    sheet = client.get(response.location).get_data(as_text=True)
+    assert "Game 1" in sheet and "2 decks" in sheet
+    # Hands 1-7 with contracts and cards dealt (Llenroc deals 6..12).
+    assert "two sets" in sheet and "three runs" in sheet
+    assert "6 cards" in sheet and "12 cards" in sheet
+    game = client.get("/api/games/1").get_json()
+    assert [p["name"] for p in game["players"]] == ["Ann", "Bo", "Cy"]
+    # Bo deals first; the deal passes left (the next seat) each hand.
+    assert [h["dealer"] for h in game["hands"]] == [2, 3, 1, 2, 3, 1, 2]
+    assert "<strong>Bo</strong> deals" in sheet
+
+
+def test_decks_follow_variant_and_player_count(client: Any, token: str) -> None:
+    names = {f"player{i}": f"P{i}" for i in range(1, 7)}
+    client.post("/games/new", data=_new_game_form(token, first_dealer="1", **names))
+    assert client.get("/api/games/1").get_json()["decks"] == 3   # Llenroc: 3 decks for 6
+
+
+def test_blank_slots_are_skipped_and_dealer_follows_the_names(client: Any, token: str) -> None:
+    form = _new_game_form(token, player1="", player2="Ann", player3="", player4="Bo", player5="Cy",
+                          first_dealer="4")
+    assert client.post("/games/new", data=form).status_code == 302
+    game = client.get("/api/games/1").get_json()
+    assert [p["name"] for p in game["players"]] == ["Ann", "Bo", "Cy"]
+    assert game["first_dealer"] == 2
+
+
+def test_wrong_player_count_for_the_variant_is_refused(client: Any, token: str) -> None:
+    # Onze is played by 3-7: two players is not a game of Onze.
+    response = client.post("/games/new", data=_new_game_form(token, variant="onze", player3=""))
+    assert response.status_code == 400
+    assert "3-7 players; 2 were named" in response.get_data(as_text=True)
+    assert _game_count(client) == 0
+
+
+def test_one_player_is_refused(client: Any, token: str) -> None:
+    response = client.post("/games/new", data=_new_game_form(token, player2="", player3="", first_dealer="1"))
+    assert response.status_code == 400
+    assert "1 was named" in response.get_data(as_text=True)
+    assert _game_count(client) == 0
+
+
+def test_unknown_variant_is_refused_with_the_engines_message(client: Any, token: str) -> None:
+    response = client.post("/games/new", data=_new_game_form(token, variant="poker"))
+    assert response.status_code == 400
+    assert "poker" in response.get_data(as_text=True)
+    assert _game_count(client) == 0
+
+
+def test_duplicate_names_and_nameless_dealer_are_refused(client: Any, token: str) -> None:
+    response = client.post("/games/new", data=_new_game_form(token, player3="ann"))
+    assert "Two players are called" in response.get_data(as_text=True)
+    response = client.post("/games/new", data=_new_game_form(token, first_dealer="5"))
+    assert "has no name" in response.get_data(as_text=True)
+    assert _game_count(client) == 0
+
+
+def test_post_without_csrf_token_changes_nothing(client: Any, token: str) -> None:
+    form = _new_game_form(token)
+    del form["csrf_token"]
+    response = client.post("/games/new", data=form)
+    assert response.status_code == 400
+    assert "security token" in response.get_data(as_text=True)
+    response = client.post("/games/new", data=_new_game_form("forged"))
+    assert response.status_code == 400
+    assert _game_count(client) == 0
+
+
+def test_player_names_and_notes_are_escaped(client: Any, token: str) -> None:
+    client.post("/games/new", data=_new_game_form(token, player1="<script>alert(1)</script>"))
+    client.post("/games/1/note", data={"csrf_token": token, "note": "<img src=x onerror=alert(2)>"})
+    for url in ("/games/1", "/", "/history", "/games/1/print", "/games/1/hands/1"):
+        page = client.get(url).get_data(as_text=True)
+        assert "<script>alert(1)</script>" not in page, url
+        assert "<img src=x" not in page, url
+    page = client.get("/games/1").get_data(as_text=True)
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert "&lt;img src=x onerror=alert(2)&gt;" in page
+
+
+def test_game_note_is_saved_and_shown(client: Any, token: str, game_id: int) -> None:
+    response = client.post(f"/games/{game_id}/note", data={"csrf_token": token, "note": "At Grandma's; 40th game"})
+    assert response.status_code == 302
+    assert "At Grandma&#39;s; 40th game" in client.get(f"/games/{game_id}").get_data(as_text=True)
+
+
+def test_overlong_note_is_refused(client: Any, token: str, game_id: int) -> None:
+    client.post(f"/games/{game_id}/note", data={"csrf_token": token, "note": "x" * 5001})
+    page = client.get(f"/games/{game_id}").get_data(as_text=True)
+    assert "the limit is 5000" in page
+    assert client.get(f"/api/games/{game_id}").get_json()["note"] == ""
+
+
+def test_unknown_game_is_a_404_with_a_message(client: Any) -> None:
+    response = client.get("/games/7")
+    assert response.status_code == 404
+    assert "Game 7 doesn&#39;t exist." in response.get_data(as_text=True)
+
+
+def test_sheet_shows_totals_leader_and_winner(client: Any, api: Any, game_id: int) -> None:
+    for hand in range(1, 8):
+        api.post(f"/api/games/{game_id}/hands/{hand}", {"out": 1})
+        for seat, points in ((2, 10), (3, 5), (4, 20)):
+            assert api.post(f"/api/games/{game_id}/hands/{hand}/scores/{seat}", {"points": points}).status_code == 200
+        if hand == 3:
+            sheet = client.get(f"/games/{game_id}").get_data(as_text=True)
+            assert 'id="leader"' in sheet and "<strong>Ann</strong> with 0" in sheet
+    game = client.get(f"/api/games/{game_id}").get_json()
+    # Hand 7 of Llenroc always doubles the others.
+    assert game["totals"] == [0, 6 * 10 + 20, 6 * 5 + 10, 6 * 20 + 40]
+    assert game["finished"] and game["winners"] == [1]
+    sheet = client.get(f"/games/{game_id}").get_data(as_text=True)
+    assert 'id="winner"' in sheet and "Winner: <strong>Ann</strong>" in sheet

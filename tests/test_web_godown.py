@@ -1,0 +1,78 @@
+"""The go-down check page: valid arrangements drawn as melds, reasons when not."""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+
+def _check(client: Any, token: str, url: str = "/godown", **fields: Any) -> Any:
+    data = {"csrf_token": token, "variant": "llenroc", "hand": "1", "mode": "down", **fields}
+    return client.post(url, data=data, content_type="multipart/form-data")
+
+
+def test_form_renders_with_the_games_current_hand(client: Any, api: Any, game_id: int) -> None:
+    assert client.get("/godown").status_code == 200
+    api.post(f"/api/games/{game_id}/hands/1", {"out": 1})
+    for seat in (2, 3, 4):
+        api.post(f"/api/games/{game_id}/hands/1/scores/{seat}", {"points": 5})
+    page = client.get(f"/games/{game_id}/godown").get_data(as_text=True)
+    assert '<option value="2" selected>2 (current)' in page
+
+
+def test_valid_go_down_is_drawn_with_wilds(client: Any, token: str) -> None:
+    response = _check(client, token, cards="7H 7S JK 8D 8C 8S")
+    assert response.status_code == 200
+    page = response.get_data(as_text=True)
+    assert "✔ Valid" in page
+    assert page.count('class="meld"') == 2
+    assert 'title="JK as 7' in page and "= 7" in page       # the Joker shows what it stands for
+
+
+def test_invalid_go_down_gives_the_reason(client: Any, token: str) -> None:
+    page = _check(client, token, cards="7H 7S 9D 8D 8C 8S").get_data(as_text=True)
+    assert "✘ Not valid" in page
+    assert "missing one set" in page
+
+
+def test_whole_hand_mode_finds_the_contract(client: Any, token: str) -> None:
+    page = _check(client, token, cards="7H 7S 7D 8D 8C 8S KH 2C", mode="hand").get_data(as_text=True)
+    assert "✔ Valid" in page and "Left over" in page
+
+
+def test_game_go_down_uses_the_games_variant(client: Any, token: str, game_id: int) -> None:
+    # Hand 3 is two runs; the game is Llenroc whatever the form says.
+    page = _check(client, token, url=f"/games/{game_id}/godown", variant="once", hand="3",
+                  cards="3H 4H 5H 6H 9S 10S JS QS").get_data(as_text=True)
+    assert "✔ Valid" in page and "two runs" in page
+
+
+def test_bad_cards_and_hands_show_a_message(client: Any, token: str) -> None:
+    response = _check(client, token, cards="7H XX")
+    assert response.status_code == 400 and "XX" in response.get_data(as_text=True)
+    response = _check(client, token, cards="7H 7S 7D", hand="9")
+    assert response.status_code == 400 and "There is no hand 9" in response.get_data(as_text=True)
+    response = _check(client, token, cards="")
+    assert response.status_code == 400 and "No cards to check" in response.get_data(as_text=True)
+    response = _check(client, token, cards="7H", variant="gin")
+    assert response.status_code == 400 and "gin" in response.get_data(as_text=True)
+
+
+def test_photo_go_down_reads_the_cards(client: Any, token: str, detector: Any, jpeg_bytes: bytes) -> None:
+    detector.cards = ["7H", "7S", "JK", "8D", "8C", "8S"]
+    response = _check(client, token, photo=(io.BytesIO(jpeg_bytes), "down.jpg"))
+    page = response.get_data(as_text=True)
+    assert "✔ Valid" in page
+    assert page.count("<rect ") == 6
+    assert 'value="7H 7S JK 8D 8C 8S"' in page
+
+
+def test_photo_that_is_not_an_image_is_refused(client: Any, token: str) -> None:
+    response = _check(client, token, photo=(io.BytesIO(b"hello world"), "notes.txt"))
+    assert response.status_code == 400
+    assert "not" in response.get_data(as_text=True).lower()
+
+
+def test_go_down_post_needs_the_csrf_token(client: Any) -> None:
+    response = client.post("/godown", data={"variant": "llenroc", "hand": "1", "cards": "7H 7S 7D"})
+    assert response.status_code == 400

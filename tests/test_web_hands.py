@@ -1,0 +1,224 @@
+"""Filling a hand: typed scores, photos read into chips, who went out, splash, edits."""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+
+def _game(client: Any, game_id: int) -> dict[str, Any]:
+    return client.get(f"/api/games/{game_id}").get_json()
+
+
+def _score(client: Any, game_id: int, hand: int, seat: int) -> Any:
+    return _game(client, game_id)["hands"][hand - 1]["scores"][seat - 1]
+
+
+def _save_cards(client: Any, token: str, game_id: int, hand: int, seat: int, cards: str, **extra: str) -> Any:
+    return client.post(f"/games/{game_id}/hands/{hand}/players/{seat}",
+                       data={"csrf_token": token, "mode": "cards", "cards": cards, **extra})
+
+
+def _save_points(client: Any, token: str, game_id: int, hand: int, seat: int, points: str) -> Any:
+    return client.post(f"/games/{game_id}/hands/{hand}/players/{seat}",
+                       data={"csrf_token": token, "mode": "points", "points": points}, follow_redirects=True)
+
+
+def test_hand_page_shows_contract_dealer_and_players(client: Any, game_id: int) -> None:
+    page = client.get(f"/games/{game_id}/hands/2").get_data(as_text=True)
+    assert "one set + one run" in page and "7 cards dealt" in page
+    assert "<strong>Bo</strong> deals" in page
+    for name in ("Ann", "Bo", "Cy", "Di"):
+        assert name in page
+
+
+def test_typed_score_is_saved_and_totalled(client: Any, token: str, game_id: int) -> None:
+    page = _save_points(client, token, game_id, 1, 2, "35").get_data(as_text=True)
+    assert "Saved Bo&#39;s score for hand 1." in page
+    assert _score(client, game_id, 1, 2)["points"] == 35
+    assert _game(client, game_id)["totals"] == [0, 35, 0, 0]
+
+
+def test_saved_score_can_be_edited(client: Any, token: str, game_id: int) -> None:
+    _save_points(client, token, game_id, 1, 2, "35")
+    _save_points(client, token, game_id, 1, 2, "25")
+    assert _score(client, game_id, 1, 2)["points"] == 25
+    _save_cards(client, token, game_id, 1, 2, "QH 7S")
+    assert _score(client, game_id, 1, 2) | {"updated": None} == {
+        "points": 17, "base": 17, "cards": ["QH", "7S"], "photo_id": None, "updated": None}
+
+
+def test_score_can_be_cleared(client: Any, token: str, game_id: int) -> None:
+    _save_points(client, token, game_id, 1, 2, "35")
+    client.post(f"/games/{game_id}/hands/1/players/2/delete", data={"csrf_token": token})
+    assert _score(client, game_id, 1, 2) is None
+
+
+def test_negative_absurd_and_non_numeric_scores_are_refused(client: Any, token: str, game_id: int) -> None:
+    _save_points(client, token, game_id, 1, 2, "35")
+    for bad, message in (("-5", "Score -5 is negative"), ("4200", "Score 4200 is more than any hand 1"),
+                         ("abc", "Score &#39;abc&#39; is not a whole number"), ("", "is not a whole number"),
+                         ("3.5", "not a whole number")):
+        page = _save_points(client, token, game_id, 1, 2, bad).get_data(as_text=True)
+        assert message in page, bad
+    assert _score(client, game_id, 1, 2)["points"] == 35
+
+
+def test_score_for_a_player_or_hand_that_does_not_exist_is_404(client: Any, token: str, game_id: int) -> None:
+    response = client.post(f"/games/{game_id}/hands/1/players/9", data={"csrf_token": token, "mode": "points", "points": "5"})
+    assert response.status_code == 404
+    assert "Player 9 doesn&#39;t exist in game 1" in response.get_data(as_text=True)
+    response = client.post(f"/games/{game_id}/hands/8/players/1", data={"csrf_token": token, "mode": "points", "points": "5"})
+    assert response.status_code == 404
+    assert "Hand 8 doesn&#39;t exist" in response.get_data(as_text=True)
+    assert client.get(f"/games/{game_id}/hands/0").status_code == 404
+    assert client.post("/games/99/hands/1/players/1", data={"csrf_token": token, "points": "5"}).status_code == 404
+    assert _game(client, game_id)["totals"] == [0, 0, 0, 0]
+
+
+def test_cards_are_scored_by_the_engine(client: Any, token: str, game_id: int) -> None:
+    # Llenroc: Q=10, Joker=20, red Ace=15 (not wild), 7=7.
+    assert _save_cards(client, token, game_id, 1, 3, "qh jk ah 7s").status_code == 302
+    assert _score(client, game_id, 1, 3)["points"] == 52
+    assert _score(client, game_id, 1, 3)["cards"] == ["QH", "JK", "AH", "7S"]
+
+
+def test_unknown_card_is_refused_and_kept_for_correction(client: Any, token: str, game_id: int) -> None:
+    response = _save_cards(client, token, game_id, 1, 3, "QH ZZ")
+    assert response.status_code == 400
+    page = response.get_data(as_text=True)
+    assert "ZZ" in page and 'value="QH ZZ"' in page
+    assert _score(client, game_id, 1, 3) is None
+
+
+def test_impossible_hand_is_flagged_before_saving(client: Any, token: str, game_id: int) -> None:
+    response = _save_cards(client, token, game_id, 1, 3, "7H 7H 7H")
+    assert response.status_code == 400
+    assert "3 × 7H" in response.get_data(as_text=True)
+    assert _score(client, game_id, 1, 3) is None
+
+
+def test_impossible_across_the_hand_is_flagged(client: Any, token: str, game_id: int) -> None:
+    _save_cards(client, token, game_id, 1, 2, "7H 7H")
+    response = _save_cards(client, token, game_id, 1, 3, "7H KS")
+    assert response.status_code == 400
+    assert "other players&#39; saved cards" in response.get_data(as_text=True)
+    assert _score(client, game_id, 1, 3) is None
+
+
+def test_went_out_scores_zero_and_splash_doubles_the_others(client: Any, token: str, game_id: int) -> None:
+    _save_cards(client, token, game_id, 2, 2, "QH 7S")        # 17
+    _save_points(client, token, game_id, 2, 3, "30")
+    client.post(f"/games/{game_id}/hands/2", data={"csrf_token": token, "out": "1", "splash": "1", "note": "Ann splashed!"})
+    hand = _game(client, game_id)["hands"][1]
+    assert hand["out"] == 1 and hand["splash"] and hand["doubled"]
+    assert [s and s["points"] for s in hand["scores"]] == [0, 34, 60, None]
+    assert hand["note"] == "Ann splashed!"
+    # Undo the splash: scores go back.
+    client.post(f"/games/{game_id}/hands/2", data={"csrf_token": token, "out": "1", "note": ""})
+    hand = _game(client, game_id)["hands"][1]
+    assert [s and s["points"] for s in hand["scores"]] == [0, 17, 30, None]
+
+
+def test_hand_seven_always_doubles_in_llenroc(client: Any, token: str, game_id: int) -> None:
+    _save_cards(client, token, game_id, 7, 2, "QH 7S")
+    assert _score(client, game_id, 7, 2)["points"] == 34
+    page = client.get(f"/games/{game_id}/hands/7").get_data(as_text=True)
+    assert "hand 7 is always a splash" in page
+
+
+def test_no_doubling_in_onze(client: Any, api: Any) -> None:
+    game_id = api.post("/api/games", {"variant": "onze", "players": ["A", "B", "C"]}).get_json()["id"]
+    api.post(f"/api/games/{game_id}/hands/7/scores/2", {"cards": ["QH"]})
+    assert _score(client, game_id, 7, 2)["points"] == 10
+
+
+def test_went_out_player_cannot_get_points(client: Any, token: str, game_id: int) -> None:
+    client.post(f"/games/{game_id}/hands/1", data={"csrf_token": token, "out": "2"})
+    page = _save_points(client, token, game_id, 1, 2, "12").get_data(as_text=True)
+    assert "Bo went out in hand 1, so their score is 0" in page
+    assert _score(client, game_id, 1, 2)["points"] == 0
+
+
+def test_changing_who_went_out_clears_the_old_zero(client: Any, token: str, game_id: int) -> None:
+    client.post(f"/games/{game_id}/hands/1", data={"csrf_token": token, "out": "2"})
+    client.post(f"/games/{game_id}/hands/1", data={"csrf_token": token, "out": "3"})
+    scores = _game(client, game_id)["hands"][0]["scores"]
+    assert scores[1] is None and scores[2]["points"] == 0
+
+
+def test_splash_without_going_out_or_in_other_variants_is_refused(client: Any, token: str, api: Any, game_id: int) -> None:
+    page = client.post(f"/games/{game_id}/hands/1", data={"csrf_token": token, "splash": "1"},
+                       follow_redirects=True).get_data(as_text=True)
+    assert "A splash needs the player who went out" in page
+    other = api.post("/api/games", {"variant": "once", "players": ["A", "B"]}).get_json()["id"]
+    page = client.post(f"/games/{other}/hands/1", data={"csrf_token": token, "out": "1", "splash": "1"},
+                       follow_redirects=True).get_data(as_text=True)
+    assert "has no splash" in page
+    assert not _game(client, other)["hands"][0]["splash"]
+
+
+def test_hand_note_is_kept_and_escaped(client: Any, token: str, game_id: int) -> None:
+    client.post(f"/games/{game_id}/hands/3", data={"csrf_token": token, "out": "", "note": "<b>Di</b> bought 3 times"})
+    page = client.get(f"/games/{game_id}").get_data(as_text=True)
+    assert "&lt;b&gt;Di&lt;/b&gt; bought 3 times" in page
+    assert "<b>Di</b>" not in page
+
+
+def test_photo_upload_shows_boxes_and_chips(client: Any, token: str, game_id: int, jpeg_bytes: bytes) -> None:
+    response = client.post(f"/games/{game_id}/hands/1/players/2/photo",
+                           data={"csrf_token": token, "photo": (io.BytesIO(jpeg_bytes), "hand.jpg")})
+    assert response.status_code == 302 and "photo=1" in response.location
+    page = client.get(response.location).get_data(as_text=True)
+    assert 'viewBox="0 0 320 200"' in page                 # the overlay uses the reading's size
+    assert page.count("<rect ") == 3                        # one box per card read
+    assert "Q♥" in page and "Joker" in page                 # boxes are named
+    assert 'value="QH 7S JK"' in page                       # the list the chips edit
+    assert 'capture="environment"' in page                  # opens the phone's camera
+    image = client.get("/photos/1")
+    assert image.status_code == 200 and image.mimetype == "image/jpeg" and image.data == jpeg_bytes
+
+
+def test_photo_then_corrected_cards_are_saved_with_the_photo(client: Any, token: str, game_id: int, jpeg_bytes: bytes) -> None:
+    client.post(f"/games/{game_id}/hands/1/players/2/photo",
+                data={"csrf_token": token, "photo": (io.BytesIO(jpeg_bytes), "hand.jpg")})
+    # The player changed JK (misread) to 8S and saves.
+    _save_cards(client, token, game_id, 1, 2, "QH 7S 8S", photo_id="1")
+    assert _score(client, game_id, 1, 2)["points"] == 25
+    assert _score(client, game_id, 1, 2)["photo_id"] == 1
+    page = client.get(f"/games/{game_id}/hands/1/players/2").get_data(as_text=True)
+    assert 'value="QH 7S 8S"' in page and "/photos/1" in page
+
+
+def test_upload_that_is_not_an_image_is_refused(client: Any, token: str, game_id: int) -> None:
+    response = client.post(f"/games/{game_id}/hands/1/players/2/photo",
+                           data={"csrf_token": token, "photo": (io.BytesIO(b"%PDF-1.4 not a photo"), "scores.pdf")},
+                           follow_redirects=True)
+    page = response.get_data(as_text=True)
+    assert "PDF" in page
+    assert client.get("/photos/1").status_code == 404
+
+
+def test_empty_and_missing_uploads_are_refused(client: Any, token: str, game_id: int, detector: Any) -> None:
+    page = client.post(f"/games/{game_id}/hands/1/players/2/photo",
+                       data={"csrf_token": token, "photo": (io.BytesIO(b""), "empty.jpg")},
+                       follow_redirects=True).get_data(as_text=True)
+    assert "The photo is empty" in page
+    page = client.post(f"/games/{game_id}/hands/1/players/2/photo", data={"csrf_token": token},
+                       follow_redirects=True).get_data(as_text=True)
+    assert "No photo was sent" in page
+    assert detector.calls == 0
+
+
+def test_huge_upload_is_refused_with_the_limit(client: Any, token: str, game_id: int) -> None:
+    big = b"\xff\xd8\xff" + b"0" * (3 * 1024 * 1024)
+    response = client.post(f"/games/{game_id}/hands/1/players/2/photo",
+                           data={"csrf_token": token, "photo": (io.BytesIO(big), "big.jpg")})
+    assert response.status_code == 413
+    assert "the limit is 2 MB" in response.get_data(as_text=True)
+    assert client.get("/photos/1").status_code == 404
+
+
+def test_unknown_photo_is_404(client: Any, game_id: int) -> None:
+    assert client.get("/photos/5").status_code == 404
+    assert client.get(f"/games/{game_id}/hands/1/players/2?photo=5").status_code == 404

@@ -1,0 +1,78 @@
+"""History, CSV/JSON export and the printable sheet."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from typing import Any
+
+
+def _finish(api: Any, game_id: int) -> None:
+    for hand in range(1, 8):
+        api.post(f"/api/games/{game_id}/hands/{hand}", {"out": (hand % 4) + 1, "note": f"hand {hand}"})
+        for seat in range(1, 5):
+            if seat != (hand % 4) + 1:
+                api.post(f"/api/games/{game_id}/hands/{hand}/scores/{seat}", {"points": seat * 3})
+
+
+def test_history_lists_finished_and_unfinished_games(client: Any, api: Any, game_id: int) -> None:
+    _finish(api, game_id)
+    other = api.post("/api/games", {"variant": "once", "players": ["Eve", "Fay"]}).get_json()["id"]
+    api.post(f"/api/games/{other}/hands/1/scores/1", {"points": 12})
+    page = client.get("/history").get_data(as_text=True)
+    assert f'id="game-{game_id}"' in page and f'id="game-{other}"' in page
+    assert "Winner: <strong>" in page
+    assert "Unfinished: hand 1 of 7" in page
+    assert page.count('<table class="sheet">') == 2
+
+
+def test_csv_export_has_every_hand_and_the_totals(client: Any, api: Any, game_id: int) -> None:
+    _finish(api, game_id)
+    response = client.get(f"/games/{game_id}/export.csv")
+    assert response.mimetype == "text/csv"
+    assert "attachment" in response.headers["Content-Disposition"]
+    rows = list(csv.reader(io.StringIO(response.get_data(as_text=True))))
+    assert rows[0][:8] == ["hand", "contract", "cards dealt", "dealer", "Ann", "Bo", "Cy", "Di"]
+    assert [r[0] for r in rows[1:8]] == [str(n) for n in range(1, 8)]
+    assert rows[8][0] == "total"
+    game = client.get(f"/api/games/{game_id}").get_json()
+    assert [int(x) for x in rows[8][4:8]] == game["totals"]
+    assert rows[9][0] == "winner"
+
+
+def test_json_export_is_the_whole_game(client: Any, api: Any, game_id: int) -> None:
+    _finish(api, game_id)
+    response = client.get(f"/games/{game_id}/export.json")
+    data = json.loads(response.data)
+    assert data["finished"] and len(data["hands"]) == 7 and data["hands"][0]["note"] == "hand 1"
+    assert data["winners"] == client.get(f"/api/games/{game_id}").get_json()["winners"]
+
+
+def test_printable_sheet_uses_the_print_stylesheet(client: Any, game_id: int) -> None:
+    page = client.get(f"/games/{game_id}/print").get_data(as_text=True)
+    assert 'media="print"' in page and "print.css" in page
+    assert "Onze score sheet" in page
+    css = client.get("/static/print.css")
+    assert css.status_code == 200 and b"@page" in css.data
+
+
+def test_exports_of_missing_games_are_404(client: Any) -> None:
+    for url in ("/games/3/export.csv", "/games/3/export.json", "/games/3/print"):
+        assert client.get(url).status_code == 404
+
+
+def test_every_asset_is_served_by_the_app(client: Any, game_id: int) -> None:
+    """No CDN, no outside fonts: every src/href is a path on this server."""
+    import re
+
+    for url in ("/", f"/games/{game_id}", f"/games/{game_id}/hands/1", f"/games/{game_id}/hands/1/players/1",
+                "/godown", "/history", "/games/new"):
+        page = client.get(url).get_data(as_text=True)
+        for ref in re.findall(r'(?:src|href)="([^"]+)"', page):
+            assert ref.startswith("/") and not ref.startswith("//"), (url, ref)
+            if ref.startswith("/static/"):
+                assert client.get(ref).status_code == 200, ref
+    for name in ("style.css", "print.css", "app.js", "cards.js"):
+        text = client.get(f"/static/{name}").get_data(as_text=True)
+        assert "http://" not in text and "https://" not in text and "@import" not in text, name

@@ -1,0 +1,199 @@
+"""Scores survive a server restart; concurrent saves of different players lose nothing."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from http.cookiejar import CookieJar
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+
+def test_concurrent_saves_of_different_players_lose_nothing(app: Any) -> None:
+    """Eight threads, each its own client (browser), save every hand for one player at once."""
+    setup = app.test_client()
+    token = setup.get("/api/csrf").get_json()["token"]
+    names = [f"P{i}" for i in range(1, 9)]
+    game_id = setup.post("/api/games", json={"variant": "llenroc", "players": names},
+                         headers={"X-CSRF-Token": token}).get_json()["id"]
+    errors: list[str] = []
+    start = threading.Barrier(len(names))
+
+    def save_player(seat: int) -> None:
+        client = app.test_client()
+        my_token = client.get("/api/csrf").get_json()["token"]
+        start.wait()
+        for hand in range(1, 8):
+            response = client.post(f"/api/games/{game_id}/hands/{hand}/scores/{seat}",
+                                   json={"points": seat * 10 + hand}, headers={"X-CSRF-Token": my_token})
+            if response.status_code != 200:
+                errors.append(f"seat {seat} hand {hand}: {response.status_code} {response.get_json()}")
+
+    threads = [threading.Thread(target=save_player, args=(seat,)) for seat in range(1, 9)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    game = setup.get(f"/api/games/{game_id}").get_json()
+    for hand in game["hands"]:
+        expected = [seat * 10 + hand["number"] for seat in range(1, 9)]
+        if hand["number"] == 7:
+            expected = [2 * p for p in expected]       # Llenroc's hand 7 doubles
+        assert [s["points"] for s in hand["scores"]] == expected
+    assert game["finished"]
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class Server:
+    """``onze-vision serve`` in a subprocess on a temporary database."""
+
+    def __init__(self, database: Path) -> None:
+        self.database = database
+        self.port = _free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "onze_vision", "serve", "--port", str(self.port), "--database", str(database)],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env)
+        deadline = time.time() + 30
+        while time.time() < deadline:
+            try:
+                urllib.request.urlopen(self.base + "/api/variants", timeout=1)
+                return
+            except OSError:
+                if self.process.poll() is not None:
+                    raise RuntimeError(self.process.stdout.read().decode())  # type: ignore[union-attr]
+                time.sleep(0.2)
+        self.stop()
+        raise RuntimeError("server did not start")
+
+    def stop(self) -> None:
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        if self.process.stdout:
+            self.process.stdout.close()
+
+
+def _opener() -> Any:
+    return urllib.request.build_opener(urllib.request.HTTPCookieProcessor(CookieJar()))
+
+
+def _call(opener: Any, url: str, body: Any = None, token: str | None = None) -> Any:
+    data = json.dumps(body).encode() if body is not None else None
+    request = urllib.request.Request(url, data=data, method="POST" if data else "GET")
+    request.add_header("Content-Type", "application/json")
+    if token:
+        request.add_header("X-CSRF-Token", token)
+    with opener.open(request, timeout=30) as response:
+        return json.loads(response.read())
+
+
+def test_scores_survive_a_server_restart(tmp_path: Path) -> None:
+    database = tmp_path / "book.sqlite"
+    server = Server(database)
+    try:
+        assert database.exists()                      # serve creates the database
+        opener = _opener()
+        token = _call(opener, server.base + "/api/csrf")["token"]
+        game = _call(opener, server.base + "/api/games", {"variant": "once", "players": ["Ann", "Bo"]}, token)
+        _call(opener, f"{server.base}/api/games/{game['id']}/hands/1/scores/2", {"cards": ["QH", "JK"]}, token)
+        _call(opener, f"{server.base}/api/games/{game['id']}/note", {"note": "before the restart"}, token)
+    finally:
+        server.stop()
+    server = Server(database)
+    try:
+        again = _call(_opener(), f"{server.base}/api/games/{game['id']}")
+        assert again["hands"][0]["scores"][1]["points"] == 40
+        assert again["note"] == "before the restart"
+    finally:
+        server.stop()
+
+
+def test_concurrent_saves_through_the_real_server(tmp_path: Path) -> None:
+    """Two 'browsers' (separate cookie jars) hammer the same hand of one game in parallel."""
+    server = Server(tmp_path / "race.sqlite")
+    try:
+        setup = _opener()
+        token = _call(setup, server.base + "/api/csrf")["token"]
+        game = _call(setup, server.base + "/api/games", {"variant": "onze", "players": ["A", "B", "C"]}, token)
+        failures: list[BaseException] = []
+
+        def browser(seat: int) -> None:
+            opener = _opener()
+            my_token = _call(opener, server.base + "/api/csrf")["token"]
+            try:
+                for round_ in range(10):
+                    for hand in range(1, 8):
+                        _call(opener, f"{server.base}/api/games/{game['id']}/hands/{hand}/scores/{seat}",
+                              {"points": seat + round_}, my_token)
+            except BaseException as error:  # noqa: BLE001 - reported below
+                failures.append(error)
+
+        threads = [threading.Thread(target=browser, args=(seat,)) for seat in (1, 2)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert failures == []
+        final = _call(setup, f"{server.base}/api/games/{game['id']}")
+        assert final["totals"] == [7 * (1 + 9), 7 * (2 + 9), 0]
+    finally:
+        server.stop()
+
+
+def test_serve_command_is_registered() -> None:
+    from onze_vision.cli import build_parser
+
+    args = build_parser().parse_args(["serve", "--port", "5123", "--database", "x.sqlite"])
+    assert args.port == 5123 and args.database == "x.sqlite" and args.host == "127.0.0.1"
+    assert callable(args.handler)
+
+
+def test_init_db_command(runner: Any, app: Any) -> None:
+    result = runner.invoke(args=["init-db"])
+    assert "Initialized the database" in result.output
+    assert Path(app.config["DATABASE"]).exists()
+
+
+def test_database_path_from_the_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from webapp import create_app
+
+    monkeypatch.setenv("ONZE_DATABASE", str(tmp_path / "env.sqlite"))
+    app = create_app({"TESTING": True, "SECRET_KEY": "t"})
+    assert app.config["DATABASE"] == str(tmp_path / "env.sqlite")
+    assert app.config["MAX_CONTENT_LENGTH"] > 0
+
+
+def test_default_database_is_in_the_instance_folder(monkeypatch: pytest.MonkeyPatch) -> None:
+    from webapp import create_app
+
+    monkeypatch.delenv("ONZE_DATABASE", raising=False)
+    app = create_app({"TESTING": True, "SECRET_KEY": "t"})
+    assert app.config["DATABASE"] == os.path.join(app.instance_path, "onze.sqlite")
+
+
+def test_wal_mode_is_on(client: Any, app: Any) -> None:
+    import sqlite3
+
+    client.get("/api/games")
+    db = sqlite3.connect(app.config["DATABASE"])
+    assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    db.close()
