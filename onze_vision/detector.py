@@ -64,6 +64,14 @@ class InvalidModelError(ValueError):
     """A model file does not have the inputs and outputs of the contract."""
 
 
+#: Keys of ``detector.json`` as the training recipe writes them -> DetectorConfig fields.
+CONFIG_KEYS = {
+    "detector_conf": "conf_threshold",
+    "nms_iou": "iou_threshold",
+    "classifier_min_prob": "min_class_prob",
+}
+
+
 @dataclass(frozen=True)
 class DetectorConfig:
     """Runtime constants, read from ``models/detector.json`` (missing keys keep defaults).
@@ -95,24 +103,13 @@ class DetectorConfig:
     index_aspect: float = 0.0
     decode_factor: float = 1.5
 
-    # Other spellings of the same keys, so the JSON written by training is read as is.
-    _ALIASES = {
-        "conf": "conf_threshold", "confidence_threshold": "conf_threshold",
-        "iou": "iou_threshold", "nms_iou": "iou_threshold",
-        "class_threshold": "min_class_prob", "min_class_probability": "min_class_prob",
-        "classifier_threshold": "min_class_prob",
-        "detector_conf": "conf_threshold", "classifier_min_prob": "min_class_prob",
-        "centre_offset": "center_offset", "center_tolerance": "pair_tolerance",
-        "centre_tolerance": "pair_tolerance",
-    }
-
     @classmethod
     def from_dict(cls, values: dict[str, Any]) -> DetectorConfig:
         """Build a config from a mapping, ignoring keys it does not know."""
         known = {f.name for f in fields(cls)}
         kwargs: dict[str, Any] = {}
         for key, value in values.items():
-            key = cls._ALIASES.get(key, key)
+            key = CONFIG_KEYS.get(key, key)
             if key not in known or value is None:
                 continue
             if key == "imgsz":
@@ -130,7 +127,13 @@ class DetectorConfig:
         path = Path(path)
         if not path.exists():
             return cls()
-        return cls.from_dict(json.loads(path.read_text(encoding="utf-8")))
+        try:
+            values = json.loads(path.read_text(encoding="utf-8"))
+            if not isinstance(values, dict):
+                raise TypeError(f"expected an object, got {type(values).__name__}")
+            return cls.from_dict(values)
+        except (ValueError, TypeError, IndexError) as error:
+            raise InvalidModelError(f"'{path}' is not a valid detector config: {error}") from None
 
 
 @dataclass(frozen=True)

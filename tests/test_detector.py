@@ -20,6 +20,7 @@ from onze_vision.detector import (
     DEFAULT_MODEL_DIR,
     CardDetector,
     DetectorConfig,
+    InvalidModelError,
     ModelNotFoundError,
     PhotoReading,
     letterbox,
@@ -155,11 +156,15 @@ def test_no_indices_no_cards() -> None:
 
 def test_config_reads_json_with_aliases(tmp_path: Path) -> None:
     (tmp_path / "detector.json").write_text(json.dumps(
-        {"imgsz": 960, "conf": 0.3, "center_offset": [2.0, 1.5], "pair_tolerance": 1.2, "extra": "x"}))
+        {"imgsz": 960, "detector_conf": 0.3, "classifier_min_prob": 0.4, "nms_iou": 0.6,
+         "center_offset": [2.0, 1.5], "pair_tolerance": 1.2, "classes": "CARD_CODES + ['none']"}))
     config = DetectorConfig.from_json(tmp_path / "detector.json")
-    assert (config.imgsz, config.conf_threshold, config.center_offset, config.pair_tolerance) == (
-        960, 0.3, (2.0, 1.5), 1.2)
+    assert (config.imgsz, config.conf_threshold, config.min_class_prob, config.iou_threshold) == (960, 0.3, 0.4, 0.6)
+    assert (config.center_offset, config.pair_tolerance) == ((2.0, 1.5), 1.2)
     assert DetectorConfig.from_json(tmp_path / "missing.json") == DetectorConfig()
+    (tmp_path / "bad.json").write_text("{not json")
+    with pytest.raises(InvalidModelError, match="bad.json' is not a valid detector config"):
+        DetectorConfig.from_json(tmp_path / "bad.json")
 
 
 def test_letterbox_like_ultralytics() -> None:
