@@ -691,10 +691,10 @@ def explain(variant: Variant | str, hand: int, cards: Sequence[Card], *, use_all
             found = arrange(relaxed, contract, cards, use_all=True)
             if found is None:
                 continue
-            problems = [p for m in found[0] for p in meld_problems(m, v)]
-            # A near miss breaks one rule in one meld; more is not "near" any more.
-            if len(problems) == 1:
-                return problems[0] + "."
+            broken = [problems for problems in (meld_problems(m, v) for m in found[0]) if problems]
+            # A near miss is one meld breaking the variant's rules; more is not "near".
+            if len(broken) == 1:
+                return " ".join(problem + "." for problem in broken[0])
     full = arrange(v, contract, cards, use_all=False) if use_all else None
     if full is not None:
         melds, leftover, _ = full

@@ -1,0 +1,274 @@
+"""Go-down validation: sets, runs, contracts, reasons and the whole-hand search."""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+
+import pytest
+
+from onze_vision.cards import Card, parse_cards
+from onze_vision.melds import (
+    GoDown,
+    Meld,
+    check_down,
+    find_contract,
+    is_valid_meld,
+    is_valid_run,
+    is_valid_set,
+    meld_problem,
+)
+from onze_vision.scoring import ImpossibleHandError
+from onze_vision.variants import InvalidRoundError, UnknownVariantError, get_variant
+
+
+def rule(variant: str, cards: str, valid: bool, why: str):  # type: ignore[no-untyped-def]
+    return pytest.param(variant, cards, valid, id=f"{variant}: {why}")
+
+
+SETS = [
+    # Common to all
+    *[rule(v, "7H 7S 7D", True, "three of a rank") for v in ("llenroc", "onze", "scorecard", "once", "ons")],
+    *[rule(v, "7H 7H 7S", True, "two identical cards from two decks") for v in ("llenroc", "onze", "once")],
+    *[rule(v, "7H 7S", False, "two cards are not a set") for v in ("llenroc", "onze", "scorecard", "once", "ons")],
+    *[rule(v, "7H 7S 8D", False, "mixed ranks") for v in ("llenroc", "onze", "scorecard", "once", "ons")],
+    # llenroc: Jokers anywhere, red Aces ordinary
+    rule("llenroc", "JK JK JK", True, "a set may be all Jokers"),
+    rule("llenroc", "7H JK JK", True, "one natural and two Jokers"),
+    rule("llenroc", "AH AD AS", True, "red Aces are ordinary Aces"),
+    rule("llenroc", "7H 7S AH", False, "a red Ace is not wild"),
+    rule("llenroc", "7H 7S 7D 7C 7C JK", True, "longer sets allowed"),
+    # onze: every meld needs two naturals
+    rule("onze", "7H 7S JK", True, "two naturals and a Joker"),
+    rule("onze", "7H 7S JK AH", True, "two naturals and two wilds"),
+    rule("onze", "7H JK AH", False, "only one natural card"),
+    rule("onze", "JK JK JK", False, "no all-wild set"),
+    rule("onze", "AS AC AH", True, "a red Ace is a wild even among Aces"),
+    rule("onze", "AS AH AD", False, "red Aces among Aces still count as wilds"),
+    # scorecard: no wild limit (chosen), exactly three cards
+    rule("scorecard", "7H JK AH", True, "no wild limit (chosen)"),
+    rule("scorecard", "JK JK AD", True, "all wild is allowed (chosen)"),
+    rule("scorecard", "7H 7S 7D 7C", False, "sets are exactly three cards at go-down"),
+    # once: one wild per set, never all wild
+    rule("once", "7H 7S JK", True, "one wild card"),
+    rule("once", "7H 7S JK AD", False, "at most one wild card in a set"),
+    rule("once", "AS AC AH", True, "four Aces rule: one red Ace"),
+    rule("once", "AS AC AH AD", False, "four Aces rule: only one red Ace allowed"),
+    rule("once", "JK JK JK", False, "no set of wild cards"),
+    rule("once", "KH KS KD KC KC", True, "five Kings"),
+    # ons: red Aces wild, no limit (chosen)
+    rule("ons", "7H AH AD", True, "no wild limit (chosen)"),
+    rule("ons", "AH AD AH", True, "all wild allowed (chosen)"),
+]
+
+
+@pytest.mark.parametrize(("variant", "cards", "valid"), SETS)
+def test_sets(variant: str, cards: str, valid: bool) -> None:
+    assert is_valid_set(parse_cards(cards), variant) is valid
+
+
+RUNS = [
+    *[rule(v, "3H 4H 5H 6H", True, "four in a suit") for v in ("llenroc", "onze", "scorecard", "once", "ons")],
+    *[rule(v, "3H 4H 5H", False, "three cards are not a run") for v in ("llenroc", "onze", "scorecard", "once", "ons")],
+    *[rule(v, "3H 4H 6H 7H", False, "a gap without a wild") for v in ("llenroc", "onze", "scorecard", "once", "ons")],
+    *[rule(v, "3H 4H 5S 6H", False, "mixed suits") for v in ("llenroc", "onze", "scorecard", "ons")],
+    *[rule(v, "QH KH AH 2H", False, "never round the corner") for v in ("llenroc", "scorecard")],
+    rule("once", "QS KH AS 2C", False, "never round the corner"),
+    # llenroc: Ace low or high, Jokers anywhere
+    rule("llenroc", "AH 2H 3H 4H", True, "Ace low"),
+    rule("llenroc", "JH QH KH AH", True, "Ace high"),
+    rule("llenroc", "JK JK JK JK", True, "a run may be all Jokers"),
+    rule("llenroc", "3H JK JK 6H", True, "Jokers side by side"),
+    rule("llenroc", "AH 2H 3H 4H 5H 6H 7H 8H 9H 10H JH QH KH", True, "Ace to King"),
+    rule("llenroc", "AH 2H 3H 4H 5H 6H 7H 8H 9H 10H JH QH KH AH", False, "no Ace at both ends"),
+    # onze: Ace low only; two naturals; no touching wilds
+    rule("onze", "AS 2S 3S 4S", True, "Ace low"),
+    rule("onze", "JS QS KS AS", False, "Ace is low only"),
+    rule("onze", "3S JK 5S 6S", True, "a Joker fills a gap"),
+    rule("onze", "3S JK AH 6S", False, "two wilds may not touch"),
+    rule("onze", "JK 4S AH 6S", True, "wilds separated by a natural"),
+    rule("onze", "JK JK 5S 6S", True, "wilds placed apart at both ends"),
+    rule("onze", "AH 2S 3S 4S", True, "a red Ace is a wild, standing for an Ace or a 5"),
+    rule("onze", "3S JK JK AH 7S", False, "a three-card gap needs touching wilds"),
+    # scorecard: low or high, no bridging, exactly four
+    rule("scorecard", "AS 2S 3S 4S", True, "Ace low"),
+    rule("scorecard", "JS QS KS AS", True, "Ace high"),
+    rule("scorecard", "KS AS 2S 3S", False, "no bridging K A 2"),
+    rule("scorecard", "3S 4S 5S 6S 7S", False, "runs are exactly four cards at go-down"),
+    rule("scorecard", "3S JK JK 6S", True, "no wild limit (chosen)"),
+    # once: any suits, Ace low, separated wilds, no all-wild
+    rule("once", "3S 4H 5D 6C", True, "any suits"),
+    rule("once", "AS 2H 3D 4C", True, "Ace low"),
+    rule("once", "JS QH KD AS", False, "Ace is low only"),
+    rule("once", "3S JK 5D AH 7C", True, "wilds separated by natural cards"),
+    rule("once", "3S JK AH 6S", False, "wilds may not touch"),
+    rule("once", "JK JK JK JK", False, "no run of wild cards"),
+    rule("once", "2C 3H 4S 5D 6C 7H 8S", True, "longer runs"),
+    # ons: Ace high only, red Aces wild, same suit
+    rule("ons", "JS QS KS AS", True, "Ace high"),
+    rule("ons", "AS 2S 3S 4S", False, "Ace is high only"),
+    rule("ons", "3S AH AD 6S", True, "wild red Aces may touch (chosen: no limit)"),
+    rule("ons", "10C JC QC KC AC", True, "Ten to Ace"),
+]
+
+
+@pytest.mark.parametrize(("variant", "cards", "valid"), RUNS)
+def test_runs(variant: str, cards: str, valid: bool) -> None:
+    assert is_valid_run(parse_cards(cards), variant) is valid
+
+
+CONTRACT_HANDS = {
+    1: "7H 7S 7D 9C 9D 9H",
+    2: "7H 7S 7D 3C 4C 5C 6C",
+    3: "3C 4C 5C 6C 8H 9H 10H JH",
+    4: "7H 7S 7D 9C 9D 9H KS KD KC",
+    5: "7H 7S 7D 9C 9D 9H 3C 4C 5C 6C",
+    6: "3C 4C 5C 6C 8H 9H 10H JH KS KD KC",
+    7: "3C 4C 5C 6C 8H 9H 10H JH 2S 3S 4S 5S",
+}
+
+
+@pytest.mark.parametrize("variant", ["llenroc", "onze", "scorecard", "once", "ons"])
+@pytest.mark.parametrize("hand", range(1, 8))
+def test_each_hand_contract_is_recognised(variant: str, hand: int) -> None:
+    result = check_down(variant, hand, CONTRACT_HANDS[hand])
+    assert result.valid, result.reason
+    expected = get_variant(variant).contract(hand)
+    assert [m.kind for m in result.melds] == list(expected.melds)  # in the contract's order
+    assert result.leftover == () and result.reason is None
+
+
+@pytest.mark.parametrize(
+    ("variant", "hand", "cards", "words"),
+    [
+        pytest.param("onze", 1, "7H 7S 7D 3C 4C 5C 6C", ["Hand 1 needs two sets", "found one set", "missing one set"], id="a run is not the second set"),
+        pytest.param("onze", 1, "7H 7S 7D 9C 9D 9H 5C 5D 5S", ["found it", "5C 5D 5S are left over", "no extra meld"], id="no extra meld at go-down"),
+        pytest.param("onze", 7, "3H 4H 5H 6H 8S 9S 10S JS 2C KD QS", ["Hand 7 needs three runs", "found two runs: 3H 4H 5H 6H, 8S 9S 10S JS", "missing one run", "Left over: 2C", "KD"], id="a missing run and the cards left over"),
+        pytest.param("once", 1, "7H JK AH 9C 9D 9H", ["A set holds at most one wild card in once", "7H JK AH"], id="near miss: one wild per set in once"),
+        pytest.param("onze", 2, "3S JK AH 6S 9C 9D 9H", ["Wild cards may not sit side by side", "3S JK AH 6S"], id="near miss: touching wilds in onze"),
+        pytest.param("onze", 3, "3C 4C 5C 6C 8H 9H 10H JS", ["A run is all one suit in onze", "8H 9H 10H JS"], id="near miss: mixed suits"),
+        pytest.param("onze", 2, "JS QS KS AS 9C 9D 9H", ["Aces in runs are low only", "JS QS KS AS"], id="near miss: Ace high in onze"),
+        pytest.param("ons", 2, "AS 2S 3S 4S 9C 9D 9H", ["Aces in runs are high only", "AS 2S 3S 4S"], id="near miss: Ace low in ons"),
+        pytest.param("scorecard", 1, "7H 7S 7D 7C 9C 9D 9H", ["exactly 3 cards", "7S 7H 7D 7C"], id="near miss: four of a kind in scorecard"),
+        pytest.param("once", 1, "JK JK JK 9C 9D JK", ["at most one wild card"], id="near miss: all-wild set in once"),
+        pytest.param("onze", 1, "7H JK AH 9C 9D 9H", ["at least 2 natural cards", "7H JK AH"], id="near miss: onze needs two naturals"),
+        pytest.param("onze", 7, "3H 4H 5H 6H 8S 9S", ["(6 cards; the contract needs at least 12)"], id="too few cards"),
+        pytest.param("llenroc", 1, "2C 5D 9H KS QS AD", ["no set can be made from 2C 5D 9H KS QS AD"], id="nothing at all"),
+    ],
+)
+def test_reasons_a_player_understands(variant: str, hand: int, cards: str, words: list[str]) -> None:
+    result = check_down(variant, hand, cards)
+    assert not result.valid and result.melds == ()
+    assert result.leftover == tuple(parse_cards(cards))
+    for word in words:
+        assert word in result.reason, result.reason  # type: ignore[operator]
+
+
+def test_what_each_wild_stands_for() -> None:
+    result = check_down("onze", 2, "7H 7S JK 3C JK 5C 6C")
+    set_meld, run_meld = result.melds
+    assert set_meld.to_dict() == {"kind": "set", "cards": ["7S", "7H", "JK"], "wilds": {"2": "7D"}}
+    assert run_meld.to_dict() == {"kind": "run", "cards": ["3C", "JK", "5C", "6C"], "wilds": {"1": "4C"}}
+
+
+def test_go_down_to_dict_has_the_documented_shape() -> None:
+    assert check_down("once", 1, "7H 7S JK 9C 9D 9H").to_dict() == {
+        "valid": True,
+        "melds": [
+            {"kind": "set", "cards": ["7S", "7H", "JK"], "wilds": {"2": "7D"}},
+            {"kind": "set", "cards": ["9H", "9D", "9C"], "wilds": {}},
+        ],
+        "leftover": [],
+        "reason": None,
+    }
+
+
+def test_a_high_ace_wild_stands_for_an_ace() -> None:
+    run = check_down("llenroc", 3, "JK QD KD JK 3H 4H 5H 6H").melds[0]
+    assert [str(c) for c in run.cards] == ["3H", "4H", "5H", "6H"]
+    high = check_down("llenroc", 3, "JK QD KD JK 3H 4H 5H 6H").melds[1]
+    assert {str(v) for v in high.wilds.values()} <= {"JD", "AD", "10D", "9D"}
+
+
+def test_all_joker_melds_in_llenroc() -> None:
+    result = check_down("llenroc", 3, ["JK"] * 8)
+    assert result.valid and all(len(m.wilds) == 4 for m in result.melds)
+
+
+@pytest.mark.parametrize(
+    ("variant", "hand", "cards", "points", "left"),
+    [
+        pytest.param("once", 1, "7H 7S 7D KH KS KD 2C 2D 2S QC", 16, 4, id="the two dearest sets go down"),
+        pytest.param("onze", 1, "7H 7S 7D 9C 9D 9H JK 4C", 4, 1, id="a spare wild joins a meld"),
+        pytest.param("scorecard", 1, "7H 7S 7D 9C 9D 9H JK 4C", 11, 2, id="exact melds: the Joker replaces a 7"),
+        pytest.param("onze", 7, "3H 4H 5H 6H 8S 9S 10S JS 2C 3C 4C JK KD", 10, 1, id="hand 7 with a Joker filling a run"),
+        pytest.param("onze", 2, "3C 4C 5C 6C 7C 8C 9C 9D 9H KS QD", 20, 2, id="a long run uses every card it can"),
+        pytest.param("llenroc", 7, "JK JK 3H 4H 5H 6H 8S 9S 10S JS QD KD", 0, 0, id="Jokers and a high Ace stand-in"),
+    ],
+)
+def test_find_contract_leaves_the_fewest_points(
+    variant: str, hand: int, cards: str, points: int, left: int
+) -> None:
+    result = find_contract(variant, hand, cards)
+    assert result.valid, result.reason
+    assert (result.leftover_points, len(result.leftover)) == (points, left)
+    used = [card for meld in result.melds for card in meld.cards] + list(result.leftover)
+    assert Counter(used) == Counter(parse_cards(cards))
+
+
+def test_find_contract_names_the_cards_left() -> None:
+    result = find_contract("once", 1, "7H 7S 7D KH KS KD 2C 2D 2S QC")
+    assert [str(c) for c in result.leftover] == ["2C", "2D", "2S", "QC"]  # in the order given
+
+
+def test_find_contract_says_what_is_missing() -> None:
+    result = find_contract("onze", 7, "3H 4H 5H 6H 8S 9S 10S JS 2C KD QS 7D 9C")
+    assert not result.valid
+    assert "found two runs" in result.reason and "missing one run" in result.reason  # type: ignore[operator]
+
+
+def test_meld_problem_checks_an_arrangement_as_laid() -> None:
+    seven = Card.from_code("7D")
+    good = Meld("set", tuple(parse_cards("7H 7S JK")), (None, None, seven))
+    assert is_valid_meld(good, "once") and meld_problem(good, "once") is None
+    natural_joker = Meld("set", tuple(parse_cards("7H 7S JK")), (None, None, None))
+    assert "JK is wild in once" in meld_problem(natural_joker, "once")  # type: ignore[operator]
+    wrong_order = Meld("run", tuple(parse_cards("4H 3H 5H 6H")), (None,) * 4)
+    assert "consecutive" in meld_problem(wrong_order, "onze")  # type: ignore[operator]
+
+
+@pytest.mark.parametrize(
+    ("call", "error"),
+    [
+        pytest.param(lambda: check_down("once", 8, "7H"), InvalidRoundError, id="hand 8"),
+        pytest.param(lambda: check_down("rummy", 1, "7H"), UnknownVariantError, id="unknown variant"),
+        pytest.param(lambda: check_down("ons", 1, "JK 7H 7S 7D 8H 8S"), ImpossibleHandError, id="a Joker in ons"),
+        pytest.param(lambda: find_contract("once", 1, "7H 7H 7H 8S 8S 8D"), ImpossibleHandError, id="three 7H in two decks"),
+    ],
+)
+def test_bad_input_raises(call, error) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(error):
+        call()
+
+
+def test_players_decide_the_decks_for_the_impossible_hand_check() -> None:
+    cards = "7H 7H 7H 8S 8S 8S"
+    assert check_down("llenroc", 1, cards, players=6).valid
+    with pytest.raises(ImpossibleHandError, match="7H"):
+        check_down("llenroc", 1, cards, players=4)
+
+
+@pytest.mark.parametrize("variant", ["llenroc", "onze", "scorecard", "once", "ons"])
+def test_the_worst_case_is_fast(variant: str) -> None:
+    # The benchmark script measures properly; this only guards against blow-ups.
+    wilds = {"llenroc": "JK JK JK JK", "ons": "AH AH AD AD"}.get(variant, "JK JK AH AD")
+    cards = parse_cards(wilds + " 3S 4S 5S 6S 7S 8S 9S 10S JS")
+    start = time.perf_counter()
+    for search in (check_down, find_contract):
+        search(variant, 7, cards)
+    assert time.perf_counter() - start < 1.0
+
+
+def test_go_down_is_a_value() -> None:
+    result = check_down("once", 1, "7H 7S JK 9C 9D 9H")
+    assert isinstance(result, GoDown) and result.variant == "once" and result.hand == 1

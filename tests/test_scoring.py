@@ -1,0 +1,98 @@
+"""Hand scoring: points of the cards left, splash doubling, impossible hands."""
+
+from __future__ import annotations
+
+import pytest
+
+from onze_vision.cards import Card, parse_cards
+from onze_vision.scoring import HandScore, ImpossibleHandError, check_possible, score_hand
+from onze_vision.variants import InvalidPlayerCountError, NoSplashError
+
+
+@pytest.mark.parametrize(
+    ("variant", "cards", "points"),
+    [
+        pytest.param("llenroc", "JK AH AS KD 10C 2H", 20 + 15 + 15 + 10 + 10 + 2, id="llenroc: Joker 20, every Ace 15"),
+        pytest.param("onze", "JK AH AS KD 10C 2H", 30 + 30 + 20 + 10 + 10 + 2, id="onze: Joker and red Ace 30, black Ace 20"),
+        pytest.param("scorecard", "JK AD AC JD 10C 9H", 30 + 30 + 20 + 10 + 10 + 9, id="scorecard: 10 counts 10"),
+        pytest.param("once", "JK AH AS QD 10C 2H", 30 + 30 + 15 + 10 + 10 + 2, id="once: black Ace 15, wilds 30"),
+        pytest.param("ons", "AH AS KD 10C 2H", 25 + 15 + 10 + 10 + 2, id="ons: red Ace 25, black Ace 15"),
+        pytest.param("once", "", 0, id="no cards left: 0 (the player who went out)"),
+    ],
+)
+def test_points_are_the_sum_of_the_card_values(variant: str, cards: str, points: int) -> None:
+    assert score_hand(parse_cards(cards), variant).points == points
+
+
+def test_breakdown_gives_each_card_its_points_in_order() -> None:
+    result = score_hand(["QH", "JK", "7S"], "once")
+    assert isinstance(result, HandScore)
+    assert result.breakdown == (
+        (Card.from_code("QH"), 10),
+        (Card.from_code("JK"), 30),
+        (Card.from_code("7S"), 7),
+    )
+    assert result.to_dict() == {
+        "variant": "once",
+        "cards": ["QH", "JK", "7S"],
+        "points": 47,
+        "breakdown": [
+            {"card": "QH", "points": 10},
+            {"card": "JK", "points": 30},
+            {"card": "7S", "points": 7},
+        ],
+        "splash": False,
+    }
+
+
+def test_a_splash_doubles_the_score_in_llenroc() -> None:
+    result = score_hand(["9H", "KS"], "llenroc", splash=True)
+    assert result.points == 38 and result.splash
+    assert [points for _, points in result.breakdown] == [9, 10]  # per card, before doubling
+
+
+def test_llenroc_hand_7_always_doubles_because_it_ends_in_a_splash() -> None:
+    assert score_hand(["9H"], "llenroc", hand=7).points == 18
+    assert score_hand(["9H"], "llenroc", hand=6).points == 9
+
+
+def test_a_splash_in_a_variant_without_the_rule_is_an_error() -> None:
+    with pytest.raises(NoSplashError, match="once has no splash rule"):
+        score_hand(["9H"], "once", splash=True)
+
+
+@pytest.mark.parametrize(
+    ("variant", "cards", "kwargs", "named"),
+    [
+        pytest.param("once", "QH QH QH", {}, "QH", id="three QH with two decks"),
+        pytest.param("onze", "JK JK JK JK JK", {}, "JK", id="five Jokers with two decks"),
+        pytest.param("ons", "JK", {}, "JK", id="a Joker in ons"),
+        pytest.param("llenroc", "7S 7S 7S", {"players": 5}, "7S", id="llenroc 5 players: 2 decks"),
+        pytest.param("llenroc", "7S 7S 7S 7S 7S", {}, "7S", id="llenroc at most 4 decks"),
+        pytest.param("once", "2C 2C 2C", {"decks": 2}, "2C", id="explicit deck count"),
+    ],
+)
+def test_an_impossible_hand_is_refused_naming_the_card(
+    variant: str, cards: str, kwargs: dict[str, int], named: str
+) -> None:
+    with pytest.raises(ImpossibleHandError, match=named) as caught:
+        score_hand(parse_cards(cards), variant, **kwargs)
+    assert caught.value.card == Card.from_code(named)
+
+
+@pytest.mark.parametrize(
+    ("variant", "cards", "kwargs"),
+    [
+        pytest.param("once", "QH QH JK JK JK JK", {}, id="two of each card and four Jokers with two decks"),
+        pytest.param("llenroc", "7S 7S 7S", {"players": 6}, id="llenroc 6 players: 3 decks"),
+        pytest.param("llenroc", "7S 7S 7S 7S", {}, id="llenroc without players: up to 4 decks"),
+    ],
+)
+def test_a_possible_hand_passes(variant: str, cards: str, kwargs: dict[str, int]) -> None:
+    check_possible(parse_cards(cards), variant, **kwargs)
+    assert score_hand(parse_cards(cards), variant, **kwargs).points > 0
+
+
+def test_players_outside_the_variant_are_an_error() -> None:
+    with pytest.raises(InvalidPlayerCountError):
+        score_hand(["QH"], "onze", players=9)

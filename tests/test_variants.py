@@ -1,0 +1,192 @@
+"""Variants are data: the table in docs/rules.md, one entry per variant."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from onze_vision.cards import Card
+from onze_vision.melds import check_down
+from onze_vision.variants import (
+    CONTRACTS,
+    VARIANTS,
+    Contract,
+    InvalidPlayerCountError,
+    InvalidRoundError,
+    UnknownVariantError,
+    Variant,
+    get_variant,
+)
+
+ALL = list(VARIANTS)
+
+
+def test_the_five_variants_in_order() -> None:
+    assert ALL == ["llenroc", "onze", "scorecard", "once", "ons"]
+
+
+@pytest.mark.parametrize("name", ["once", "ONCE", " Once "])
+def test_get_variant_ignores_case_and_spaces(name: str) -> None:
+    assert get_variant(name) is VARIANTS["once"]
+
+
+def test_an_unknown_variant_names_itself_and_the_known_ones() -> None:
+    with pytest.raises(UnknownVariantError) as caught:
+        get_variant("rummy")
+    message = str(caught.value)
+    assert "'rummy'" in message
+    assert all(name in message for name in ALL)
+
+
+@pytest.mark.parametrize(
+    ("hand", "sets", "runs", "text"),
+    [
+        (1, 2, 0, "two sets"),
+        (2, 1, 1, "one set + one run"),
+        (3, 0, 2, "two runs"),
+        (4, 3, 0, "three sets"),
+        (5, 2, 1, "two sets + one run"),
+        (6, 1, 2, "two runs + one set"),
+        (7, 0, 3, "three runs"),
+    ],
+)
+@pytest.mark.parametrize("name", ALL)
+def test_each_hands_contract_is_the_same_in_every_variant(
+    name: str, hand: int, sets: int, runs: int, text: str
+) -> None:
+    contract = get_variant(name).contract(hand)
+    assert (contract.sets, contract.runs, str(contract)) == (sets, runs, text)
+
+
+@pytest.mark.parametrize("hand", [0, 8, -1, "1"])
+def test_a_hand_outside_1_to_7_is_an_error(hand: object) -> None:
+    with pytest.raises(InvalidRoundError, match=repr(hand).replace("-", r"\-")):
+        VARIANTS["onze"].contract(hand)  # type: ignore[arg-type]
+    with pytest.raises(InvalidRoundError):
+        VARIANTS["onze"].cards_dealt(hand)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("name", "deal"),
+    [
+        ("llenroc", [6, 7, 8, 9, 10, 11, 12]),
+        ("onze", [11, 11, 11, 11, 11, 11, 13]),
+        ("scorecard", [11, 11, 11, 11, 11, 11, 13]),
+        ("once", [11, 11, 11, 11, 11, 11, 13]),
+        ("ons", [11, 11, 11, 11, 11, 11, 13]),
+    ],
+)
+def test_cards_dealt_per_hand(name: str, deal: list[int]) -> None:
+    assert [get_variant(name).cards_dealt(hand) for hand in range(1, 8)] == deal
+
+
+@pytest.mark.parametrize(
+    ("name", "players", "decks", "jokers"),
+    [
+        pytest.param("llenroc", 2, 2, 4, id="llenroc 2 decks up to 5 players (low end)"),
+        pytest.param("llenroc", 5, 2, 4, id="llenroc 2 decks up to 5 players"),
+        pytest.param("llenroc", 6, 3, 6, id="llenroc 3 decks for 6"),
+        pytest.param("llenroc", 7, 4, 8, id="llenroc 4 decks for 7 (chosen)"),
+        pytest.param("llenroc", 8, 4, 8, id="llenroc 4 decks for 8"),
+        pytest.param("onze", 3, 2, 4, id="onze 2 decks with Jokers"),
+        pytest.param("scorecard", 7, 2, 4, id="scorecard 2 decks with Jokers"),
+        pytest.param("once", 2, 2, 4, id="once 2 decks with Jokers"),
+        pytest.param("ons", 8, 2, 0, id="ons 2 decks, no Jokers (chosen)"),
+    ],
+)
+def test_decks_and_jokers_by_player_count(name: str, players: int, decks: int, jokers: int) -> None:
+    variant = get_variant(name)
+    assert variant.decks_for(players) == decks
+    assert variant.jokers_for(players) == jokers
+
+
+@pytest.mark.parametrize(
+    ("name", "too_few", "too_many"),
+    [("llenroc", 1, 9), ("onze", 2, 8), ("scorecard", 2, 8), ("once", 1, 7), ("ons", 1, 9)],
+)
+def test_player_counts_outside_the_range_are_errors(name: str, too_few: int, too_many: int) -> None:
+    variant = get_variant(name)
+    for players in (too_few, too_many):
+        with pytest.raises(InvalidPlayerCountError, match=f"not {players}"):
+            variant.decks_for(players)
+
+
+# Value of each card class per variant: (Joker, red Ace, black Ace, J/Q/K, 10, 2, 9).
+VALUES = {
+    "llenroc": (20, 15, 15, 10, 10, 2, 9),
+    "onze": (30, 30, 20, 10, 10, 2, 9),
+    "scorecard": (30, 30, 20, 10, 10, 2, 9),
+    "once": (30, 30, 15, 10, 10, 2, 9),
+    "ons": (None, 25, 15, 10, 10, 2, 9),
+}
+CLASS_CARDS = ("JK", "AH", "AS", "QC", "10D", "2H", "9S")
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_card_values_for_every_card_class(name: str) -> None:
+    variant = get_variant(name)
+    for code, value in zip(CLASS_CARDS, VALUES[name]):
+        if value is not None:
+            assert variant.card_value(Card.from_code(code)) == value, code
+    for code in ("JS", "KH", "AD", "AC"):
+        same_class = {"JS": "QC", "KH": "QC", "AD": "AH", "AC": "AS"}[code]
+        assert variant.card_value(Card.from_code(code)) == variant.card_value(Card.from_code(same_class))
+
+
+# Which cards are wild: (Joker, AH, AD, AS, AC, 2H).
+WILD = {
+    "llenroc": (True, False, False, False, False, False),
+    "onze": (True, True, True, False, False, False),
+    "scorecard": (True, True, True, False, False, False),
+    "once": (True, True, True, False, False, False),
+    "ons": (False, True, True, False, False, False),
+}
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_which_cards_are_wild(name: str) -> None:
+    variant = get_variant(name)
+    codes = ("JK", "AH", "AD", "AS", "AC", "2H")
+    assert tuple(variant.is_wild(Card.from_code(c)) for c in codes) == WILD[name]
+
+
+@pytest.mark.parametrize(
+    ("name", "low", "high"),
+    [("llenroc", True, True), ("onze", True, False), ("scorecard", True, True), ("once", True, False), ("ons", False, True)],
+)
+def test_ace_positions_in_runs(name: str, low: bool, high: bool) -> None:
+    variant = get_variant(name)
+    assert (variant.ace_low, variant.ace_high) == (low, high)
+
+
+def test_only_llenroc_splashes_and_its_hand_7_always_doubles() -> None:
+    assert [v.name for v in VARIANTS.values() if v.has_splash] == ["llenroc"]
+    llenroc = VARIANTS["llenroc"]
+    assert llenroc.doubles(7) and not llenroc.doubles(6) and llenroc.doubles(6, splash=True)
+
+
+def test_contracts_are_data_shared_by_the_variants() -> None:
+    assert all(v.contracts == CONTRACTS for v in VARIANTS.values())
+    assert Contract.of(sets=2, runs=1) == CONTRACTS[4]
+    assert Contract(("run", "run", "set")).min_cards == 11
+
+
+def test_to_dict_states_every_rule_as_json_data() -> None:
+    data = VARIANTS["once"].to_dict()
+    assert data["name"] == "once"
+    assert data["runs_same_suit"] is False
+    assert data["wild_limits"]["max_set_wilds"] == 1
+    assert data["contracts"][5]["text"] == "two runs + one set"
+    assert data["decks"] == {str(p): 2 for p in range(2, 7)}
+
+
+def test_a_sixth_variant_is_one_more_entry() -> None:
+    # No code changes: a new Variant value works with the whole engine.
+    sixth = dataclasses.replace(
+        VARIANTS["onze"], name="sixth", runs_same_suit=False, exact_melds=True, black_ace_value=5
+    )
+    assert isinstance(sixth, Variant)
+    assert sixth.card_value(Card.from_code("AS")) == 5
+    assert check_down(sixth, 2, "7H 7S JK 3C 4D 5H 6S").valid
+    assert not check_down(sixth, 2, "7H 7S JK 3C 4D 5H 6S 7C").valid
