@@ -1,0 +1,137 @@
+"""End-to-end fixtures: the real app on a werkzeug server in a thread, headless Chromium.
+
+Uses Debian's ``/usr/bin/chromium`` through Playwright for Python (never
+``playwright install``: nothing is downloaded). The card detector is the shipped one
+when ``models/`` holds it; before the model exists a stand-in "reads" the cards that
+are really in the photo, so the page flow is still tested on a real JPEG.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "tests" / "artifacts"
+DATA = ROOT / "tests" / "data"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1280, "height": 900}
+MODEL = ROOT / "models" / "index_detector.onnx"
+
+#: What is really in each test photo (read by eye), for the stand-in detector.
+PHOTO_CARDS = {
+    "web_edje_IMG_2560.jpg": ["10C", "QS", "KC", "QD"],
+    "web_edje_IMG_2571.jpg": ["QC", "10S", "9H"],
+    "web_edje_IMG_2595.jpg": ["QH", "AC"],
+}
+
+
+def _ensure_playwright() -> None:
+    """The test script installs what it needs (the Python package only)."""
+    try:
+        import playwright  # noqa: F401
+    except ImportError:
+        subprocess.run([sys.executable, "-m", "pip", "install", "-q", "playwright"], check=True)
+
+
+class StandInDetector:
+    """Boxes the photo's known cards in a row, when the real model is not installed."""
+
+    def __call__(self, data: bytes) -> Any:
+        from onze_vision.imageio import load_image
+
+        image = load_image(data, max_side=128)
+        codes = next((cards for name, cards in PHOTO_CARDS.items()
+                      if (DATA / name).exists() and (DATA / name).read_bytes() == data), [])
+        step = image.width / max(len(codes), 1)
+
+        class Card:
+            def __init__(self, code: str, i: int) -> None:
+                self.card, self.confidence = code, 0.99
+                self.box = (i * step + 5, image.height * 0.3, (i + 1) * step - 5, image.height * 0.6)
+
+        class Reading:
+            width, height = image.width, image.height
+            cards = [Card(code, i) for i, code in enumerate(codes)]
+
+        return Reading()
+
+
+class LiveServer:
+    """The app served by werkzeug in a thread; ``restart()`` brings up a fresh app on the same database."""
+
+    def __init__(self, database: Path) -> None:
+        self.database = database
+        self.port = 0
+        self._start()
+
+    def _start(self) -> None:
+        from werkzeug.serving import make_server
+
+        from webapp import create_app
+
+        detect = None if MODEL.exists() else StandInDetector()
+        self.app = create_app({"DATABASE": str(self.database), "SECRET_KEY": "e2e-secret", "DETECT": detect})
+        self.server = make_server("127.0.0.1", self.port, self.app, threaded=True)
+        self.port = self.server.server_port
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+        self.thread.join(timeout=10)
+
+    def restart(self) -> None:
+        self.stop()
+        self._start()
+
+
+@pytest.fixture(scope="module")
+def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    server = LiveServer(tmp_path_factory.mktemp("e2e") / "onze-e2e.sqlite")
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    if not Path(CHROMIUM).exists() or shutil.which("chromium") is None:
+        pytest.skip("Debian's chromium is not installed: apt-get install -y chromium chromium-driver")
+    _ensure_playwright()
+    from playwright.sync_api import sync_playwright
+
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    context = browser.new_context(viewport=PHONE, device_scale_factor=1)
+    page = context.new_page()
+    page.set_default_timeout(20_000)
+    yield page
+    context.close()
+
+
+def shoot(page: Any, name: str) -> None:
+    """Save the page at phone and desktop widths into tests/artifacts/."""
+    original = page.viewport_size
+    for label, size in (("phone", PHONE), ("desktop", DESKTOP)):
+        page.set_viewport_size(size)
+        page.screenshot(path=str(ARTIFACTS / f"{name}-{label}.png"), full_page=True)
+    page.set_viewport_size(original)

@@ -1,0 +1,188 @@
+"""The score sheet in a real headless Chromium: what a family does at the table."""
+
+from __future__ import annotations
+
+import json
+import urllib.request
+from typing import Any
+
+import pytest
+
+from .conftest import ARTIFACTS, DATA, shoot
+
+pytestmark = pytest.mark.e2e
+
+PHOTO = DATA / "web_edje_IMG_2560.jpg"
+
+
+def _api(server: Any, path: str) -> Any:
+    with urllib.request.urlopen(server.url + path, timeout=30) as response:
+        return json.loads(response.read())
+
+
+def _points(page: Any) -> str:
+    return page.locator(".points-total").inner_text().strip()
+
+
+def test_a_game_at_the_table(page: Any, live_server: Any) -> None:
+    base = live_server.url
+    page.goto(base + "/")
+    shoot(page, "01-home-empty")
+
+    # Create a game.
+    page.click("text=New game")
+    page.select_option("#variant", "llenroc")
+    for i, name in enumerate(["Ann", "Bo", "Cy", "Di"], start=1):
+        page.fill(f"input[name=player{i}]", name)
+    page.select_option("#first-dealer", "2")
+    page.fill("textarea[name=note]", "Thanksgiving at Grandma's")
+    shoot(page, "02-new-game")
+    page.click("button:has-text('Start the game')")
+    page.wait_for_selector("table.sheet")
+    game_url = page.url
+    assert "Bo</strong> deals" in page.content()
+    shoot(page, "03-sheet-new")
+
+    # Score Bo's hand from a real photo.
+    page.click("text=Score hand 1")
+    page.wait_for_selector("#hand-form")
+    page.click("#player-2 >> text=Photo / cards")
+    page.wait_for_selector("#photo-input", state="attached")
+    with page.expect_navigation():
+        page.set_input_files("#photo-input", str(PHOTO))
+    page.wait_for_selector("figure.photo img")
+    assert page.locator("svg.boxes rect").count() >= 1
+    page.wait_for_function("document.querySelector('.points-total').textContent.trim() !== '\\u2013'")
+    chips = page.locator(".chips li")
+    count = chips.count()
+    assert count >= 1
+    before = _points(page)
+    shoot(page, "04-photo-read")
+
+    # The player corrects the first card to a Joker: the points follow.
+    first = chips.nth(0).locator("select")
+    old = first.input_value()
+    new = "JK" if old != "JK" else "KS"
+    first.select_option(new)
+    page.wait_for_function(f"document.querySelector('.points-total').textContent.trim() !== '{before}'")
+    cards = page.input_value("input.cards-text").split()
+    assert cards[0] == new and len(cards) == count
+    after = int(_points(page))
+    expected = json.loads(urllib.request.urlopen(urllib.request.Request(
+        base + "/api/score", data=json.dumps({"variant": "llenroc", "cards": cards}).encode(),
+        headers={"Content-Type": "application/json"}), timeout=30).read())["points"]
+    assert after == expected
+
+    # Add a missed card by typing it.
+    page.fill(".add-text", "5d")
+    page.press(".add-text", "Enter")
+    page.wait_for_function(f"document.querySelector('.points-total').textContent.trim() === '{after + 5}'")
+    assert page.locator(".chips li").count() == count + 1
+    shoot(page, "05-photo-corrected")
+
+    # An impossible hand is flagged and cannot be saved.
+    page.fill(".add-text", "5d 5d")
+    page.press(".add-text", "Enter")
+    page.wait_for_selector(".editor-error:not([hidden])")
+    assert "5D" in page.inner_text(".editor-error")
+    assert page.locator(".save-btn").is_disabled()
+    shoot(page, "06-impossible-hand")
+    page.locator(".chips li").last.locator(".chip-remove").click()
+    page.locator(".chips li").last.locator(".chip-remove").click()
+    page.wait_for_selector(".editor-error", state="hidden")
+
+    page.click(".save-btn")
+    page.wait_for_selector("text=Saved Bo's score for hand 1.")
+    saved = after + 5
+    assert str(saved) in page.inner_text("#player-2")
+
+    # Type Cy's score; mark Ann as out.
+    page.fill("#player-3 input[name=points]", "23")
+    page.click("#player-3 button:has-text('Save')")
+    page.wait_for_selector("text=Saved Cy's score for hand 1.")
+    page.check("#hand-form input[name=out][value='1']")
+    page.fill("#hand-form textarea[name=note]", "Ann went out on the first turn <3")
+    page.click("#hand-form button:has-text('Save hand')")
+    page.wait_for_selector("text=Hand 1 saved.")
+    shoot(page, "07-hand")
+
+    # The sheet shows the total; it survives a reload and a server restart.
+    page.goto(game_url)
+    assert page.inner_text("tfoot td[data-seat='2']") == str(saved)
+    assert page.inner_text("tfoot td[data-seat='3']") == "23"
+    page.reload()
+    assert page.inner_text("tfoot td[data-seat='2']") == str(saved)
+    live_server.restart()
+    page.goto(game_url.replace(base, live_server.url))
+    assert page.inner_text("tfoot td[data-seat='2']") == str(saved)
+    assert "Ann went out on the first turn &lt;3" in page.content()
+    shoot(page, "08-sheet-scored")
+
+
+def test_check_a_go_down(page: Any, live_server: Any) -> None:
+    page.goto(live_server.url + "/godown")
+    page.select_option("select[name=variant]", "llenroc")
+    page.select_option("select[name=hand]", "1")
+    page.fill("input.cards-text", "7h 7s jk 8d 8c")
+    page.fill(".add-text", "8s")
+    page.press(".add-text", "Enter")
+    page.wait_for_function("document.querySelectorAll('.chips li').length === 6")
+    page.click("button:has-text('Check')")
+    page.wait_for_selector("#verdict")
+    assert "Valid" in page.inner_text("#verdict")
+    assert page.locator(".meld").count() == 2
+    assert page.locator(".card.wild").count() == 1
+    shoot(page, "09-godown-valid")
+    page.fill("input.cards-text", "7H 7S 9D 8D 8C 8S")
+    page.click("button:has-text('Check')")
+    page.wait_for_selector("#verdict.invalid")
+    assert "missing one set" in page.inner_text("#verdict")
+    shoot(page, "10-godown-invalid")
+
+
+def test_two_browsers_save_different_players_at_once(browser: Any, live_server: Any) -> None:
+    base = live_server.url
+    setup = browser.new_context()
+    page = setup.new_page()
+    page.goto(base + "/games/new")
+    for i, name in enumerate(["Eve", "Fay", "Gus"], start=1):
+        page.fill(f"input[name=player{i}]", name)
+    page.click("button:has-text('Start the game')")
+    page.wait_for_selector("table.sheet")
+    game_id = int(page.url.rstrip("/").split("/")[-1])
+    setup.close()
+
+    contexts = [browser.new_context(viewport={"width": 390, "height": 844}) for _ in range(2)]
+    pages = [c.new_page() for c in contexts]
+    hands = {2: "QH 7S", 3: "KC 9D 2C"}
+    for p, seat in zip(pages, hands):
+        p.goto(f"{base}/games/{game_id}/hands/2/players/{seat}")
+        p.fill("input.cards-text", hands[seat])
+        p.dispatch_event("input.cards-text", "change")
+        p.wait_for_function("document.querySelector('.points-total').textContent.trim() !== '\\u2013'")
+    # Submit both forms without waiting for either, then wait for both.
+    for p in pages:
+        p.evaluate("document.getElementById('score-form').requestSubmit()")
+    for p in pages:
+        p.wait_for_selector(".flash-ok")
+    game = _api(live_server, f"/api/games/{game_id}")
+    assert [s and s["points"] for s in game["hands"][1]["scores"]] == [None, 17, 21]
+    for c in contexts:
+        c.close()
+
+
+def test_screenshots_of_the_other_pages(page: Any, live_server: Any) -> None:
+    games = _api(live_server, "/api/games")["games"]
+    game_id = games[-1]["id"]
+    page.goto(f"{live_server.url}/history")
+    shoot(page, "11-history")
+    page.goto(f"{live_server.url}/games/{game_id}/print")
+    page.emulate_media(media="print")
+    shoot(page, "12-print")
+    page.emulate_media(media="screen")
+    page.goto(f"{live_server.url}/")
+    shoot(page, "13-home")
+    page.goto(f"{live_server.url}/games/{game_id}/hands/9")
+    assert "Hand 9 doesn" in page.content()
+    shoot(page, "14-not-found")
+    assert (ARTIFACTS / "04-photo-read-phone.png").exists()
