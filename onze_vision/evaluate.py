@@ -450,6 +450,9 @@ def measure_speed(
         ultralytics_weights: ``index_detector.pt`` for the PyTorch comparison, or None.
         progress: Receives status lines.
     """
+    import os
+
+    load_before = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
     with tempfile.TemporaryDirectory(prefix="onze-speed-") as tmp:
         paths = make_speed_photos(sources, Path(tmp))
         if not paths:
@@ -479,6 +482,9 @@ def measure_speed(
             "stage_mean_ms": stage_mean,
             "outside_networks_share": 1.0 - networks / max(sum(stage_mean.values()), 1e-9),
             "detector_input": list(detector.input_size),
+            "cpu_count": os.cpu_count(),
+            # Other work on the machine (training) slows every figure here.
+            "load_average_1min": load_before,
         }
         progress(f"speed: ONNX median {result['median_ms']:.1f} ms over {len(paths)} photos")
         if ultralytics_weights is not None:
@@ -761,7 +767,8 @@ def format_report(results: dict[str, Any]) -> str:
                              f"{speed['ultralytics_over_onnx']:.2f}x the ONNX pipeline's time")
             else:
                 lines.append(f"- Ultralytics comparison failed: {ultra['error']}")
-        lines.append("- timings share the machine with whatever else runs on it (e.g. training).")
+        lines.append(f"- machine: {speed.get('cpu_count')} CPUs, 1-minute load average {speed.get('load_average_1min')} "
+                     "when the timing started (other work, e.g. training, slows every figure here).")
     for plot in results.get("plots", []):
         lines += ["", f"![{plot}]({plot})"]
     return "\n".join(lines) + "\n"
