@@ -20,6 +20,7 @@ imported only inside the functions that need them.
 from __future__ import annotations
 
 import json
+import os
 import statistics
 import sys
 import tempfile
@@ -450,8 +451,6 @@ def measure_speed(
         ultralytics_weights: ``index_detector.pt`` for the PyTorch comparison, or None.
         progress: Receives status lines.
     """
-    import os
-
     load_before = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
     with tempfile.TemporaryDirectory(prefix="onze-speed-") as tmp:
         paths = make_speed_photos(sources, Path(tmp))
@@ -498,8 +497,6 @@ def measure_speed(
 
 def _time_ultralytics(detector: CardDetector, weights: Path, paths: Sequence[Path]) -> dict[str, Any]:
     """Ultralytics' PyTorch predict (detector only, from the file) with two threads."""
-    import os
-
     os.environ["YOLO_OFFLINE"] = "true"  # must be set before the import
     os.environ.setdefault("YOLO_AUTOINSTALL", "false")
     import torch
