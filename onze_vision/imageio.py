@@ -204,12 +204,14 @@ def _describe(head: bytes) -> str:
         return "JSON text"
     if stripped[:5] == b"<?xml" or stripped[:4] == b"<svg":
         return "XML/SVG text"
-    try:
-        text = head.decode("utf-8")
-    except UnicodeDecodeError:
-        return f"unknown binary data starting {head[:8].hex(' ')}"
-    if text.isprintable() or all(c.isprintable() or c.isspace() for c in text):
-        return f"text starting {text[:20]!r}"
+    for cut in range(4):  # the 32-byte window may split a multi-byte character
+        try:
+            text = head[: len(head) - cut].decode("utf-8")
+        except UnicodeDecodeError:
+            continue
+        if all(c.isprintable() or c.isspace() for c in text):
+            return f"text starting {text[:20]!r}"
+        break
     return f"unknown binary data starting {head[:8].hex(' ')}"
 
 

@@ -109,3 +109,22 @@ def test_detect_real_photo_with_shipped_models_in_a_process() -> None:
     assert result.returncode == 0, result.stderr
     out = json.loads(result.stdout)
     assert out[0]["image"] == str(photo) and isinstance(out[0]["cards"], list)
+
+
+def test_evaluate_writes_report_and_strict_fails_bars(fake_models: Path, tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    real = tmp_path / "real"
+    real.mkdir()
+    cv2.imwrite(str(real / "p.jpg"), np.full((320, 320, 3), 90, np.uint8))
+    (real / "manifest.json").write_text(json.dumps([
+        {"image": "p.jpg", "width": 320, "height": 320, "cards": [{"rank": "10", "box": [60, 60, 160, 200]}]}]))
+    args = ["evaluate", "--models", str(fake_models), "--realphotos", str(real),
+            "--synthetic-val", str(tmp_path / "no-such-set"), "--speed-photos", "1", "--no-ultralytics",
+            "--report-dir", str(tmp_path / "report")]
+    assert main(args) == 0
+    captured = capsys.readouterr()
+    assert "real-photo rank recall" in captured.out and "1.000" in captured.out
+    assert "no-such-set does not exist" in captured.err
+    assert (tmp_path / "report" / "report.md").exists() and (tmp_path / "report" / "report.json").exists()
+    # One invented card (the second fake box) misses the invented-cards bar.
+    assert main([*args, "--strict"]) == 1
