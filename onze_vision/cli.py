@@ -1,7 +1,7 @@
 """The ``onze-vision`` command line.
 
 Each area of the product registers its own subcommands from a module in
-``onze_vision.commands`` (rules, vision, web), so this file only assembles them.
+``onze_vision.commands`` (rules, vision, training, web), so this file only assembles them.
 Handlers import their heavy dependencies lazily: ``onze-vision score`` must not
 pay for OpenCV or ONNX Runtime.
 """
@@ -16,6 +16,7 @@ from collections.abc import Sequence
 COMMAND_MODULES: tuple[str, ...] = (
     "onze_vision.commands.rules",
     "onze_vision.commands.vision",
+    "onze_vision.commands.training",
     "onze_vision.commands.web",
 )
 

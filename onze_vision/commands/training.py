@@ -1,0 +1,82 @@
+"""``onze-vision make-dataset`` and ``onze-vision train``: the detector's recipe."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _make_dataset(args: argparse.Namespace) -> int:
+    from onze_vision.synth.art import ArtNotInstalledError
+    from onze_vision.synth.dataset import make_dataset
+
+    try:
+        summary = make_dataset(
+            Path(args.out),
+            train_images=args.train,
+            val_images=args.val,
+            seed=args.seed,
+            image_size=args.size,
+            workers=args.workers,
+        )
+    except ArtNotInstalledError as error:
+        print(f"onze-vision make-dataset: {error}", file=sys.stderr)
+        return 2
+    print(json.dumps(summary.__dict__, indent=2))
+    return 0
+
+
+def _train(args: argparse.Namespace) -> int:
+    from onze_vision.training.recipe import train_all
+
+    return train_all(args)
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add ``make-dataset`` and ``train``."""
+    fmt = argparse.RawDescriptionHelpFormatter
+    make = subparsers.add_parser(
+        "make-dataset",
+        help="render synthetic training photos of Onze hands",
+        description="Render an Ultralytics-format dataset of synthetic Onze scenes from installed card art.",
+        epilog="example:\n  onze-vision make-dataset --out datasets/onze --train 12000 --val 600 --seed 0",
+        formatter_class=fmt,
+    )
+    make.add_argument("--out", default=str(REPO / "datasets" / "onze"), help="output folder (default: datasets/onze)")
+    make.add_argument("--train", type=int, default=12000, help="training scenes (default 12000)")
+    make.add_argument("--val", type=int, default=600, help="validation scenes on held-out decks (default 600)")
+    make.add_argument("--seed", type=int, default=0, help="recipe seed (default 0)")
+    make.add_argument("--size", type=int, default=320, help="scene size in pixels (default 320)")
+    make.add_argument("--workers", type=int, default=None, help="processes (default: every core)")
+    make.set_defaults(handler=_make_dataset)
+
+    train = subparsers.add_parser(
+        "train",
+        help="train the corner-index detector and the index classifier",
+        description=(
+            "Train the one-class corner-index YOLO detector (Ultralytics, from yolo11n.yaml) and the\n"
+            "index classifier (PyTorch) on a generated dataset, then export both to ONNX in models/."
+        ),
+        epilog=(
+            "examples:\n  onze-vision train --data datasets/onze --epochs 6\n"
+            "  onze-vision train --data datasets/onze --device 0 --epochs 60 --batch 64   # on a GPU"
+        ),
+        formatter_class=fmt,
+    )
+    train.add_argument("--data", default=str(REPO / "datasets" / "onze"), help="dataset folder from make-dataset")
+    train.add_argument("--out", default=str(REPO / "models"), help="where the shipped models go")
+    train.add_argument("--runs", default=str(REPO / "runs"), help="training runs and checkpoints")
+    train.add_argument("--stage", choices=("all", "detector", "classifier", "export"), default="all")
+    train.add_argument("--epochs", type=int, default=6, help="detector epochs (default 6)")
+    train.add_argument("--imgsz", type=int, default=320, help="detector training size (default 320)")
+    train.add_argument("--batch", type=int, default=16, help="detector batch (default 16)")
+    train.add_argument("--device", default="cpu", help="cpu or a CUDA device such as 0")
+    train.add_argument("--workers", type=int, default=2, help="dataloader workers")
+    train.add_argument("--fraction", type=float, default=1.0, help="share of the training images to use")
+    train.add_argument("--classifier-minutes", type=float, default=12.0, help="classifier training time budget")
+    train.add_argument("--resume", action="store_true", help="resume the detector from its last checkpoint")
+    train.set_defaults(handler=_train)

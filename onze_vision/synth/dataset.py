@@ -1,0 +1,221 @@
+"""Write a synthetic Ultralytics-format dataset of Onze scenes.
+
+Layout under ``out_dir``::
+
+    data.yaml                      Ultralytics dataset file (53 card classes)
+    images/{train,val}/*.jpg       scenes
+    labels/{train,val}/*.txt       one line per visible corner index: class cx cy w h
+    meta/{train,val}.jsonl         per scene: layout, cards (id, code, deck, centre) and
+                                   labels (code, card_id, corner, box, visible, down)
+    contact_sheet.png              sample scenes with their labels drawn
+    summary.json                   counts, decks, seed and measured speed
+
+The training split uses only the training deck designs and the validation split only
+the held-out ones. Each scene's random state is derived from (seed, split, index), so
+the bytes do not depend on the number of worker processes.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing as mp
+import os
+import sys
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from onze_vision.synth.art import DECKS, DeckArt, load_decks
+from onze_vision.synth.backgrounds import BackgroundBank
+from onze_vision.synth.codes import CARD_CODES, CLASS_ID
+from onze_vision.synth.scenes import Scene, render_scene
+
+SPLIT_IDS = {"train": 0, "val": 1}
+JPEG_QUALITY = 95
+
+_worker_state: dict[str, object] = {}
+
+
+@dataclass
+class DatasetSummary:
+    """What was written and how fast."""
+
+    out_dir: str
+    seed: int
+    image_size: int
+    counts: dict[str, int]
+    labels: dict[str, int]
+    decks: dict[str, list[str]]
+    seconds: float
+    images_per_second: float
+    workers: int
+
+
+def scene_rng(seed: int, split: str, index: int) -> np.random.Generator:
+    """The random state of one scene."""
+    return np.random.default_rng([seed, SPLIT_IDS[split], index])
+
+
+def yolo_lines(scene: Scene) -> list[str]:
+    """The scene's labels as Ultralytics lines (class, normalised centre and size)."""
+    h, w = scene.image.shape[:2]
+    lines = []
+    for label in scene.labels:
+        x1, y1, x2, y2 = label.box
+        lines.append(
+            f"{CLASS_ID[label.code]} {(x1 + x2) / 2 / w:.6f} {(y1 + y2) / 2 / h:.6f} "
+            f"{(x2 - x1) / w:.6f} {(y2 - y1) / h:.6f}"
+        )
+    return lines
+
+
+def scene_meta(name: str, scene: Scene) -> dict[str, object]:
+    """The JSON record of one scene."""
+    return {
+        "image": name,
+        "layout": scene.layout,
+        "cards": [asdict(card) for card in scene.cards],
+        "labels": [
+            {**asdict(label), "box": [round(v, 2) for v in label.box], "down": [round(v, 4) for v in label.down]}
+            for label in scene.labels
+        ],
+    }
+
+
+def _init_worker(split_decks: dict[str, list[str]], art_cache: str | None) -> None:
+    cache = Path(art_cache) if art_cache else None
+    cv2.setNumThreads(1)  # one process per core already
+    _worker_state["decks"] = {split: load_decks(names=names, cache=cache) for split, names in split_decks.items()}
+    _worker_state["bank"] = BackgroundBank()
+
+
+def _render_job(job: tuple[str, int, int, int, str]) -> tuple[str, int, str, list[str], dict[str, object]]:
+    split, index, seed, size, out_dir = job
+    decks: list[DeckArt] = _worker_state["decks"][split]  # type: ignore[index]
+    bank: BackgroundBank = _worker_state["bank"]  # type: ignore[assignment]
+    scene = render_scene(scene_rng(seed, split, index), decks, bank, (size, size))
+    name = f"{split}_{index:06d}"
+    ok, encoded = cv2.imencode(".jpg", scene.image, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
+    assert ok
+    (Path(out_dir) / "images" / split / f"{name}.jpg").write_bytes(encoded.tobytes())
+    lines = yolo_lines(scene)
+    (Path(out_dir) / "labels" / split / f"{name}.txt").write_text("".join(line + "\n" for line in lines))
+    return split, index, name, lines, scene_meta(f"images/{split}/{name}.jpg", scene)
+
+
+def draw_labels(image: np.ndarray, meta: dict[str, object]) -> np.ndarray:
+    """Draw a scene's label boxes: green for top-left corners, magenta for bottom-right."""
+    out = image.copy()
+    for label in meta["labels"]:  # type: ignore[union-attr]
+        x1, y1, x2, y2 = (int(round(v)) for v in label["box"])
+        colour = (60, 220, 60) if label["corner"] == "tl" else (220, 60, 220)
+        cv2.rectangle(out, (x1, y1), (x2, y2), colour, 1)
+        cv2.putText(out, label["code"], (x1, max(9, y1 - 2)), cv2.FONT_HERSHEY_SIMPLEX, 0.32, (0, 255, 255), 1)
+    return out
+
+
+def write_contact_sheet(out_dir: Path, split: str, metas: list[dict[str, object]], count: int = 24) -> Path:
+    """A grid of scenes with their labels drawn, for a person to look at."""
+    tiles = []
+    for meta in metas[:count]:
+        image = cv2.imread(str(out_dir / str(meta["image"])))
+        tile = draw_labels(image, meta)
+        cv2.putText(tile, str(meta["layout"]), (3, 12), cv2.FONT_HERSHEY_SIMPLEX, 0.4, (255, 255, 255), 1)
+        tiles.append(tile)
+    cols = 6
+    while len(tiles) % cols:
+        tiles.append(np.zeros_like(tiles[0]))
+    sheet = np.vstack([np.hstack(tiles[i : i + cols]) for i in range(0, len(tiles), cols)])
+    path = out_dir / f"contact_sheet_{split}.png"
+    cv2.imwrite(str(path), sheet)
+    return path
+
+
+def _progress(done: int, total: int, started: float) -> None:
+    rate = done / max(time.perf_counter() - started, 1e-6)
+    bar = "#" * int(30 * done / total)
+    sys.stderr.write(f"\r  [{bar:<30}] {done}/{total} scenes, {rate:.1f} images/s")
+    if done == total:
+        sys.stderr.write("\n")
+    sys.stderr.flush()
+
+
+def make_dataset(
+    out_dir: Path,
+    train_images: int = 12000,
+    val_images: int = 600,
+    seed: int = 0,
+    image_size: int = 320,
+    workers: int | None = None,
+    art_cache: Path | None = None,
+    train_decks: list[str] | None = None,
+    val_decks: list[str] | None = None,
+    progress: bool = True,
+) -> DatasetSummary:
+    """Render the dataset into ``out_dir`` and return what was written."""
+    out_dir = Path(out_dir)
+    split_decks = {
+        "train": train_decks or [d.name for d in DECKS if d.split == "train"],
+        "val": val_decks or [d.name for d in DECKS if d.split == "val"],
+    }
+    counts = {"train": train_images, "val": val_images}
+    for split in counts:
+        (out_dir / "images" / split).mkdir(parents=True, exist_ok=True)
+        (out_dir / "labels" / split).mkdir(parents=True, exist_ok=True)
+    (out_dir / "meta").mkdir(parents=True, exist_ok=True)
+    # Render the art once in this process so workers only read the cache.
+    for names in split_decks.values():
+        load_decks(names=names, cache=art_cache)
+
+    jobs = [(split, i, seed, image_size, str(out_dir)) for split, n in counts.items() for i in range(n)]
+    workers = max(1, workers or os.cpu_count() or 1)
+    metas: dict[str, list[dict[str, object]]] = {split: [None] * n for split, n in counts.items()}  # type: ignore[misc]
+    label_counts = {split: 0 for split in counts}
+    started = time.perf_counter()
+    args = (split_decks, str(art_cache) if art_cache else None)
+    if workers == 1:
+        _init_worker(*args)
+        results = map(_render_job, jobs)
+        pool = None
+    else:
+        pool = mp.get_context("fork").Pool(workers, initializer=_init_worker, initargs=args)
+        results = pool.imap_unordered(_render_job, jobs, chunksize=8)
+    try:
+        for done, (split, index, _name, lines, meta) in enumerate(results, 1):
+            metas[split][index] = meta
+            label_counts[split] += len(lines)
+            if progress and (done % 50 == 0 or done == len(jobs)):
+                _progress(done, len(jobs), started)
+    finally:
+        if pool is not None:
+            pool.close()
+            pool.join()
+    seconds = time.perf_counter() - started
+
+    for split, records in metas.items():
+        with open(out_dir / "meta" / f"{split}.jsonl", "w") as handle:
+            for record in records:
+                handle.write(json.dumps(record, sort_keys=True) + "\n")
+        if records:
+            write_contact_sheet(out_dir, split, records)
+    names_yaml = "\n".join(f"  {i}: {code}" for i, code in enumerate(CARD_CODES))
+    (out_dir / "data.yaml").write_text(
+        f"# Onze Vision synthetic scenes: onze-vision make-dataset --seed {seed}\n"
+        f"path: {out_dir.resolve()}\ntrain: images/train\nval: images/val\nnames:\n{names_yaml}\n"
+    )
+    summary = DatasetSummary(
+        out_dir=str(out_dir),
+        seed=seed,
+        image_size=image_size,
+        counts=counts,
+        labels=label_counts,
+        decks=split_decks,
+        seconds=round(seconds, 1),
+        images_per_second=round(len(jobs) / max(seconds, 1e-6), 1),
+        workers=workers,
+    )
+    (out_dir / "summary.json").write_text(json.dumps(asdict(summary), indent=2) + "\n")
+    return summary

@@ -1,0 +1,325 @@
+"""Render one synthetic photo of Onze cards with exact corner-index labels.
+
+A scene is laid out on a flat table plane (a spread hand, a fan, rows of laid-down
+melds, or a loose pile), then seen through a camera: a perspective homography, light
+falloff and shadows, glare, white balance, blur, noise and JPEG. Every card is drawn in
+z-order and writes its id into an *owner map*, so after drawing we know, pixel by pixel,
+which card is seen. A corner index is labelled only when at least ``MIN_VISIBLE`` of
+its area shows; the rest is covered by another card, a thumb or the photo's edge.
+
+Labels say which physical card each index belongs to (``card_id``), so the two corners
+of one card count once and two identical cards from two decks count twice.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from onze_vision.synth.art import DeckArt
+from onze_vision.synth.backgrounds import BackgroundBank
+
+MIN_VISIBLE = 0.5  # a corner more than half covered carries no label
+MIN_INDEX_PX = 6  # indices smaller than this are unreadable: no label
+INDEX_PAD = 0.08  # label boxes reach this fraction of the index height past the ink
+LAYOUTS = ("spread", "fan", "melds", "pile")
+LAYOUT_WEIGHTS = (0.32, 0.36, 0.22, 0.10)
+
+
+@dataclass
+class IndexLabel:
+    """One visible corner index."""
+
+    code: str
+    card_id: int
+    corner: str  # "tl" or "br"
+    box: tuple[float, float, float, float]  # x1, y1, x2, y2 in image pixels
+    visible: float
+    down: tuple[float, float]  # unit vector of "down" as the index reads
+
+
+@dataclass
+class PlacedCard:
+    """One physical card in the scene."""
+
+    card_id: int
+    code: str
+    deck: str
+    center: tuple[float, float]
+    labelled_corners: int = 0
+
+
+@dataclass
+class Scene:
+    """A rendered photo and what is in it."""
+
+    image: np.ndarray  # BGR uint8
+    layout: str
+    labels: list[IndexLabel] = field(default_factory=list)
+    cards: list[PlacedCard] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class _Card:
+    code: str
+    deck: DeckArt
+    matrix: np.ndarray  # 3x3: card-art pixels -> table plane
+
+
+def _similarity(cx: float, cy: float, angle_deg: float, scale: float, w: float, h: float) -> np.ndarray:
+    """Card pixels -> table: scale, rotate about the card centre, move the centre to (cx, cy)."""
+    a = math.radians(angle_deg)
+    c, s = math.cos(a) * scale, math.sin(a) * scale
+    return np.array(
+        [[c, -s, cx - c * w / 2 + s * h / 2], [s, c, cy - s * w / 2 - c * h / 2], [0, 0, 1]],
+        dtype=np.float64,
+    )
+
+
+def _pick_cards(rng: np.random.Generator, decks: list[DeckArt], count: int) -> list[tuple[str, DeckArt]]:
+    """Cards from one or two deck designs, two copies of each: duplicates happen as in play."""
+    chosen = [decks[rng.integers(len(decks))]]
+    if len(decks) > 1 and rng.random() < 0.15:
+        chosen.append(decks[rng.integers(len(decks))])
+    pool = [(code, deck) for deck in chosen for code in deck.codes for _ in range(2)]
+    picks = [pool[i] for i in rng.choice(len(pool), size=min(count, len(pool)), replace=False)]
+    if count >= 2 and rng.random() < 0.25:  # make sure two identical cards meet
+        picks[-1] = picks[int(rng.integers(len(picks) - 1))]
+    return picks
+
+
+def _layout_cards(
+    rng: np.random.Generator, layout: str, picks: list[tuple[str, DeckArt]], size: tuple[int, int]
+) -> list[_Card]:
+    """Place the picked cards on the table plane (image-sized) for one layout."""
+    width, height = size
+    # Index height in pixels, log-uniform: from a whole table far away to a close-up.
+    index_px = math.exp(rng.uniform(math.log(11), math.log(60)))
+    ref = picks[0][1]
+    ref_card = ref.cards[picks[0][0]]
+    ref_index_h = ref.index_boxes[picks[0][0]][3] - ref.index_boxes[picks[0][0]][1]
+    scale = index_px / max(ref_index_h, 1)
+    card_h = ref_card.shape[0] * scale
+    card_w = ref_card.shape[1] * scale
+    n = len(picks)
+    centre = np.array([width / 2, height / 2]) + rng.normal(0, 0.12, 2) * [width, height]
+    turn = rng.uniform(0, 360) if rng.random() < 0.35 else rng.normal(0, 12)
+    positions: list[tuple[float, float, float]] = []  # x, y, angle in the layout frame
+    if layout == "spread":
+        per_row = max(1, int(rng.integers(max(1, min(n, 3)), min(n, 7) + 1)))
+        step_x = card_w * rng.uniform(0.55, 1.25)
+        step_y = card_h * rng.uniform(0.75, 1.25)
+        for i in range(n):
+            row, col = divmod(i, per_row)
+            positions.append(
+                (
+                    col * step_x + rng.normal(0, card_w * 0.08),
+                    row * step_y + rng.normal(0, card_h * 0.06),
+                    rng.normal(0, 8),
+                )
+            )
+    elif layout == "fan":
+        spread = rng.uniform(4, 14) if rng.random() < 0.5 else rng.uniform(12, 24)  # tight or loose
+        radius = card_h * rng.uniform(0.5, 1.4)
+        for i in range(n):
+            angle = (i - (n - 1) / 2) * spread / max(1, n / 8) ** 0.3
+            a = math.radians(angle)
+            positions.append((radius * math.sin(a), -radius * math.cos(a), angle + rng.normal(0, 1.5)))
+    elif layout == "melds":
+        rows = max(1, min(4, int(rng.integers(1, 5))))
+        per_row = max(1, math.ceil(n / rows))
+        step_x = card_w * rng.uniform(0.18, 0.45)
+        step_y = card_h * rng.uniform(0.3, 1.1)
+        for i in range(n):
+            row, col = divmod(i, per_row)
+            positions.append((col * step_x + row * rng.normal(0, card_w * 0.1), row * step_y, rng.normal(0, 3)))
+    else:  # pile
+        for _ in range(n):
+            positions.append(
+                (rng.normal(0, card_w * 0.7), rng.normal(0, card_h * 0.5), rng.uniform(0, 360))
+            )
+    xy = np.array([(p[0], p[1]) for p in positions], dtype=np.float64)
+    xy -= xy.mean(axis=0)
+    t = math.radians(turn)
+    rot = np.array([[math.cos(t), -math.sin(t)], [math.sin(t), math.cos(t)]])
+    xy = xy @ rot.T + centre
+    cards = []
+    for (code, deck), (x, y), (_, _, angle) in zip(picks, xy, positions):
+        art = deck.cards[code]
+        idx_h = deck.index_boxes[code][3] - deck.index_boxes[code][1]
+        # Each design's index is a different share of its card: keep the card size, not the index size.
+        s = card_h / art.shape[0] * (1.0 if idx_h else 1.0)
+        cards.append(_Card(code, deck, _similarity(x, y, angle + turn, s, art.shape[1], art.shape[0])))
+    if layout == "fan" and rng.random() < 0.5:
+        cards.reverse()  # fanned the other way: the right-hand card lies underneath
+    return cards
+
+
+def _camera(rng: np.random.Generator, size: tuple[int, int]) -> np.ndarray:
+    """A homography for a phone held above the table: tilt, a little zoom."""
+    w, h = size
+    src = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+    tilt = rng.uniform(0, 0.16)
+    jitter = rng.uniform(-tilt, tilt, (4, 2)) * [w, h]
+    side = rng.integers(4)  # which edge is further from the camera
+    shrink = np.zeros((4, 2))
+    far = [(0, 1), (1, 2), (2, 3), (3, 0)][side]
+    for i in far:
+        shrink[i] = (np.array([w / 2, h / 2]) - src[i]) * tilt
+    dst = (src + jitter * 0.4 + shrink).astype(np.float32)
+    return cv2.getPerspectiveTransform(src, dst).astype(np.float64)
+
+
+def _pyramid_level(art: np.ndarray, scale: float) -> tuple[np.ndarray, float]:
+    """Downsample the art close to the drawn size first: warping 360 px to 40 px aliases."""
+    level = art
+    factor = 1.0
+    while scale * factor < 0.5 and min(level.shape[:2]) > 16:
+        level = cv2.pyrDown(level)
+        factor /= 2
+    return level, factor
+
+
+def _apply(matrix: np.ndarray, points: np.ndarray) -> np.ndarray:
+    pts = np.hstack([points, np.ones((len(points), 1))]) @ matrix.T
+    return pts[:, :2] / pts[:, 2:3]
+
+
+def _polygon_area(quad: np.ndarray) -> float:
+    x, y = quad[:, 0], quad[:, 1]
+    return 0.5 * abs(float(np.dot(x, np.roll(y, 1)) - np.dot(y, np.roll(x, 1))))
+
+
+def _index_quads(card: _Card) -> list[tuple[str, np.ndarray, np.ndarray]]:
+    """The padded TL and BR index quads in card pixels, each with its reading-down vector."""
+    h, w = card.deck.cards[card.code].shape[:2]
+    x1, y1, x2, y2 = card.deck.index_boxes[card.code]
+    pad = INDEX_PAD * (y2 - y1)
+    x1, y1, x2, y2 = x1 - pad, y1 - pad, x2 + pad, y2 + pad
+    tl = np.array([[x1, y1], [x2, y1], [x2, y2], [x1, y2]], dtype=np.float64)
+    br = np.array([[w, h]]) - tl  # the 180-degree turned index in the opposite corner
+    return [("tl", tl, np.array([0.0, 1.0])), ("br", br, np.array([0.0, -1.0]))]
+
+
+def _lighting(rng: np.random.Generator, image: np.ndarray) -> np.ndarray:
+    """Uneven light, a cast shadow, a glare spot and a white balance, in float."""
+    h, w = image.shape[:2]
+    out = image.astype(np.float32)
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    gx, gy = rng.normal(0, 1, 2)
+    ramp = (xx / w - 0.5) * gx + (yy / h - 0.5) * gy
+    out *= (rng.uniform(0.75, 1.1) + 0.25 * ramp)[..., None]
+    if rng.random() < 0.3:  # a cast shadow: a soft-edged polygon
+        pts = (rng.uniform(0, 1, (4, 2)) * [w, h]).astype(np.int32)
+        mask = np.zeros((h, w), np.float32)
+        cv2.fillConvexPoly(mask, cv2.convexHull(pts), 1.0)
+        mask = cv2.GaussianBlur(mask, (0, 0), max(1.0, w / 60))
+        out *= (1 - mask * rng.uniform(0.2, 0.45))[..., None]
+    if rng.random() < 0.25:  # glare on glossy cards
+        cx, cy = rng.uniform(0, w), rng.uniform(0, h)
+        r = rng.uniform(0.03, 0.15) * w
+        blob = np.exp(-((xx - cx) ** 2 + (yy - cy) ** 2) / (2 * r * r))
+        out += (blob * rng.uniform(60, 170))[..., None]
+    out *= rng.uniform(0.88, 1.12, 3)[None, None, :]
+    return out
+
+
+def _sensor(rng: np.random.Generator, image: np.ndarray) -> np.ndarray:
+    """Blur (focus or motion), noise and JPEG compression."""
+    if rng.random() < 0.15:
+        k = int(rng.integers(3, 6))
+        kernel = np.zeros((k, k), np.float32)
+        kernel[k // 2, :] = 1.0 / k
+        rot = cv2.getRotationMatrix2D((k / 2 - 0.5, k / 2 - 0.5), rng.uniform(0, 180), 1.0)
+        kernel = cv2.warpAffine(kernel, rot, (k, k))
+        image = cv2.filter2D(image, -1, kernel / max(kernel.sum(), 1e-6))
+    elif rng.random() < 0.6:
+        image = cv2.GaussianBlur(image, (0, 0), rng.uniform(0.3, 0.9))
+    image = image + rng.normal(0, rng.uniform(0, 7), image.shape).astype(np.float32)
+    image = np.clip(image, 0, 255).astype(np.uint8)
+    quality = int(rng.integers(45, 96))
+    ok, encoded = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    assert ok
+    return cv2.imdecode(encoded, cv2.IMREAD_COLOR)
+
+
+def render_scene(
+    rng: np.random.Generator,
+    decks: list[DeckArt],
+    backgrounds: BackgroundBank,
+    size: tuple[int, int] = (320, 320),
+    layout: str | None = None,
+    card_count: int | None = None,
+) -> Scene:
+    """Render one scene; the same generator state always gives the same scene."""
+    width, height = size
+    layout = layout or str(rng.choice(LAYOUTS, p=LAYOUT_WEIGHTS))
+    count = card_count or int(rng.integers(1, 14) if layout != "fan" else rng.integers(3, 14))
+    picks = _pick_cards(rng, decks, count)
+    cards = _layout_cards(rng, layout, picks, size)
+    camera = _camera(rng, size)
+
+    canvas = backgrounds.sample(rng, size).astype(np.float32)
+    owner = np.full((height, width), -1, np.int16)
+    shadow_shift = rng.normal(0, 2.0, 2) + [1.5, 2.5]
+    for card_id, card in enumerate(cards):
+        art = card.deck.cards[card.code]
+        full = camera @ card.matrix
+        level, factor = _pyramid_level(art, float(np.sqrt(abs(np.linalg.det(full[:2, :2])))))
+        to_image = full @ np.diag([1 / factor, 1 / factor, 1.0])
+        warped = cv2.warpPerspective(level, to_image, size, flags=cv2.INTER_LINEAR, borderValue=(0, 0, 0, 0))
+        alpha = warped[:, :, 3].astype(np.float32) / 255.0
+        if not alpha.any():
+            continue
+        # A soft drop shadow where the card lifts off the table or the card beneath.
+        shadow = cv2.warpAffine(alpha, np.float32([[1, 0, shadow_shift[0]], [0, 1, shadow_shift[1]]]), size)
+        shadow = cv2.GaussianBlur(shadow, (0, 0), 1.5)
+        canvas *= (1 - 0.35 * shadow)[..., None]
+        tint = rng.uniform(0.85, 1.05) * rng.uniform(0.97, 1.03, 3)
+        canvas = canvas * (1 - alpha[..., None]) + warped[:, :, :3].astype(np.float32) * tint * alpha[..., None]
+        owner[alpha > 0.5] = card_id
+
+    if layout == "fan" and rng.random() < 0.4:  # a thumb on the fan's pivot
+        middle = cards[len(cards) // 2]
+        mh, mw = middle.deck.cards[middle.code].shape[:2]
+        pivot = _apply(camera @ middle.matrix, np.array([[mw / 2, mh * 0.95]]))[0]
+        axes = (int(width * rng.uniform(0.05, 0.12)), int(height * rng.uniform(0.08, 0.18)))
+        skin = np.array([rng.uniform(60, 140), rng.uniform(110, 170), rng.uniform(160, 230)], np.float32)
+        thumb = np.zeros((height, width), np.uint8)
+        cv2.ellipse(thumb, (int(pivot[0]), int(pivot[1])), axes, rng.uniform(0, 180), 0, 360, 1, -1)
+        canvas[thumb > 0] = skin
+        owner[thumb > 0] = -2
+
+    scene = Scene(image=np.zeros((height, width, 3), np.uint8), layout=layout)
+    for card_id, card in enumerate(cards):
+        full = camera @ card.matrix
+        art = card.deck.cards[card.code]
+        centre = _apply(full, np.array([[art.shape[1] / 2, art.shape[0] / 2]]))[0]
+        placed = PlacedCard(card_id, card.code, card.deck.name, (float(centre[0]), float(centre[1])))
+        for corner, quad_card, down_card in _index_quads(card):
+            quad = _apply(full, quad_card)
+            area = _polygon_area(quad)
+            x1, y1 = quad.min(axis=0)
+            x2, y2 = quad.max(axis=0)
+            if area < 1 or min(x2 - x1, y2 - y1) < MIN_INDEX_PX:
+                continue
+            mask = np.zeros((height, width), np.uint8)
+            cv2.fillConvexPoly(mask, np.round(quad).astype(np.int32), 1)
+            visible = float(np.count_nonzero((owner == card_id) & (mask > 0))) / area
+            if visible < MIN_VISIBLE:
+                continue
+            mid = quad_card.mean(axis=0)
+            a, b = _apply(full, np.array([mid, mid + down_card * 5]))
+            down = (b - a) / max(np.linalg.norm(b - a), 1e-6)
+            box = (max(0.0, x1), max(0.0, y1), min(float(width), x2), min(float(height), y2))
+            scene.labels.append(
+                IndexLabel(card.code, card_id, corner, box, min(visible, 1.0), (float(down[0]), float(down[1])))
+            )
+            placed.labelled_corners += 1
+        scene.cards.append(placed)
+
+    scene.image = _sensor(rng, _lighting(rng, canvas))
+    return scene

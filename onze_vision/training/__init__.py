@@ -1,0 +1,1 @@
+"""Training the detector and the index classifier (needs the ``train`` extra: torch, ultralytics)."""

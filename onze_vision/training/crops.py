@@ -1,0 +1,112 @@
+"""Index crops for the classifier, cut from generated scenes exactly as the runtime cuts them.
+
+Positives are the labelled corner indices with their boxes jittered the way a detector's
+boxes wander; negatives ("none") are boxes of index size anywhere else in the scene:
+pips, court-card art, card edges, the table. Those teach the classifier to veto the
+detector's false alarms.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from onze_vision.indexcrop import CROP_SIZE, crop_index
+from onze_vision.synth.codes import CARD_CODES, RANKS, SUITS
+
+RANK_CLASSES: tuple[str, ...] = (*RANKS, "JK", "none")  # 15
+NONE_RANK = len(RANK_CLASSES) - 1
+JOKER_RANK = RANK_CLASSES.index("JK")
+
+
+@dataclass
+class CropSet:
+    """Crops and their targets, as numpy arrays."""
+
+    images: np.ndarray  # [N, S, S, 3] BGR uint8
+    rank: np.ndarray  # [N] index into RANK_CLASSES
+    suit: np.ndarray  # [N] index into SUITS, -1 for Jokers and none
+    down: np.ndarray  # [N, 2], zeros for none
+
+    def __len__(self) -> int:
+        return len(self.rank)
+
+
+def code_targets(code: str) -> tuple[int, int]:
+    """(rank class, suit class) of a card code."""
+    if code == "JK":
+        return JOKER_RANK, -1
+    return RANKS.index(code[:-1]), SUITS.index(code[-1])
+
+
+def _iou(box: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+    if len(boxes) == 0:
+        return np.zeros(0)
+    x1 = np.maximum(box[0], boxes[:, 0])
+    y1 = np.maximum(box[1], boxes[:, 1])
+    x2 = np.minimum(box[2], boxes[:, 2])
+    y2 = np.minimum(box[3], boxes[:, 3])
+    inter = np.clip(x2 - x1, 0, None) * np.clip(y2 - y1, 0, None)
+    area = (box[2] - box[0]) * (box[3] - box[1])
+    areas = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
+    return inter / np.maximum(area + areas - inter, 1e-6)
+
+
+def jitter_box(rng: np.random.Generator, box: np.ndarray) -> np.ndarray:
+    """Move and resize a box the way a detector's prediction differs from the truth."""
+    w, h = box[2] - box[0], box[3] - box[1]
+    cx = (box[0] + box[2]) / 2 + rng.normal(0, 0.07) * w
+    cy = (box[1] + box[3]) / 2 + rng.normal(0, 0.07) * h
+    w *= np.exp(rng.normal(0, 0.1))
+    h *= np.exp(rng.normal(0, 0.1))
+    return np.array([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2])
+
+
+def build_crops(
+    dataset: Path, split: str, negatives_per_scene: float = 3.0, seed: int = 0, limit: int | None = None
+) -> CropSet:
+    """Cut the crops of one split of a generated dataset."""
+    rng = np.random.default_rng(seed)
+    images, ranks, suits, downs = [], [], [], []
+    lines = (dataset / "meta" / f"{split}.jsonl").read_text().splitlines()
+    for line in lines[:limit]:
+        meta = json.loads(line)
+        scene = cv2.imread(str(dataset / meta["image"]), cv2.IMREAD_COLOR)
+        h, w = scene.shape[:2]
+        boxes = np.array([label["box"] for label in meta["labels"]], dtype=np.float64).reshape(-1, 4)
+        for label, box in zip(meta["labels"], boxes):
+            images.append(crop_index(scene, jitter_box(rng, box)))
+            rank, suit = code_targets(label["code"])
+            ranks.append(rank)
+            suits.append(suit)
+            downs.append(label["down"])
+        sizes = (boxes[:, 2:] - boxes[:, :2]) if len(boxes) else np.array([[20.0, 30.0]])
+        for _ in range(rng.poisson(negatives_per_scene)):
+            bw, bh = sizes[rng.integers(len(sizes))] * np.exp(rng.normal(0, 0.3, 2))
+            x, y = rng.uniform(0, max(1, w - bw)), rng.uniform(0, max(1, h - bh))
+            box = np.array([x, y, x + bw, y + bh])
+            if len(boxes) and _iou(box, boxes).max() > 0.15:
+                continue
+            images.append(crop_index(scene, box))
+            ranks.append(NONE_RANK)
+            suits.append(-1)
+            downs.append([0.0, 0.0])
+    return CropSet(
+        np.stack(images) if images else np.zeros((0, CROP_SIZE, CROP_SIZE, 3), np.uint8),
+        np.array(ranks, np.int64),
+        np.array(suits, np.int64),
+        np.array(downs, np.float32).reshape(-1, 2),
+    )
+
+
+def probs_index(rank: int, suit: int) -> int:
+    """Column of the classifier's 54-way ``probs`` output for a (rank, suit) target."""
+    if rank == NONE_RANK:
+        return len(CARD_CODES)
+    if rank == JOKER_RANK:
+        return CARD_CODES.index("JK")
+    return CARD_CODES.index(RANKS[rank] + SUITS[suit])

@@ -1,0 +1,168 @@
+"""The committed training recipe: ``onze-vision train``.
+
+Stage 1, the detector: Ultralytics YOLO built from ``yolo11n.yaml`` (no downloaded
+weights), trained as ONE class, "a corner index", on the generated scenes. One class
+localises fast on a CPU; telling 53 cards apart is the classifier's job.
+Stage 2, the classifier: :mod:`onze_vision.training.classifier` on crops cut from the
+same scenes. Export: both to ONNX in ``models/`` plus ``detector.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import numpy as np
+
+DETECTOR_EXPORT_SIZE = 640  # the runtime reads photos at this letterbox size
+
+
+def _quiet_ultralytics() -> None:
+    """Ultralytics must never reach the network here, and must use both cores."""
+    os.environ["YOLO_OFFLINE"] = "true"  # the word true: "1" is not honoured
+    os.environ.setdefault("YOLO_AUTOINSTALL", "false")
+    os.environ.setdefault("YOLO_VERBOSE", "true")
+
+
+def train_detector(args: argparse.Namespace) -> Path:
+    """Train the one-class corner-index detector; return its best checkpoint."""
+    _quiet_ultralytics()
+    import torch
+    import ultralytics.utils.torch_utils as torch_utils
+    from ultralytics import YOLO
+    from ultralytics.utils import SETTINGS
+
+    SETTINGS.update({"sync": False})
+    threads = os.cpu_count() or 1
+    torch_utils.NUM_THREADS = threads  # Ultralytics leaves one core idle otherwise
+    torch.set_num_threads(threads)
+    runs = Path(args.runs)
+    last = runs / "detector" / "weights" / "last.pt"
+    if args.resume and last.exists():
+        model = YOLO(str(last))
+        model.train(resume=True)
+    else:
+        model = YOLO("yolo11n.yaml")
+        model.train(
+            data=str(Path(args.data) / "data.yaml"),
+            single_cls=True,  # the labels keep their card class for the classifier and evaluation
+            epochs=args.epochs,
+            imgsz=args.imgsz,
+            batch=args.batch,
+            device=args.device,
+            workers=args.workers,
+            fraction=args.fraction,
+            project=str(runs),
+            name="detector",
+            exist_ok=True,
+            pretrained=False,
+            amp=False,  # the AMP check would download yolo11n.pt
+            plots=False,
+            seed=0,
+            deterministic=False,
+            cos_lr=True,
+            close_mosaic=1,
+            fliplr=0.0,  # mirrored indices do not exist on real cards
+            degrees=0.0,  # scenes are already rotated
+            scale=0.35,
+            mosaic=1.0,
+            patience=100,
+            val=True,
+        )
+    best = runs / "detector" / "weights" / "best.pt"
+    return best if best.exists() else last
+
+
+def export_detector(checkpoint: Path, out_dir: Path) -> None:
+    """Export the detector to ONNX at the runtime's size and ship the .pt beside it."""
+    _quiet_ultralytics()
+    from ultralytics import YOLO
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    model = YOLO(str(checkpoint))
+    onnx_path = Path(model.export(format="onnx", imgsz=DETECTOR_EXPORT_SIZE, simplify=True, opset=17, dynamic=False))
+    shutil.copyfile(onnx_path, out_dir / "index_detector.onnx")
+    # A bare checkpoint (no optimizer state) is what predict needs.
+    shutil.copyfile(checkpoint, out_dir / "index_detector.pt")
+
+
+def fit_center_offset(dataset: Path, split: str = "train", limit: int = 3000) -> dict[str, float]:
+    """Fit where a card's centre lies from its index: centre = box centre + s (a down + b right).
+
+    s is sqrt(box w * h); right is down turned a quarter (dx, dy) -> (dy, -dx).
+    """
+    a_values, b_values = [], []
+    lines = (dataset / "meta" / f"{split}.jsonl").read_text().splitlines()[:limit]
+    for line in lines:
+        meta = json.loads(line)
+        centres = {card["card_id"]: card["center"] for card in meta["cards"]}
+        for label in meta["labels"]:
+            x1, y1, x2, y2 = label["box"]
+            if x1 <= 0 or y1 <= 0:  # clipped boxes misstate their size
+                continue
+            s = float(np.sqrt((x2 - x1) * (y2 - y1)))
+            down = np.array(label["down"])
+            right = np.array([down[1], -down[0]])
+            delta = np.array(centres[label["card_id"]]) - [(x1 + x2) / 2, (y1 + y2) / 2]
+            a_values.append(float(delta @ down) / s)
+            b_values.append(float(delta @ right) / s)
+    a, b = np.median(a_values), np.median(b_values)
+    spread = float(np.percentile(np.hypot(np.array(a_values) - a, np.array(b_values) - b), 90))
+    return {"a": round(float(a), 3), "b": round(float(b), 3), "spread_p90": round(spread, 3)}
+
+
+def write_detector_json(out_dir: Path, dataset: Path, extra: dict[str, object] | None = None) -> dict[str, object]:
+    """Runtime constants: sizes, thresholds, and the corner pairing geometry."""
+    offset = fit_center_offset(dataset)
+    config: dict[str, object] = {
+        "imgsz": DETECTOR_EXPORT_SIZE,
+        "detector_conf": 0.15,
+        "nms_iou": 0.5,
+        "classifier_min_prob": 0.35,
+        "center_offset": [offset["a"], offset["b"]],
+        # Two corners of one card predict centres this close, in units of s.
+        "pair_tolerance": round(max(1.0, offset["spread_p90"] * 1.5), 3),
+        "classes": "onze_vision.synth.codes.CARD_CODES + ['none']",
+        **(extra or {}),
+    }
+    (out_dir / "detector.json").write_text(json.dumps(config, indent=2) + "\n")
+    return config
+
+
+def train_all(args: argparse.Namespace) -> int:
+    """Run the stages asked for; return the exit status."""
+    dataset = Path(args.data)
+    out_dir = Path(args.out)
+    if not (dataset / "data.yaml").exists():
+        print(f"onze-vision train: no dataset at {dataset} (run onze-vision make-dataset first)", file=sys.stderr)
+        return 2
+    runs = Path(args.runs)
+    runs.mkdir(parents=True, exist_ok=True)
+    if args.stage in ("all", "detector"):
+        checkpoint = train_detector(args)
+        export_detector(checkpoint, out_dir)
+    if args.stage in ("all", "classifier"):
+        import torch
+
+        from onze_vision.training.classifier import evaluate_classifier, export_classifier, train_classifier
+        from onze_vision.training.crops import build_crops
+
+        torch.set_num_threads(os.cpu_count() or 1)
+        train = build_crops(dataset, "train", seed=0)
+        val = build_crops(dataset, "val", seed=1)
+        print(f"classifier crops: {len(train)} train, {len(val)} val (held-out decks)", flush=True)
+        model = train_classifier(train, val, args.classifier_minutes, runs / "classifier.pt", log=lambda m: print(m, flush=True))
+        metrics = evaluate_classifier(model, val)
+        print(f"classifier on held-out decks: {metrics}", flush=True)
+        out_dir.mkdir(parents=True, exist_ok=True)
+        export_classifier(model, out_dir / "index_classifier.onnx")
+        (runs / "classifier_metrics.json").write_text(json.dumps(metrics, indent=2))
+    if args.stage in ("all", "export"):
+        if args.stage == "export":
+            export_detector(runs / "detector" / "weights" / "best.pt", out_dir)
+    write_detector_json(out_dir, dataset)
+    return 0
