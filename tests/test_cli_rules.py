@@ -1,0 +1,224 @@
+"""The rules commands: output, JSON, exit codes, help, photos."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import types
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from onze_vision.cli import build_parser, main
+from onze_vision.variants import VARIANTS
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+# -- variants -------------------------------------------------------------------
+def test_variants_lists_every_variant_and_its_rules(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "variants")
+    assert code == 0
+    for name in VARIANTS:
+        assert f"{name}:" in out
+    assert "any suits" in out and "two runs + one set" in out and "hand 7 always doubles" in out
+
+
+def test_variants_json_is_the_rules_as_data(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "variants", "--json")
+    data = json.loads(out)
+    assert code == 0
+    assert [v["name"] for v in data] == list(VARIANTS)
+    assert data[4]["values"]["joker"] is None and data[4]["jokers_per_deck"] == 0
+
+
+# -- score ------------------------------------------------------------------------
+def test_score_prints_each_card_and_the_total(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "score", "--variant", "once", "QH", "JK", "7S")
+    assert (code, err) == (0, "")
+    assert "47 points" in out and "JK   30" in out
+
+
+def test_score_json(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "score", "--variant", "once", "qh", "10♥", "--json")
+    assert code == 0
+    assert json.loads(out) == {
+        "variant": "once",
+        "cards": ["QH", "10H"],
+        "points": 20,
+        "breakdown": [{"card": "QH", "points": 10}, {"card": "10H", "points": 10}],
+        "splash": False,
+    }
+
+
+def test_score_splash_doubles_in_llenroc(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "score", "--variant", "llenroc", "--splash", "9H", "KS", "--json")
+    assert code == 0 and json.loads(out)["points"] == 38 and json.loads(out)["splash"] is True
+
+
+def test_score_round_7_in_llenroc_doubles(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "score", "--variant", "llenroc", "--round", "7", "9H")
+    assert code == 0 and "18 points" in out and "splash" in out
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        pytest.param(["score", "--variant", "once", "QH", "ZZ"], "'ZZ' is not a card", id="unknown card"),
+        pytest.param(["score", "--variant", "rummy", "QH"], "unknown variant 'rummy'", id="unknown variant"),
+        pytest.param(["score", "--variant", "once", "QH", "QH", "QH"], "3 × QH", id="impossible hand"),
+        pytest.param(["score", "--variant", "ons", "JK"], "without Jokers", id="a Joker in ons"),
+        pytest.param(["score", "--variant", "llenroc", "--players", "5", "7S", "7S", "7S"], "7S", id="players decide the decks"),
+        pytest.param(["score", "--variant", "onze", "--players", "9", "7S"], "not 9", id="players outside the variant"),
+        pytest.param(["score", "--variant", "once", "--splash", "7S"], "no splash rule", id="splash without the rule"),
+        pytest.param(["score", "--variant", "once"], "no cards given", id="no cards"),
+        pytest.param(["check-down", "--variant", "once", "--round", "8", "7H"], "hand 8 does not exist", id="round 8"),
+        pytest.param(["check-down", "--variant", "once", "--round", "0", "7H"], "hand 0 does not exist", id="round 0"),
+        pytest.param(["check-down", "--variant", "nope", "--round", "1", "7H"], "unknown variant", id="check-down unknown variant"),
+        pytest.param(["check-down", "--variant", "once", "--round", "1", "7H", "1X"], "'1X' is not a card", id="check-down unknown card"),
+    ],
+)
+def test_bad_input_exits_2_with_the_error_on_stderr(
+    capsys: pytest.CaptureFixture[str], argv: list[str], message: str
+) -> None:
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and out == ""
+    assert message in err
+
+
+def test_a_round_that_is_not_a_number_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as caught:
+        main(["check-down", "--variant", "once", "--round", "seven", "7H"])
+    assert caught.value.code == 2
+    assert "'seven'" in capsys.readouterr().err
+
+
+# -- check-down ------------------------------------------------------------------------
+def test_check_down_valid_exits_0_and_shows_the_melds(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "check-down", "--variant", "onze", "--round", "2", "7H", "7S", "JK", "3C", "4C", "5C", "6C")
+    assert code == 0
+    assert "Valid" in out and "7S 7H JK" in out and "JK = 7D" in out and "3C 4C 5C 6C" in out
+
+
+def test_check_down_json(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "check-down", "--variant", "once", "--round", "1", "--json", "7H", "7S", "JK", "9C", "9D", "9H")
+    assert code == 0
+    assert json.loads(out) == {
+        "valid": True,
+        "melds": [
+            {"kind": "set", "cards": ["7S", "7H", "JK"], "wilds": {"2": "7D"}},
+            {"kind": "set", "cards": ["9H", "9D", "9C"], "wilds": {}},
+        ],
+        "leftover": [],
+        "reason": None,
+    }
+
+
+def test_check_down_not_valid_exits_1_with_the_reason(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "check-down", "--variant", "once", "--round", "1", "--json", "7H", "JK", "AH", "9C", "9D", "9H")
+    data = json.loads(out)
+    assert (code, err) == (1, "")
+    assert data["valid"] is False and data["melds"] == []
+    assert "A set holds at most one wild card in once" in data["reason"]
+
+
+def test_check_down_hand_finds_the_contract_in_a_whole_hand(capsys: pytest.CaptureFixture[str]) -> None:
+    cards = "3H 4H 5H 6H 8S 9S 10S JS 2C 3C 4C JK KD".split()
+    code, out, _ = run(capsys, "check-down", "--variant", "onze", "--round", "7", "--hand", "--json", *cards)
+    data = json.loads(out)
+    assert code == 0 and data["valid"] and data["leftover"] == ["KD"]
+    assert [m["kind"] for m in data["melds"]] == ["run", "run", "run"]
+    code, out, _ = run(capsys, "check-down", "--variant", "onze", "--round", "7", "--hand", *cards)
+    assert code == 0 and "KD   10 points" in out
+
+
+# -- photos --------------------------------------------------------------------------
+@dataclass
+class _Detected:
+    card: str
+
+
+@pytest.fixture
+def fake_detector(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Stand-in for onze_vision.detector: reads a fixed list of cards from any photo."""
+    seen: list[str] = []
+    module = types.ModuleType("onze_vision.detector")
+
+    def detect_cards(path: str) -> object:
+        seen.append(str(path))
+        if str(path).endswith(".bad"):
+            raise ValueError(f"not an image: {path}")
+        return types.SimpleNamespace(cards=[_Detected(c) for c in ("7H", "7S", "JK", "9C", "9D", "9H")])
+
+    module.detect_cards = detect_cards  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "onze_vision.detector", module)
+    return seen
+
+
+def test_score_reads_the_cards_from_a_photo(
+    capsys: pytest.CaptureFixture[str], fake_detector: list[str], tmp_path: Path
+) -> None:
+    photo = tmp_path / "hand.jpg"
+    photo.write_bytes(b"jpeg")
+    code, out, _ = run(capsys, "score", "--variant", "onze", "--photo", str(photo), "--json")
+    assert code == 0 and fake_detector == [str(photo)]
+    assert json.loads(out)["points"] == 7 + 7 + 30 + 27
+
+
+def test_check_down_reads_the_cards_from_a_photo(
+    capsys: pytest.CaptureFixture[str], fake_detector: list[str], tmp_path: Path
+) -> None:
+    photo = tmp_path / "down.png"
+    photo.write_bytes(b"png")
+    code, out, _ = run(capsys, "check-down", "--variant", "once", "--round", "1", "--photo", str(photo), "--json")
+    assert code == 0 and json.loads(out)["valid"] is True
+
+
+@pytest.mark.parametrize("command", [["score"], ["check-down", "--round", "1"]])
+def test_a_missing_photo_exits_2(
+    capsys: pytest.CaptureFixture[str], fake_detector: list[str], tmp_path: Path, command: list[str]
+) -> None:
+    code, out, err = run(capsys, *command, "--variant", "once", "--photo", str(tmp_path / "nope.jpg"))
+    assert code == 2 and out == "" and "photo not found" in err and fake_detector == []
+
+
+def test_a_photo_the_detector_refuses_exits_2(
+    capsys: pytest.CaptureFixture[str], fake_detector: list[str], tmp_path: Path
+) -> None:
+    photo = tmp_path / "x.bad"
+    photo.write_bytes(b"")
+    code, _, err = run(capsys, "score", "--variant", "once", "--photo", str(photo))
+    assert code == 2 and "not an image" in err
+
+
+def test_cards_and_a_photo_together_exit_2(capsys: pytest.CaptureFixture[str], fake_detector: list[str], tmp_path: Path) -> None:
+    photo = tmp_path / "hand.jpg"
+    photo.write_bytes(b"jpeg")
+    code, _, err = run(capsys, "score", "--variant", "once", "--photo", str(photo), "QH")
+    assert code == 2 and "not both" in err
+
+
+# -- help ------------------------------------------------------------------------------
+@pytest.mark.parametrize("command", ["variants", "score", "check-down"])
+def test_help_says_what_the_command_does_with_an_example(capsys: pytest.CaptureFixture[str], command: str) -> None:
+    with pytest.raises(SystemExit) as caught:
+        build_parser().parse_args([command, "--help"])
+    out = capsys.readouterr().out
+    assert caught.value.code == 0
+    assert "example" in out and f"onze-vision {command}" in out
+
+
+def test_the_installed_command_runs_as_a_module() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "onze_vision", "check-down", "--variant", "onze", "--round", "1", "7H", "7S"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 1 and "Hand 1 needs two sets" in done.stdout
