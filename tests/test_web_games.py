@@ -141,3 +141,16 @@ def test_sheet_shows_totals_leader_and_winner(client: Any, api: Any, game_id: in
     assert game["finished"] and game["winners"] == [1]
     sheet = client.get(f"/games/{game_id}").get_data(as_text=True)
     assert 'id="winner"' in sheet and "Winner: <strong>Ann</strong>" in sheet
+
+
+def test_no_leader_until_a_hand_is_complete(client: Any, api: Any, game_id: int) -> None:
+    api.post(f"/api/games/{game_id}/hands/1/scores/2", {"points": 30})
+    game = client.get(f"/api/games/{game_id}").get_json()
+    assert game["leaders"] == [] and game["totals"] == [0, 30, 0, 0]
+    assert 'id="leader"' not in client.get(f"/games/{game_id}").get_data(as_text=True)
+    for seat, points in ((1, 0), (3, 12), (4, 8)):
+        api.post(f"/api/games/{game_id}/hands/1/scores/{seat}", {"points": points})
+    api.post(f"/api/games/{game_id}/hands/2/scores/1", {"points": 50})   # hand 2 only begun
+    game = client.get(f"/api/games/{game_id}").get_json()
+    assert game["leaders"] == [1] and game["standing"] == [0, 30, 12, 8]
+    assert "<strong>Ann</strong> with 0 after 1 hand" in client.get(f"/games/{game_id}").get_data(as_text=True)

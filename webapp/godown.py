@@ -35,6 +35,7 @@ def check(game_id: int | None = None) -> Any:
                 photo = model.get_photo(int(request.form["photo_id"]))
             result = model.check_go_down(form["variant"], form["hand"], form["cards"],
                                          whole_hand=form["mode"] == "hand")
+            form["cards"] = " ".join(result["cards"])   # as the engine spells them
         except ValueError as exc:
             error, status = str(exc), 400
     return render_template("godown.html", game=game, form=form, result=result, error=error,

@@ -247,9 +247,14 @@ def load_game(game_id: int) -> dict[str, Any]:
         })
     finished = all(h["complete"] for h in hands)
     current = next((h["number"] for h in hands if not h["complete"]), None)
-    any_score = any(h["started"] for h in hands)
-    best = min(totals) if totals else 0
-    leaders = [p["seat"] for p, t in zip(players, totals) if t == best] if any_score else []
+    # The leader is judged on complete hands only: a player whose score for the hand in
+    # play is not saved yet would otherwise look ahead.
+    complete = [h for h in hands if h["complete"]]
+    standing = [sum(h["scores"][i]["points"] for h in complete) for i in range(n)]
+    leaders: list[int] = []
+    if complete:
+        best = min(standing)
+        leaders = [p["seat"] for p, t in zip(players, standing) if t == best]
     return {
         "id": game["id"], "variant": variant_info(variant), "decks": game["decks"],
         "first_dealer": game["first_dealer"], "note": game["note"],
@@ -257,6 +262,7 @@ def load_game(game_id: int) -> dict[str, Any]:
         "players": players, "hands": hands, "totals": totals,
         "current_hand": current, "finished": finished,
         "leaders": leaders, "winners": leaders if finished else [],
+        "complete_hands": len(complete), "standing": standing,
     }
 
 

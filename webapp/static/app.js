@@ -21,6 +21,8 @@ window.onze = (function () {
   return { csrf: csrf, postJSON: postJSON };
 })();
 
+document.documentElement.classList.add("js");
+
 document.addEventListener("DOMContentLoaded", function () {
   // Print buttons.
   document.querySelectorAll("[data-print]").forEach(function (button) {

@@ -64,8 +64,19 @@
       });
     }
 
+    // Without scoring (the go-down page) the server still spells the cards.
+    async function canonicalize() {
+      const mine = ++request;
+      if (!cards.length) { showError(""); return; }
+      const answer = await window.onze.postJSON("/api/cards/parse", { cards: cards });
+      if (mine !== request) return;
+      if (!answer.ok) { showError(answer.data.error); return; }
+      showError("");
+      if (answer.data.cards.join(" ") !== cards.join(" ")) { cards = answer.data.cards; render(); }
+    }
+
     async function rescore() {
-      if (!scoring) { showError(""); return; }
+      if (!scoring) { await canonicalize(); return; }
       const mine = ++request;
       const body = { cards: cards, splash: editor.dataset.splash === "1" };
       if (editor.dataset.gameId) body.game_id = Number(editor.dataset.gameId);
