@@ -126,8 +126,8 @@ class GoDown:
     """
 
     valid: bool
-    melds: tuple[Meld, ...]
-    leftover: tuple[Card, ...]
+    melds: list[Meld]
+    leftover: list[Card]
     reason: str | None
     variant: str = ""
     hand: int = 0
@@ -759,8 +759,8 @@ def check_down(
     if found is None:
         points = sum(v.card_value(c) for c in card_list)
         reason = explain(v, hand, card_list, use_all=True)
-        return GoDown(False, (), tuple(card_list), reason, v.name, hand, points)
-    return GoDown(True, tuple(found[0]), (), None, v.name, hand, 0)
+        return GoDown(False, [], list(card_list), reason, v.name, hand, points)
+    return GoDown(True, found[0], [], None, v.name, hand, 0)
 
 
 def find_contract(
@@ -781,6 +781,6 @@ def find_contract(
     if found is None:
         points = sum(v.card_value(c) for c in card_list)
         reason = explain(v, hand, card_list, use_all=False)
-        return GoDown(False, (), tuple(card_list), reason, v.name, hand, points)
+        return GoDown(False, [], list(card_list), reason, v.name, hand, points)
     melds, leftover, points = found
-    return GoDown(True, tuple(melds), tuple(leftover), None, v.name, hand, points)
+    return GoDown(True, melds, leftover, None, v.name, hand, points)

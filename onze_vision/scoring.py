@@ -82,8 +82,8 @@ class HandScore:
     """
 
     variant: str
-    cards: tuple[Card, ...]
-    breakdown: tuple[tuple[Card, int], ...]
+    cards: list[Card]
+    breakdown: list[tuple[Card, int]]
     doubled: bool
     points: int
 
@@ -127,10 +127,10 @@ def score_hand(
         NoSplashError: ``splash`` in a variant without the splash rule.
     """
     variant = get_variant(variant)
-    card_list = tuple(parse_cards(cards))
+    card_list = parse_cards(cards)
     check_possible(card_list, variant, players=players, decks=decks)
     doubled = variant.doubles(hand, splash)
-    breakdown = tuple((card, variant.card_value(card)) for card in card_list)
+    breakdown = [(card, variant.card_value(card)) for card in card_list]
     total = sum(points for _, points in breakdown)
     return HandScore(
         variant=variant.name,

@@ -135,7 +135,7 @@ def test_each_hand_contract_is_recognised(variant: str, hand: int) -> None:
     assert result.valid, result.reason
     expected = get_variant(variant).contract(hand)
     assert [m.kind for m in result.melds] == list(expected.melds)  # in the contract's order
-    assert result.leftover == () and result.reason is None
+    assert result.leftover == [] and result.reason is None
 
 
 @pytest.mark.parametrize(
@@ -158,8 +158,8 @@ def test_each_hand_contract_is_recognised(variant: str, hand: int) -> None:
 )
 def test_reasons_a_player_understands(variant: str, hand: int, cards: str, words: list[str]) -> None:
     result = check_down(variant, hand, cards)
-    assert not result.valid and result.melds == ()
-    assert result.leftover == tuple(parse_cards(cards))
+    assert not result.valid and result.melds == []
+    assert result.leftover == parse_cards(cards)
     for word in words:
         assert word in result.reason, result.reason  # type: ignore[operator]
 

@@ -58,7 +58,7 @@ def near_hands(draw: st.DrawFn) -> tuple[Variant, int, list[Card]]:
 def assert_sound(result: GoDown, variant: Variant, hand: int, cards: list[Card]) -> None:
     """A valid answer is a valid arrangement of exactly the input cards."""
     if not result.valid:
-        assert result.reason and result.melds == ()
+        assert result.reason and result.melds == []
         assert Counter(result.leftover) == Counter(cards)
         return
     assert result.reason is None
@@ -119,7 +119,7 @@ def test_every_arrangement_is_valid_and_uses_exactly_the_cards(case: tuple[Varia
     down = check_down(variant, hand, cards)
     assert_sound(down, variant, hand, cards)
     if down.valid:
-        assert down.leftover == ()
+        assert down.leftover == []
     whole = find_contract(variant, hand, cards)
     assert_sound(whole, variant, hand, cards)
     # The two modes agree.

@@ -27,11 +27,11 @@ def test_points_are_the_sum_of_the_card_values(variant: str, cards: str, points:
 def test_breakdown_gives_each_card_its_points_in_order() -> None:
     result = score_hand(["QH", "JK", "7S"], "once")
     assert isinstance(result, HandScore)
-    assert result.breakdown == (
+    assert result.breakdown == [
         (Card.from_code("QH"), 10),
         (Card.from_code("JK"), 30),
         (Card.from_code("7S"), 7),
-    )
+    ]
     assert result.to_dict() == {
         "variant": "once",
         "cards": ["QH", "JK", "7S"],
