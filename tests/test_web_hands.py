@@ -222,3 +222,14 @@ def test_huge_upload_is_refused_with_the_limit(client: Any, token: str, game_id:
 def test_unknown_photo_is_404(client: Any, game_id: int) -> None:
     assert client.get("/photos/5").status_code == 404
     assert client.get(f"/games/{game_id}/hands/1/players/2?photo=5").status_code == 404
+
+
+def test_missing_model_keeps_the_page_usable(client: Any, app: Any, token: str, game_id: int, jpeg_bytes: bytes) -> None:
+    def no_model(data: bytes) -> Any:
+        raise FileNotFoundError("models/index_detector.onnx")
+
+    app.config["DETECT"] = no_model
+    page = client.post(f"/games/{game_id}/hands/1/players/2/photo",
+                       data={"csrf_token": token, "photo": (io.BytesIO(jpeg_bytes), "hand.jpg")},
+                       follow_redirects=True).get_data(as_text=True)
+    assert "type the cards instead" in page and 'name="cards"' in page

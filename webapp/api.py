@@ -23,6 +23,12 @@ def bad_input(error: ValueError) -> tuple[Response, int]:
     return jsonify(error=str(error)), 400
 
 
+@bp.errorhandler(model.DetectorUnavailableError)
+def no_detector(error: model.DetectorUnavailableError) -> tuple[Response, int]:
+    """Photos cannot be read on this install; typing cards still works."""
+    return jsonify(error=str(error)), 503
+
+
 def _json() -> dict[str, Any]:
     data = request.get_json(silent=True)
     if not isinstance(data, dict):

@@ -36,7 +36,8 @@ def check(game_id: int | None = None) -> Any:
             result = model.check_go_down(form["variant"], form["hand"], form["cards"],
                                          whole_hand=form["mode"] == "hand")
             form["cards"] = " ".join(result["cards"])   # as the engine spells them
-        except ValueError as exc:
-            error, status = str(exc), 400
+        except (ValueError, model.DetectorUnavailableError) as exc:
+            error = str(exc)
+            status = 503 if isinstance(exc, model.DetectorUnavailableError) else 400
     return render_template("godown.html", game=game, form=form, result=result, error=error,
                            photo=photo, variants=model.all_variants()), status

@@ -97,7 +97,7 @@ def player_photo(game_id: int, hand: int, seat: int) -> Any:
         if upload is None or not upload.filename:
             raise model.InputError("No photo was sent: take or choose a photo of the cards.")
         photo = model.store_photo(upload.read(), game_id)
-    except ValueError as error:
+    except (ValueError, model.DetectorUnavailableError) as error:
         flash(str(error), "error")
         return redirect(url_for("hands.player", game_id=game_id, hand=hand, seat=seat))
     found = len(photo["cards"])

@@ -36,6 +36,10 @@ class InputError(ValueError):
     """Input the score sheet refuses; the message quotes it and says why."""
 
 
+class DetectorUnavailableError(RuntimeError):
+    """The card detector cannot run here (its model files are missing)."""
+
+
 # --------------------------------------------------------------------------- variants
 
 
@@ -498,7 +502,8 @@ def read_photo(data: bytes | None) -> dict[str, Any]:
     try:
         reading = _detector()(data)
     except FileNotFoundError:  # the detector's ModelNotFoundError: models/ not installed
-        abort(503, "The card detector's model files are not installed (models/): type the cards instead.")
+        raise DetectorUnavailableError(
+            "The card detector's model files are not installed (models/): type the cards instead.") from None
     return {
         "width": int(reading.width), "height": int(reading.height),
         "cards": [{"card": str(c.card), "confidence": round(float(c.confidence), 4),

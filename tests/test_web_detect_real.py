@@ -1,0 +1,61 @@
+"""The web app with the shipped card detector on real photos (needs models/)."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT / "tests" / "data"
+MODEL_FILES = [ROOT / "models" / "index_detector.onnx", ROOT / "models" / "index_classifier.onnx"]
+
+pytestmark = pytest.mark.skipif(not all(p.exists() for p in MODEL_FILES),
+                                reason="the detector's model files are not in models/ yet")
+
+#: What is really in each photo (read by eye): ranks the detector should find.
+PHOTOS = {
+    "web_edje_IMG_2560.jpg": ["10C", "QS", "KC", "QD"],
+    "web_edje_IMG_2571.jpg": ["QC", "10S", "9H"],
+    "web_edje_IMG_2595.jpg": ["QH", "AC"],
+}
+
+
+@pytest.fixture
+def real_app(tmp_path: Path) -> Any:
+    from webapp import create_app
+
+    return create_app({"TESTING": True, "DATABASE": str(tmp_path / "real.sqlite"), "SECRET_KEY": "t"})
+
+
+@pytest.mark.parametrize("name", sorted(PHOTOS))
+def test_api_detect_reads_a_real_photo(real_app: Any, name: str) -> None:
+    data = (DATA / name).read_bytes()
+    response = real_app.test_client().post("/api/detect", data={"photo": (io.BytesIO(data), name)})
+    assert response.status_code == 200, response.get_json()
+    reading = response.get_json()
+    assert (reading["width"], reading["height"]) == (378, 504)
+    for card in reading["cards"]:
+        x1, y1, x2, y2 = card["box"]
+        assert 0 <= x1 < x2 <= 378 and 0 <= y1 < y2 <= 504
+        assert 0 < card["confidence"] <= 1
+    found = [c["card"] for c in reading["cards"]]
+    # The detector is not perfect; most of the cards must be found and named right.
+    right = sum(1 for code in PHOTOS[name] if code in found)
+    assert right >= len(PHOTOS[name]) / 2, (found, PHOTOS[name])
+
+
+def test_photo_page_with_the_real_detector(real_app: Any) -> None:
+    client = real_app.test_client()
+    token = client.get("/api/csrf").get_json()["token"]
+    game = client.post("/api/games", json={"variant": "llenroc", "players": ["Ann", "Bo"]},
+                       headers={"X-CSRF-Token": token}).get_json()
+    data = (DATA / "web_edje_IMG_2560.jpg").read_bytes()
+    response = client.post(f"/games/{game['id']}/hands/1/players/2/photo",
+                           data={"csrf_token": token, "photo": (io.BytesIO(data), "hand.jpg")})
+    assert response.status_code == 302
+    page = client.get(response.location).get_data(as_text=True)
+    assert 'viewBox="0 0 378 504"' in page
+    assert page.count("<rect ") >= 2
