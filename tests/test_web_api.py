@@ -222,3 +222,11 @@ def test_api_csv_export(client: Any, api: Any, game_id: int) -> None:
     api.post(f"/api/games/{game_id}/hands/1/scores/2", {"points": 40})
     text = client.get(f"/api/games/{game_id}/export.csv").get_data(as_text=True)
     assert text.splitlines()[1].startswith("1,two sets,6,Ann,,40,,")
+
+
+def test_put_is_accepted_for_updates(client: Any, token: str, game_id: int) -> None:
+    headers = {"X-CSRF-Token": token}
+    assert client.put(f"/api/games/{game_id}/hands/1/scores/2", json={"points": 9}, headers=headers).status_code == 200
+    assert client.put(f"/api/games/{game_id}/hands/1", json={"note": "put"}, headers=headers).status_code == 200
+    game = client.put(f"/api/games/{game_id}/note", json={"note": "put too"}, headers=headers).get_json()
+    assert game["hands"][0]["scores"][1]["points"] == 9 and game["hands"][0]["note"] == "put" and game["note"] == "put too"
