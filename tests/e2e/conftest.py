@@ -81,7 +81,8 @@ class LiveServer:
         from webapp import create_app
 
         detect = None if MODEL.exists() else StandInDetector()
-        self.app = create_app({"DATABASE": str(self.database), "SECRET_KEY": "e2e-secret", "DETECT": detect})
+        self.app = create_app({"DATABASE": str(self.database), "SECRET_KEY": "e2e-secret", "DETECT": detect,
+                               "MAX_CONTENT_LENGTH": 4 * 1024 * 1024})
         self.server = make_server("127.0.0.1", self.port, self.app, threaded=True)
         self.port = self.server.server_port
         self.url = f"http://127.0.0.1:{self.port}"

@@ -174,6 +174,26 @@ def test_two_browsers_save_different_players_at_once(browser: Any, live_server: 
         c.close()
 
 
+def test_oversized_and_non_image_uploads(page: Any, live_server: Any) -> None:
+    game_id = _api(live_server, "/api/games")["games"][-1]["id"]
+    url = f"{live_server.url}/games/{game_id}/hands/3/players/1"
+    page.goto(url)
+    # Too big: refused in the page before anything is sent.
+    page.set_input_files("#photo-input", {"name": "huge.jpg", "mimeType": "image/jpeg",
+                                          "buffer": b"\xff\xd8\xff" + b"0" * (5 * 1024 * 1024)})
+    page.wait_for_selector(".upload-error:not([hidden])")
+    assert "the limit is 4 MB" in page.inner_text(".upload-error")
+    assert page.url == url
+    # Not an image: the server says so and nothing is saved.
+    with page.expect_navigation():
+        page.set_input_files("#photo-input", {"name": "notes.pdf", "mimeType": "application/pdf",
+                                              "buffer": b"%PDF-1.4 the scores"})
+    assert "PDF" in page.inner_text(".flash-error")
+    shoot(page, "15-bad-upload")
+    game = _api(live_server, f"/api/games/{game_id}")
+    assert game["hands"][2]["scores"][0] is None
+
+
 def test_screenshots_of_the_other_pages(page: Any, live_server: Any) -> None:
     games = _api(live_server, "/api/games")["games"]
     game_id = games[-1]["id"]

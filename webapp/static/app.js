@@ -32,9 +32,20 @@ document.addEventListener("DOMContentLoaded", function () {
   // Choosing a photo reads it right away (one tap less at the table).
   document.querySelectorAll(".upload-form input[type=file]").forEach(function (input) {
     input.addEventListener("change", function () {
+      const form = input.form;
+      const limit = Number(form.dataset.maxBytes || 0);
+      const error = form.querySelector(".upload-error");
+      // Refuse an oversized photo here: no need to send 25 MB over the home Wi-Fi first.
+      if (input.files && input.files.length && limit && input.files[0].size > limit) {
+        error.textContent = "The upload is too large: the limit is " + Math.round(limit / 1048576) + " MB.";
+        error.hidden = false;
+        input.value = "";
+        return;
+      }
+      if (error) error.hidden = true;
       if (input.files && input.files.length) {
-        input.form.classList.add("busy");
-        input.form.submit();
+        form.classList.add("busy");
+        form.submit();
       }
     });
   });
