@@ -194,9 +194,38 @@ def test_oversized_and_non_image_uploads(page: Any, live_server: Any) -> None:
     assert game["hands"][2]["scores"][0] is None
 
 
+def _finished_game(server: Any) -> int:
+    """A whole Ons game played through the API (its own session and CSRF token)."""
+    from http.cookiejar import CookieJar
+
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(CookieJar()))
+
+    def call(path: str, body: Any = None, token: str = "") -> Any:
+        request = urllib.request.Request(server.url + path, data=json.dumps(body).encode() if body else None,
+                                         headers={"Content-Type": "application/json", "X-CSRF-Token": token})
+        with opener.open(request, timeout=30) as response:
+            return json.loads(response.read())
+
+    token = call("/api/csrf")["token"]
+    game = call("/api/games", {"variant": "ons", "players": ["Nana", "Pops", "Lou", "Kit", "Max"],
+                               "first_dealer": "Pops", "note": "Sunday game; Kit's first win?"}, token)
+    hands = [["QH", "7S"], ["AH", "KD", "2C"], ["10S"], ["5D", "5C", "JS", "AS"], ["3H"]]
+    for number in range(1, 8):
+        out = (number % 5) + 1
+        call(f"/api/games/{game['id']}/hands/{number}", {"out": out, "note": "Lou bought twice" if number == 4 else ""},
+             token)
+        for seat in range(1, 6):
+            if seat != out:
+                call(f"/api/games/{game['id']}/hands/{number}/scores/{seat}",
+                     {"cards": hands[(seat + number) % 5]}, token)
+    return int(game["id"])
+
+
 def test_screenshots_of_the_other_pages(page: Any, live_server: Any) -> None:
-    games = _api(live_server, "/api/games")["games"]
-    game_id = games[-1]["id"]
+    game_id = _finished_game(live_server)
+    page.goto(f"{live_server.url}/games/{game_id}")
+    assert "Winner:" in page.inner_text("#winner")
+    shoot(page, "16-sheet-finished")
     page.goto(f"{live_server.url}/history")
     shoot(page, "11-history")
     page.goto(f"{live_server.url}/games/{game_id}/print")
