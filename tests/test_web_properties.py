@@ -1,0 +1,45 @@
+"""Properties of the sheet under any sequence of saves (Hypothesis)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from webapp import create_app
+
+SAVES = st.lists(
+    st.tuples(st.integers(1, 7), st.integers(1, 3), st.one_of(st.integers(0, 120), st.integers(-50, -1),
+                                                               st.integers(10_000, 99_999))),
+    max_size=15,
+)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(saves=SAVES, out=st.dictionaries(st.integers(1, 7), st.integers(1, 3), max_size=7))
+def test_totals_are_the_sum_of_the_saved_scores(tmp_path: Path, saves: list[tuple[int, int, int]],
+                                                out: dict[int, int]) -> None:
+    app = create_app({"TESTING": True, "DATABASE": str(tmp_path / f"p{id(saves)}.sqlite"), "SECRET_KEY": "t"})
+    client = app.test_client()
+    headers = {"X-CSRF-Token": client.get("/api/csrf").get_json()["token"]}
+    game_id = client.post("/api/games", json={"variant": "onze", "players": ["A", "B", "C"]},
+                          headers=headers).get_json()["id"]
+    expected: dict[tuple[int, int], int] = {}
+    for hand, seat in out.items():
+        client.post(f"/api/games/{game_id}/hands/{hand}", json={"out": seat}, headers=headers)
+        expected[(hand, seat)] = 0
+    for hand, seat, points in saves:
+        response = client.post(f"/api/games/{game_id}/hands/{hand}/scores/{seat}", json={"points": points},
+                               headers=headers)
+        # 0-120 are ordinary scores; the strategy draws nothing between 120 and 10 000.
+        accepted = 0 <= points <= 120 and (out.get(hand) != seat or points == 0)
+        assert response.status_code == (200 if accepted else 400), (hand, seat, points, response.get_json())
+        if accepted:
+            expected[(hand, seat)] = points
+    game: dict[str, Any] = client.get(f"/api/games/{game_id}").get_json()
+    for hand in game["hands"]:
+        for seat, score in enumerate(hand["scores"], start=1):
+            assert (score and score["points"]) == expected.get((hand["number"], seat))
+    assert game["totals"] == [sum(p for (h, s), p in expected.items() if s == seat) for seat in (1, 2, 3)]
