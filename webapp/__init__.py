@@ -12,7 +12,7 @@ import secrets
 from pathlib import Path
 from typing import Any
 
-from flask import Flask, flash, jsonify, redirect, render_template, request
+from flask import Flask, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
 #: Largest upload accepted (a phone photo is 2-12 MB).

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from flask import Flask
 
 SUIT_SYMBOLS = {"S": "\u2660", "H": "\u2665", "D": "\u2666", "C": "\u2663"}
@@ -34,8 +32,3 @@ def init_app(app: Flask) -> None:
     app.jinja_env.globals["CARD_CODES"] = list(CARD_CODES)
     app.jinja_env.globals["card_choices"] = lambda: [(c, card_label(c)) for c in CARD_CODES]
 
-
-def player_names(game: dict[str, Any], seats: list[int]) -> str:
-    """ "Ann and Bo" for a list of seats."""
-    names = [game["players"][s - 1]["name"] for s in seats]
-    return " and ".join(names)
