@@ -653,6 +653,13 @@ _RELAXATIONS: tuple[dict[str, Any], ...] = (
 )
 
 
+def _near_miss(melds: Sequence[Meld], variant: Variant) -> str | None:
+    """The rules broken when exactly one meld breaks any; else ``None``."""
+    broken = [problems for problems in (meld_problems(m, variant) for m in melds) if problems]
+    # A near miss is one meld breaking the variant's rules; more is not "near".
+    return " ".join(problem + "." for problem in broken[0]) if len(broken) == 1 else None
+
+
 def _melds_text(melds: Sequence[Meld]) -> str:
     return ", ".join(str(m) for m in melds)
 
@@ -682,19 +689,19 @@ def explain(variant: Variant | str, hand: int, cards: Sequence[Card], *, use_all
     if use_all:
         # Relaxing never loses an arrangement, so when relaxing everything finds
         # none, no single rule is to blame and the near-miss step is skipped.
-        loosest = replace(v, **_RELAXATIONS[-1])
-        near_misses = _RELAXATIONS if arrange(loosest, contract, cards, use_all=True) else ()
-        for change in near_misses:
-            relaxed = replace(v, **change)
-            if relaxed == v:
-                continue
-            found = arrange(relaxed, contract, cards, use_all=True)
-            if found is None:
-                continue
-            broken = [problems for problems in (meld_problems(m, v) for m in found[0]) if problems]
-            # A near miss is one meld breaking the variant's rules; more is not "near".
-            if len(broken) == 1:
-                return " ".join(problem + "." for problem in broken[0])
+        loosest = arrange(replace(v, **_RELAXATIONS[-1]), contract, cards, use_all=True)
+        if loosest is not None:
+            near_miss = _near_miss(loosest[0], v)
+            # Another arrangement, under one relaxed rule, may have one meld at fault.
+            for change in _RELAXATIONS[:-1] if near_miss is None else ():
+                relaxed = replace(v, **change)
+                if relaxed != v:
+                    found = arrange(relaxed, contract, cards, use_all=True)
+                    near_miss = found and _near_miss(found[0], v)
+                    if near_miss:
+                        break
+            if near_miss:
+                return near_miss
     full = arrange(v, contract, cards, use_all=False) if use_all else None
     if full is not None:
         melds, leftover, _ = full
