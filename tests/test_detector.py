@@ -54,7 +54,6 @@ def card_indices(centre: tuple[float, float], code: str, degrees: float = 0.0,
         index_centre = np.asarray(centre) - size * (a * down + b * right)
         # The axis-aligned box of the turned index.
         w, h = np.abs(rotate((INDEX_WH[0], 0), degrees)) + np.abs(rotate((0, INDEX_WH[1]), degrees))
-        w, h = (INDEX_WH if degrees % 180 == 0 else (w, h))
         box = [index_centre[0] - w / 2, index_centre[1] - h / 2, index_centre[0] + w / 2, index_centre[1] + h / 2]
         rows.append((box, score, CARD_CODES.index(code), down))
     return rows
