@@ -42,7 +42,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from onze_vision.cards import RANKS, SUITS, Card, format_cards, parse_cards
+from onze_vision.cards import SUITS, Card, format_cards, parse_cards
 from onze_vision.scoring import check_possible
 from onze_vision.variants import (
     RUN_MIN,
@@ -689,13 +689,14 @@ def explain(variant: Variant | str, hand: int, cards: Sequence[Card], *, use_all
     if use_all:
         # Relaxing never loses an arrangement, so when relaxing everything finds
         # none, no single rule is to blame and the near-miss step is skipped.
-        loosest = arrange(replace(v, **_RELAXATIONS[-1]), contract, cards, use_all=True)
+        loosest_variant = replace(v, **_RELAXATIONS[-1])
+        loosest = arrange(loosest_variant, contract, cards, use_all=True)
         if loosest is not None:
             near_miss = _near_miss(loosest[0], v)
             # Another arrangement, under one relaxed rule, may have one meld at fault.
             for change in _RELAXATIONS[:-1] if near_miss is None else ():
                 relaxed = replace(v, **change)
-                if relaxed != v:
+                if relaxed not in (v, loosest_variant):
                     found = arrange(relaxed, contract, cards, use_all=True)
                     near_miss = found and _near_miss(found[0], v)
                     if near_miss:
