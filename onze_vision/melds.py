@@ -373,16 +373,16 @@ class _Search:
             out.append((naturals, interval[0], interval[1]))
         return out
 
-    def _extend(self, group: int, p: int, step: int, budget: int) -> list[tuple[int, tuple[int, ...], int]]:
-        """Naturals on one side of position ``p``: (end position, types outward, holes)."""
-        out: list[tuple[int, tuple[int, ...], int]] = [(p, (), 0)]
+    def _extend(self, group: int, p: int, step: int, budget: int) -> list[tuple[int, tuple[tuple[int, int], ...], int]]:
+        """Naturals on one side of position ``p``: (end position, (position, type) outward, holes)."""
+        out: list[tuple[int, tuple[tuple[int, int], ...], int]] = [(p, (), 0)]
         max_gap = budget if self.touch else min(1, budget)
         table = self.pos_types[group]
         counts = self.counts
         lo_b, hi_b = self.lo_bound, self.hi_bound
-        todo = [(p, (), 0)]
+        todo = [out[0]]
         while todo:
-            end, types, holes = todo.pop()
+            end, placed, holes = todo.pop()
             for gap in range(0, max_gap + 1):
                 if holes + gap > budget:
                     break
@@ -391,42 +391,33 @@ class _Search:
                     break
                 for u in table[q]:
                     if counts[u] > 0:
-                        item = (q, types + (u,), holes + gap)
+                        item = (q, placed + ((q, u),), holes + gap)
                         out.append(item)
                         todo.append(item)
         return out
 
     def _run_options(self, t: int, budget: int) -> list[tuple[tuple[tuple[int, int], ...], int, int, int, int]]:
-        """Runs whose smallest natural is type ``t``: (naturals, lo, hi, a, b)."""
+        """Runs whose smallest natural is type ``t``: (naturals low to high, lo, hi, a, b)."""
         out = []
         group = self.t_group[t]
         for p in self.t_positions[t]:
-            lows = self._extend(group, p, -1, budget)
+            # Below the smallest natural nothing is left, except under a high Ace.
+            lows = self._extend(group, p, -1, budget) if p == 14 else [(p, (), 0)]
             highs = self._extend(group, p, +1, budget)
-            for a, low_types, low_holes in lows:
-                for b, high_types, high_holes in highs:
-                    if low_holes + high_holes > budget or b - a + 1 > _LONGEST_RUN:
+            opener = ((p, t),)
+            for a, low, low_holes in lows:
+                low = low[::-1]
+                for b, high, high_holes in highs:
+                    holes = low_holes + high_holes
+                    if holes > budget or b - a + 1 > _LONGEST_RUN:
                         continue
-                    count = 1 + len(low_types) + len(high_types)
-                    interval = self._run_interval(count, a, b)
+                    interval = self._run_interval(b - a + 1 - holes, a, b)
                     if interval is None or interval[0] > budget:
                         continue
-                    naturals = self._placed(low_types, p, -1) + ((p, t),) + self._placed(high_types, p, 1)
-                    out.append((naturals, interval[0], interval[1], a, b))
+                    out.append((low + opener + high, interval[0], interval[1], a, b))
         # Longer runs first: whole-hand mode finds good bounds sooner.
         out.sort(key=lambda item: -len(item[0]))
         return out
-
-    def _placed(self, types: tuple[int, ...], p: int, step: int) -> tuple[tuple[int, int], ...]:
-        placed = []
-        for u in types:
-            pos = self.t_rank[u]
-            if pos == 1:  # an Ace: low when below p, high when above
-                pos = 1 if step < 0 else 14
-            placed.append((pos, u))
-        if step < 0:
-            placed.reverse()
-        return tuple(placed)
 
     # -- depth-first search ---------------------------------------------------
     def run(self) -> _Solution | None:
@@ -458,6 +449,8 @@ class _Search:
             return self._leaf(sets_left, runs_left, sum_lo, sum_hi, skipped)
         if self.use_all:
             if sets_left == 0 and runs_left == 0:
+                return False
+            if not (sets_left and runs_left) and self._too_few_melds(t, sets_left, runs_left):
                 return False
         else:
             if skipped >= self.best_points:
@@ -506,6 +499,22 @@ class _Search:
             counts[t] = c
             return stop
         return False
+
+    def _too_few_melds(self, t: int, sets_left: int, runs_left: int) -> bool:
+        """Every card used and one kind of meld left: can that many melds hold the cards?
+
+        Sets only: one set per rank still held. Runs only: a run holds one card per
+        rank and (unless suits are free) one suit, so each suit needs as many runs as
+        its most repeated card.
+        """
+        counts = self.counts
+        if not runs_left:
+            return len({self.t_rank[u] for u in range(t, self.n) if counts[u]}) > sets_left
+        deepest: dict[int, int] = {}
+        for u in range(t, self.n):
+            if counts[u] > deepest.get(self.t_group[u], 0):
+                deepest[self.t_group[u]] = counts[u]
+        return sum(deepest.values()) > runs_left
 
     def _leaf(self, sets_left: int, runs_left: int, sum_lo: int, sum_hi: int, skipped: int) -> bool:
         extra: list[_Entry] = []
