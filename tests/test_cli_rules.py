@@ -57,6 +57,11 @@ def test_score_json(capsys: pytest.CaptureFixture[str]) -> None:
     }
 
 
+def test_one_argument_may_hold_several_codes(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "score", "--variant", "once", "QH,10s", "7D 2C", "--json")
+    assert code == 0 and json.loads(out)["cards"] == ["QH", "10S", "7D", "2C"]
+
+
 def test_score_splash_doubles_in_llenroc(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "score", "--variant", "llenroc", "--splash", "9H", "KS", "--json")
     assert code == 0 and json.loads(out)["points"] == 38 and json.loads(out)["splash"] is True

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -57,7 +58,8 @@ def _read_cards(args: argparse.Namespace) -> list[str]:
         return [detected.card for detected in reading.cards]
     if not args.cards:
         raise ValueError("no cards given: list CARD codes (e.g. QH 10S JK) or use --photo PHOTO")
-    return list(args.cards)
+    # One argument may hold several codes: "QH,10S" or "QH 10S" (quoted).
+    return [code for arg in args.cards for code in re.split(r"[\s,;]+", arg) if code]
 
 
 def _guarded(handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
