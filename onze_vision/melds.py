@@ -731,9 +731,10 @@ def explain(variant: Variant | str, hand: int, cards: Sequence[Card], *, use_all
                 best = (sub, found[0], found[1], found[2])
         if best is not None:
             sub, melds, leftover, _ = best
+            rest = f" Left over: {format_cards(leftover)}." if leftover else ""
             return (
                 f"{head}{size_note}; found {sub}: {_melds_text(melds)}; missing "
-                f"{_missing(contract, sub)}. Left over: {format_cards(leftover)}."
+                f"{_missing(contract, sub)}.{rest}"
             )
     kinds = " or ".join(dict.fromkeys(contract.melds))
     return f"{head}{size_note}; no {kinds} can be made from {format_cards(cards)}."

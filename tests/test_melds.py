@@ -153,6 +153,7 @@ def test_each_hand_contract_is_recognised(variant: str, hand: int) -> None:
         pytest.param("once", 1, "JK JK JK 9C 9D JK", ["at most one wild card"], id="near miss: all-wild set in once"),
         pytest.param("onze", 1, "7H JK AH 9C 9D 9H", ["at least 2 natural cards", "7H JK AH"], id="near miss: onze needs two naturals"),
         pytest.param("onze", 7, "3H 4H 5H 6H 8S 9S", ["(6 cards; the contract needs at least 12)"], id="too few cards"),
+        pytest.param("onze", 7, "3H 4H 5H 6H 8S 9S 10S JS", ["found two runs: 3H 4H 5H 6H, 8S 9S 10S JS; missing one run."], id="two of three runs, nothing left over"),
         pytest.param("llenroc", 1, "2C 5D 9H KS QS AD", ["no set can be made from 2C 5D 9H KS QS AD"], id="nothing at all"),
     ],
 )
