@@ -63,10 +63,19 @@ class Scene:
 
 
 @dataclass(frozen=True)
-class _Card:
+class CardPlacement:
+    """One card of a deck design, placed on the table plane."""
+
     code: str
     deck: DeckArt
     matrix: np.ndarray  # 3x3: card-art pixels -> table plane
+
+
+def place_card(deck: DeckArt, code: str, center: tuple[float, float], angle_deg: float, height: float) -> CardPlacement:
+    """Place ``code`` with its centre at ``center``, turned ``angle_deg``, ``height`` pixels tall."""
+    art = deck.cards[code]
+    scale = height / art.shape[0]
+    return CardPlacement(code, deck, _similarity(center[0], center[1], angle_deg, scale, art.shape[1], art.shape[0]))
 
 
 def _similarity(cx: float, cy: float, angle_deg: float, scale: float, w: float, h: float) -> np.ndarray:
@@ -93,7 +102,7 @@ def _pick_cards(rng: np.random.Generator, decks: list[DeckArt], count: int) -> l
 
 def _layout_cards(
     rng: np.random.Generator, layout: str, picks: list[tuple[str, DeckArt]], size: tuple[int, int]
-) -> list[_Card]:
+) -> list[CardPlacement]:
     """Place the picked cards on the table plane (image-sized) for one layout."""
     width, height = size
     # Index height in pixels, log-uniform: from a whole table far away to a close-up.
@@ -152,7 +161,7 @@ def _layout_cards(
         idx_h = deck.index_boxes[code][3] - deck.index_boxes[code][1]
         # Each design's index is a different share of its card: keep the card size, not the index size.
         s = card_h / art.shape[0] * (1.0 if idx_h else 1.0)
-        cards.append(_Card(code, deck, _similarity(x, y, angle + turn, s, art.shape[1], art.shape[0])))
+        cards.append(CardPlacement(code, deck, _similarity(x, y, angle + turn, s, art.shape[1], art.shape[0])))
     if layout == "fan" and rng.random() < 0.5:
         cards.reverse()  # fanned the other way: the right-hand card lies underneath
     return cards
@@ -193,7 +202,7 @@ def _polygon_area(quad: np.ndarray) -> float:
     return 0.5 * abs(float(np.dot(x, np.roll(y, 1)) - np.dot(y, np.roll(x, 1))))
 
 
-def _index_quads(card: _Card) -> list[tuple[str, np.ndarray, np.ndarray]]:
+def _index_quads(card: CardPlacement) -> list[tuple[str, np.ndarray, np.ndarray]]:
     """The padded TL and BR index quads in card pixels, each with its reading-down vector."""
     h, w = card.deck.cards[card.code].shape[:2]
     x1, y1, x2, y2 = card.deck.index_boxes[card.code]
@@ -254,13 +263,29 @@ def render_scene(
     layout: str | None = None,
     card_count: int | None = None,
 ) -> Scene:
-    """Render one scene; the same generator state always gives the same scene."""
-    width, height = size
+    """Render one random scene; the same generator state always gives the same scene."""
     layout = layout or str(rng.choice(LAYOUTS, p=LAYOUT_WEIGHTS))
     count = card_count or int(rng.integers(1, 14) if layout != "fan" else rng.integers(3, 14))
     picks = _pick_cards(rng, decks, count)
     cards = _layout_cards(rng, layout, picks, size)
-    camera = _camera(rng, size)
+    return compose_scene(rng, cards, backgrounds, size, layout=layout)
+
+
+def compose_scene(
+    rng: np.random.Generator,
+    cards: list[CardPlacement],
+    backgrounds: BackgroundBank,
+    size: tuple[int, int] = (320, 320),
+    layout: str = "custom",
+    camera_effects: bool = True,
+) -> Scene:
+    """Draw placed cards (first at the bottom) through a camera and label what shows.
+
+    With ``camera_effects`` off the table plane is the image (no tilt, light, blur or
+    noise), which tests use to check labels against known geometry.
+    """
+    width, height = size
+    camera = _camera(rng, size) if camera_effects else np.eye(3)
 
     canvas = backgrounds.sample(rng, size).astype(np.float32)
     owner = np.full((height, width), -1, np.int16)
@@ -282,7 +307,7 @@ def render_scene(
         canvas = canvas * (1 - alpha[..., None]) + warped[:, :, :3].astype(np.float32) * tint * alpha[..., None]
         owner[alpha > 0.5] = card_id
 
-    if layout == "fan" and rng.random() < 0.4:  # a thumb on the fan's pivot
+    if layout == "fan" and camera_effects and rng.random() < 0.4:  # a thumb on the fan's pivot
         middle = cards[len(cards) // 2]
         mh, mw = middle.deck.cards[middle.code].shape[:2]
         pivot = _apply(camera @ middle.matrix, np.array([[mw / 2, mh * 0.95]]))[0]
@@ -321,5 +346,8 @@ def render_scene(
             placed.labelled_corners += 1
         scene.cards.append(placed)
 
-    scene.image = _sensor(rng, _lighting(rng, canvas))
+    if camera_effects:
+        scene.image = _sensor(rng, _lighting(rng, canvas))
+    else:
+        scene.image = np.clip(canvas, 0, 255).astype(np.uint8)
     return scene

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Install everything the test suite needs on a fresh Debian machine, then run every test.
+# System packages: card art (gnome-cards-data), its renderer (librsvg2-bin) and a
+# headless browser for the end-to-end tests (chromium, chromium-driver).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+sudo=""
+[ "$(id -u)" = 0 ] || sudo="sudo"
+need=()
+command -v rsvg-convert >/dev/null || need+=(librsvg2-bin)
+[ -e /usr/share/aisleriot/cards/anglo.svgz ] || need+=(gnome-cards-data)
+command -v chromium >/dev/null || need+=(chromium chromium-driver)
+if [ ${#need[@]} -gt 0 ]; then
+  $sudo apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${need[@]}"
+fi
+python3 -m pip install -q --disable-pip-version-check -e ".[train,test]"
+python3 -m pytest -q "$@"

@@ -1,0 +1,187 @@
+"""The synthetic dataset generator: format, labels, occlusion, duplicates, determinism."""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from onze_vision.cards import CARD_CODES as RULES_CARD_CODES
+from onze_vision.synth.art import DECKS, find_index_box, load_decks
+from onze_vision.synth.backgrounds import BackgroundBank, generated_surface, read_gimp_pattern
+from onze_vision.synth.codes import CARD_CODES
+from onze_vision.synth.dataset import make_dataset
+from onze_vision.synth.scenes import MIN_VISIBLE, compose_scene, place_card
+
+pytestmark = pytest.mark.skipif(
+    shutil.which("rsvg-convert") is None or not Path("/usr/share/aisleriot/cards/anglo.svgz").exists(),
+    reason="card art needs: apt-get install gnome-cards-data librsvg2-bin",
+)
+
+SIZE = (320, 320)
+
+
+@pytest.fixture(scope="module")
+def art_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("art")
+
+
+@pytest.fixture(scope="module")
+def anglo(art_cache: Path):
+    return load_decks(names=["anglo"], cache=art_cache)[0]
+
+
+@pytest.fixture(scope="module")
+def tiny_dataset(tmp_path_factory: pytest.TempPathFactory, art_cache: Path) -> Path:
+    out = tmp_path_factory.mktemp("dataset")
+    make_dataset(out, train_images=12, val_images=4, seed=7, workers=1, art_cache=art_cache,
+                 train_decks=["anglo"], val_decks=["paris"], progress=False)
+    return out
+
+
+def plain_scene(placements):
+    """Cards on a flat background, no camera effects: labels follow the geometry exactly."""
+    return compose_scene(np.random.default_rng(0), placements, BackgroundBank([]), SIZE, camera_effects=False)
+
+
+def test_class_list_is_the_rules_engine_card_list():
+    assert CARD_CODES == tuple(RULES_CARD_CODES)
+
+
+def test_held_out_designs_never_train():
+    train = {d.name for d in DECKS if d.split == "train"}
+    val = {d.name for d in DECKS if d.split == "val"}
+    assert len(val) >= 2 and not train & val
+
+
+def test_every_card_of_a_design_has_an_index_near_its_top_left_corner(anglo):
+    assert len(anglo.cards) == 53
+    for code, (x1, y1, x2, y2) in anglo.index_boxes.items():
+        h, w = anglo.cards[code].shape[:2]
+        assert 0 <= x1 < x2 <= 0.3 * w, code
+        assert 0 <= y1 < y2 <= 0.4 * h, code
+
+
+def test_index_finder_ignores_a_blank_card():
+    blank = np.full((360, 250, 4), 255, np.uint8)
+    assert find_index_box(blank) is None
+
+
+def test_a_lone_card_shows_both_corners_as_one_card(anglo):
+    scene = plain_scene([place_card(anglo, "QH", (160, 160), 0, 200)])
+    assert [(l.code, l.card_id, l.corner) for l in scene.labels] == [("QH", 0, "tl"), ("QH", 0, "br")]
+    tl, br = scene.labels
+    assert tl.down == pytest.approx((0.0, 1.0), abs=1e-6)
+    assert br.down == pytest.approx((0.0, -1.0), abs=1e-6)
+    assert scene.cards[0].labelled_corners == 2
+
+
+def test_a_corner_covered_by_another_card_carries_no_label(anglo):
+    under = place_card(anglo, "QH", (160, 160), 0, 200)
+    over = place_card(anglo, "7S", (120, 110), 0, 200)  # lies on QH's top-left corner
+    scene = plain_scene([under, over])
+    corners = {(l.code, l.corner) for l in scene.labels}
+    assert ("QH", "tl") not in corners
+    assert {("QH", "br"), ("7S", "tl"), ("7S", "br")} <= corners
+
+
+def test_a_corner_half_visible_is_labelled_only_above_the_threshold(anglo):
+    scene = plain_scene([place_card(anglo, "9C", (160, 160), 0, 200)])
+    tl = scene.labels[0]
+    x1, _, x2, _ = tl.box
+    # Slide a second card over the index from the left by a growing share of its width.
+    for share in (0.2, 0.8):
+        cover_right = x1 + share * (x2 - x1)
+        art_h, art_w = anglo.cards["2D"].shape[:2]
+        cover_w = 200 * art_w / art_h
+        cover = place_card(anglo, "2D", (cover_right - cover_w / 2, 60), 0, 200)
+        labels = plain_scene([place_card(anglo, "9C", (160, 160), 0, 200), cover]).labels
+        shown = [l for l in labels if l.code == "9C" and l.corner == "tl"]
+        if share < 1 - MIN_VISIBLE:
+            assert shown, f"{share:.0%} covered must stay labelled"
+        else:
+            assert not shown, f"{share:.0%} covered must lose its label"
+
+
+def test_two_identical_cards_from_two_decks_are_two_cards(anglo):
+    scene = plain_scene([
+        place_card(anglo, "7H", (90, 160), 0, 160),
+        place_card(anglo, "7H", (230, 160), 0, 160),
+    ])
+    assert [l.code for l in scene.labels] == ["7H"] * 4
+    assert sorted({l.card_id for l in scene.labels}) == [0, 1]
+    assert all(card.labelled_corners == 2 for card in scene.cards)
+
+
+def test_labels_follow_a_turned_card(anglo):
+    scene = plain_scene([place_card(anglo, "KS", (160, 160), 90, 200)])
+    downs = sorted(l.down for l in scene.labels)
+    # Turned a quarter clockwise on screen, the card's down points left.
+    assert downs[0] == pytest.approx((-1.0, 0.0), abs=1e-6)
+    assert downs[1] == pytest.approx((1.0, 0.0), abs=1e-6)
+
+
+def test_dataset_is_valid_ultralytics_format(tiny_dataset: Path):
+    yaml_text = (tiny_dataset / "data.yaml").read_text()
+    assert "train: images/train" in yaml_text and "val: images/val" in yaml_text
+    assert yaml_text.count("\n  ") == 53 and "  52: JK" in yaml_text
+    for split, count in (("train", 12), ("val", 4)):
+        images = sorted((tiny_dataset / "images" / split).glob("*.jpg"))
+        labels = sorted((tiny_dataset / "labels" / split).glob("*.txt"))
+        assert len(images) == len(labels) == count
+        assert [p.stem for p in images] == [p.stem for p in labels]
+    assert (tiny_dataset / "contact_sheet_train.png").stat().st_size > 10_000
+
+
+def test_every_label_lies_inside_its_image(tiny_dataset: Path):
+    lines = [
+        line.split()
+        for path in (tiny_dataset / "labels").rglob("*.txt")
+        for line in path.read_text().splitlines()
+    ]
+    assert len(lines) > 20
+    for cls, cx, cy, w, h in lines:
+        assert 0 <= int(cls) < 53
+        cx, cy, w, h = map(float, (cx, cy, w, h))
+        assert 0 < w <= 1 and 0 < h <= 1
+        assert cx - w / 2 >= -1e-6 and cx + w / 2 <= 1 + 1e-6
+        assert cy - h / 2 >= -1e-6 and cy + h / 2 <= 1 + 1e-6
+
+
+def _digest(folder: Path) -> str:
+    digest = hashlib.sha256()
+    for path in sorted(folder.rglob("*")):
+        if path.is_file() and path.suffix in {".jpg", ".txt", ".jsonl"}:
+            digest.update(path.relative_to(folder).as_posix().encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def test_the_same_seed_gives_the_same_bytes_whatever_the_worker_count(tmp_path: Path, art_cache: Path, tiny_dataset: Path):
+    again = tmp_path / "again"
+    make_dataset(again, train_images=12, val_images=4, seed=7, workers=2, art_cache=art_cache,
+                 train_decks=["anglo"], val_decks=["paris"], progress=False)
+    assert _digest(again) == _digest(tiny_dataset)
+
+
+def test_generated_surfaces_are_images():
+    rng = np.random.default_rng(3)
+    for _ in range(6):
+        surface = generated_surface(rng, (64, 48))
+        assert surface.shape == (48, 64, 3) and surface.dtype == np.uint8 and surface.std() > 1
+
+
+def test_gimp_patterns_decode(tmp_path: Path):
+    import struct
+
+    pixels = np.arange(2 * 3 * 3, dtype=np.uint8).reshape(2, 3, 3)
+    name = b"test\x00"
+    header = struct.pack(">5I", 24 + len(name), 1, 3, 2, 3) + b"GPAT" + name
+    path = tmp_path / "tiny.pat"
+    path.write_bytes(header + pixels.tobytes())
+    decoded = read_gimp_pattern(path)
+    assert decoded.shape == (2, 3, 3)
+    assert (decoded[..., ::-1] == pixels).all()
