@@ -28,11 +28,14 @@ PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 900}
 MODEL = ROOT / "models" / "index_detector.onnx"
 
-#: What is really in each test photo (read by eye), for the stand-in detector.
-PHOTO_CARDS = {
-    "web_edje_IMG_2560.jpg": ["10C", "QS", "KC", "QD"],
-    "web_edje_IMG_2571.jpg": ["QC", "10S", "9H"],
-    "web_edje_IMG_2595.jpg": ["QH", "AC"],
+#: What is really in each test photo: whole-card boxes from the dataset's labels
+#: (shared/realphotos/edje/manifest.json), suits read by eye.
+PHOTO_CARDS: dict[str, list[tuple[str, tuple[float, float, float, float]]]] = {
+    "web_edje_IMG_2560.jpg": [("10C", (48, 96, 143, 215)), ("QS", (221, 105, 308, 217)),
+                              ("KC", (46, 290, 135, 412)), ("QD", (241, 315, 338, 441))],
+    "web_edje_IMG_2571.jpg": [("QC", (20, 170, 129, 327)), ("10S", (157, 79, 336, 268)),
+                              ("9H", (103, 301, 236, 473))],
+    "web_edje_IMG_2595.jpg": [("QH", (66, 159, 155, 358)), ("AC", (149, 162, 299, 371))],
 }
 
 
@@ -45,24 +48,22 @@ def _ensure_playwright() -> None:
 
 
 class StandInDetector:
-    """Boxes the photo's known cards in a row, when the real model is not installed."""
+    """Reads a test photo's labelled cards, for page tests that must not depend on the model."""
 
     def __call__(self, data: bytes) -> Any:
         from onze_vision.imageio import load_image
 
         image = load_image(data, max_side=128)
-        codes = next((cards for name, cards in PHOTO_CARDS.items()
+        known = next((cards for name, cards in PHOTO_CARDS.items()
                       if (DATA / name).exists() and (DATA / name).read_bytes() == data), [])
-        step = image.width / max(len(codes), 1)
 
         class Card:
-            def __init__(self, code: str, i: int) -> None:
-                self.card, self.confidence = code, 0.99
-                self.box = (i * step + 5, image.height * 0.3, (i + 1) * step - 5, image.height * 0.6)
+            def __init__(self, code: str, box: tuple[float, float, float, float]) -> None:
+                self.card, self.confidence, self.box = code, 0.99, box
 
         class Reading:
             width, height = image.width, image.height
-            cards = [Card(code, i) for i, code in enumerate(codes)]
+            cards = [Card(code, box) for code, box in known]
 
         return Reading()
 

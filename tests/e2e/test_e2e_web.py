@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from .conftest import ARTIFACTS, DATA, shoot
+from .conftest import ARTIFACTS, DATA, StandInDetector, shoot
 
 pytestmark = pytest.mark.e2e
 
@@ -51,9 +51,11 @@ def test_a_game_at_the_table(page: Any, live_server: Any) -> None:
     with page.expect_navigation():
         page.set_input_files("#photo-input", str(PHOTO))
     page.wait_for_selector("figure.photo img")
-    assert page.locator("svg.boxes rect").count() >= 1
     page.wait_for_function("document.querySelector('.points-total').textContent.trim() !== '\\u2013'")
     chips = page.locator(".chips li")
+    # Every card the detector read is boxed on the photo and listed as a chip.
+    assert page.locator("svg.boxes rect").count() == chips.count()
+    assert page.locator("svg.boxes text").count() == chips.count()
     if chips.count() == 0:        # the detector missed every card: add one by picking it
         page.select_option(".add-pick", "QS")
         page.wait_for_function("document.querySelectorAll('.chips li').length === 1")
@@ -120,6 +122,33 @@ def test_a_game_at_the_table(page: Any, live_server: Any) -> None:
     assert page.inner_text("tfoot td[data-seat='2']") == str(saved)
     assert "Ann went out on the first turn &lt;3" in page.content()
     shoot(page, "08-sheet-scored")
+
+
+def test_photo_boxes_are_drawn_on_the_cards(page: Any, live_server: Any) -> None:
+    """With a reading that has cards (the photo's labels), each is boxed and named on the photo."""
+    saved = live_server.app.config["DETECT"]
+    live_server.app.config["DETECT"] = StandInDetector()
+    try:
+        page.goto(live_server.url + "/games/new")
+        for i, name in enumerate(["Hal", "Ivy", "Jo"], start=1):
+            page.fill(f"input[name=player{i}]", name)
+        page.click("button:has-text('Start the game')")
+        page.wait_for_selector("table.sheet")
+        page.goto(page.url + "/hands/2/players/3")
+        with page.expect_navigation():
+            page.set_input_files("#photo-input", str(DATA / "web_edje_IMG_2571.jpg"))
+        page.wait_for_selector("figure.photo img")
+        assert page.locator("svg.boxes rect").count() == 3
+        assert page.locator("svg.boxes text").all_text_contents() == ["Q♣", "10♠", "9♥"]
+        page.wait_for_function("document.querySelector('.points-total').textContent.trim() === '29'")
+        # The overlay is scaled to the displayed photo: the 10♠ box sits over the right half.
+        img = page.locator("figure.photo img").bounding_box()
+        box = page.locator("svg.boxes rect").nth(1).bounding_box()
+        assert abs(box["x"] - (img["x"] + 157 / 378 * img["width"])) < 3
+        assert abs(box["width"] - (336 - 157) / 378 * img["width"]) < 3
+        shoot(page, "04b-photo-boxes")
+    finally:
+        live_server.app.config["DETECT"] = saved
 
 
 def test_check_a_go_down(page: Any, live_server: Any) -> None:
