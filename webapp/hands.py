@@ -101,7 +101,11 @@ def player_photo(game_id: int, hand: int, seat: int) -> Any:
         flash(str(error), "error")
         return redirect(url_for("hands.player", game_id=game_id, hand=hand, seat=seat))
     found = len(photo["cards"])
-    flash(f"Read {found} card{'s' if found != 1 else ''}: check them against the photo, then save.", "ok")
+    if found:
+        flash(f"Read {found} card{'s' if found != 1 else ''}: check them against the photo, then save.", "ok")
+    else:
+        flash("No card could be read in this photo: type or pick the cards below, or take a closer photo.",
+              "error")
     return redirect(url_for("hands.player", game_id=game_id, hand=hand, seat=seat, photo=photo["id"]))
 
 
