@@ -233,3 +233,12 @@ def test_missing_model_keeps_the_page_usable(client: Any, app: Any, token: str, 
                        data={"csrf_token": token, "photo": (io.BytesIO(jpeg_bytes), "hand.jpg")},
                        follow_redirects=True).get_data(as_text=True)
     assert "type the cards instead" in page and 'name="cards"' in page
+
+
+def test_photo_with_no_card_read_says_so(client: Any, token: str, game_id: int, detector: Any, jpeg_bytes: bytes) -> None:
+    detector.cards = []
+    page = client.post(f"/games/{game_id}/hands/1/players/2/photo",
+                       data={"csrf_token": token, "photo": (io.BytesIO(jpeg_bytes), "table.jpg")},
+                       follow_redirects=True).get_data(as_text=True)
+    assert "No card could be read in this photo" in page
+    assert 'value=""' in page and "<rect " not in page

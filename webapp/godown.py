@@ -31,8 +31,8 @@ def check(game_id: int | None = None) -> Any:
             if upload is not None and upload.filename:
                 photo = model.store_photo(upload.read(), game_id)
                 form["cards"] = " ".join(c["card"] for c in photo["cards"])
-            elif request.form.get("photo_id"):
-                photo = model.get_photo(int(request.form["photo_id"]))
+            elif request.form.get("photo_id", "").isdigit():
+                photo = model.get_photo(int(request.form["photo_id"]))   # keep showing the photo
             result = model.check_go_down(form["variant"], form["hand"], form["cards"],
                                          whole_hand=form["mode"] == "hand")
             form["cards"] = " ".join(result["cards"])   # as the engine spells them
