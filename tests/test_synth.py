@@ -185,3 +185,19 @@ def test_gimp_patterns_decode(tmp_path: Path):
     decoded = read_gimp_pattern(path)
     assert decoded.shape == (2, 3, 3)
     assert (decoded[..., ::-1] == pixels).all()
+
+
+def test_a_drawn_card_keeps_the_detail_of_its_art(anglo):
+    # Drawn a quarter of its art size, the card must look like the art shrunk directly,
+    # not like a thumbnail blown up again (a blurred blob teaches nothing).
+    import cv2
+
+    art = anglo.cards["10S"]
+    height = art.shape[0] / 4
+    scene = plain_scene([place_card(anglo, "10S", (160, 160), 0, height)])
+    expected = cv2.resize(art[:, :, :3], None, fx=0.25, fy=0.25, interpolation=cv2.INTER_AREA)
+    eh, ew = expected.shape[:2]
+    drawn = scene.image[round(160 - eh / 2) : round(160 - eh / 2) + eh, round(160 - ew / 2) : round(160 - ew / 2) + ew]
+    sharpness = cv2.Laplacian(cv2.cvtColor(drawn, cv2.COLOR_BGR2GRAY), cv2.CV_64F).var()
+    reference = cv2.Laplacian(cv2.cvtColor(expected, cv2.COLOR_BGR2GRAY), cv2.CV_64F).var()
+    assert sharpness > 0.5 * reference

@@ -25,6 +25,7 @@ from onze_vision.synth.backgrounds import BackgroundBank
 MIN_VISIBLE = 0.5  # a corner more than half covered carries no label
 MIN_INDEX_PX = 6  # indices smaller than this are unreadable: no label
 INDEX_PAD = 0.08  # label boxes reach this fraction of the index height past the ink
+INDEX_PX = (11.0, 60.0)  # index heights, log-uniform: a whole table far away to a close-up
 LAYOUTS = ("spread", "fan", "melds", "pile")
 LAYOUT_WEIGHTS = (0.32, 0.36, 0.22, 0.10)
 
@@ -101,12 +102,16 @@ def _pick_cards(rng: np.random.Generator, decks: list[DeckArt], count: int) -> l
 
 
 def _layout_cards(
-    rng: np.random.Generator, layout: str, picks: list[tuple[str, DeckArt]], size: tuple[int, int]
+    rng: np.random.Generator,
+    layout: str,
+    picks: list[tuple[str, DeckArt]],
+    size: tuple[int, int],
+    index_px: tuple[float, float] = INDEX_PX,
 ) -> list[CardPlacement]:
     """Place the picked cards on the table plane (image-sized) for one layout."""
     width, height = size
     # Index height in pixels, log-uniform: from a whole table far away to a close-up.
-    index_px = math.exp(rng.uniform(math.log(11), math.log(60)))
+    index_px = math.exp(rng.uniform(math.log(index_px[0]), math.log(index_px[1])))
     ref = picks[0][1]
     ref_card = ref.cards[picks[0][0]]
     ref_index_h = ref.index_boxes[picks[0][0]][3] - ref.index_boxes[picks[0][0]][1]
@@ -183,10 +188,14 @@ def _camera(rng: np.random.Generator, size: tuple[int, int]) -> np.ndarray:
 
 
 def _pyramid_level(art: np.ndarray, scale: float) -> tuple[np.ndarray, float]:
-    """Downsample the art close to the drawn size first: warping 360 px to 40 px aliases."""
+    """Downsample the art towards the drawn size first: warping 360 px to 40 px aliases.
+
+    ``scale`` is drawn pixels per art pixel. Returns the level and its size as a share of
+    the art; the level stays at most twice the drawn size, so no detail is lost.
+    """
     level = art
     factor = 1.0
-    while scale * factor < 0.5 and min(level.shape[:2]) > 16:
+    while scale / factor < 0.5 and min(level.shape[:2]) > 32:
         level = cv2.pyrDown(level)
         factor /= 2
     return level, factor
@@ -262,12 +271,13 @@ def render_scene(
     size: tuple[int, int] = (320, 320),
     layout: str | None = None,
     card_count: int | None = None,
+    index_px: tuple[float, float] = INDEX_PX,
 ) -> Scene:
     """Render one random scene; the same generator state always gives the same scene."""
     layout = layout or str(rng.choice(LAYOUTS, p=LAYOUT_WEIGHTS))
     count = card_count or int(rng.integers(1, 14) if layout != "fan" else rng.integers(3, 14))
     picks = _pick_cards(rng, decks, count)
-    cards = _layout_cards(rng, layout, picks, size)
+    cards = _layout_cards(rng, layout, picks, size, index_px)
     return compose_scene(rng, cards, backgrounds, size, layout=layout)
 
 
