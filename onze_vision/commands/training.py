@@ -22,6 +22,7 @@ def _make_dataset(args: argparse.Namespace) -> int:
             seed=args.seed,
             image_size=args.size,
             workers=args.workers,
+            index_px=tuple(args.index_px),
         )
     except ArtNotInstalledError as error:
         print(f"onze-vision make-dataset: {error}", file=sys.stderr)
@@ -52,6 +53,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     make.add_argument("--seed", type=int, default=0, help="recipe seed (default 0)")
     make.add_argument("--size", type=int, default=320, help="scene size in pixels (default 320)")
     make.add_argument("--workers", type=int, default=None, help="processes (default: every core)")
+    make.add_argument("--index-px", type=float, nargs=2, default=[11.0, 60.0], metavar=("MIN", "MAX"),
+                      help="corner-index height range in pixels, log-uniform (default 11 60; "
+                           "close-ups for the classifier: 20 70)")
     make.set_defaults(handler=_make_dataset)
 
     train = subparsers.add_parser(
@@ -77,6 +81,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     train.add_argument("--device", default="cpu", help="cpu or a CUDA device such as 0")
     train.add_argument("--workers", type=int, default=2, help="dataloader workers")
     train.add_argument("--fraction", type=float, default=1.0, help="share of the training images to use")
+    train.add_argument("--classifier-data", nargs="*", default=[], metavar="DIR",
+                       help="more datasets whose crops the classifier also learns from (e.g. close-ups)")
     train.add_argument("--classifier-minutes", type=float, default=12.0, help="classifier training time budget")
     train.add_argument("--resume", action="store_true", help="resume the detector from its last checkpoint")
+    train.add_argument("--weights", default=None, metavar="PT",
+                       help="start the detector from this checkpoint instead of yolo11n.yaml (fine-tuning)")
     train.set_defaults(handler=_train)

@@ -31,7 +31,7 @@ import numpy as np
 from onze_vision.synth.art import DECKS, DeckArt, load_decks
 from onze_vision.synth.backgrounds import BackgroundBank
 from onze_vision.synth.codes import CARD_CODES, CLASS_ID
-from onze_vision.synth.scenes import Scene, render_scene
+from onze_vision.synth.scenes import INDEX_PX, Scene, render_scene
 
 SPLIT_IDS = {"train": 0, "val": 1}
 JPEG_QUALITY = 95
@@ -52,6 +52,7 @@ class DatasetSummary:
     seconds: float
     images_per_second: float
     workers: int
+    index_px: tuple[float, float] = INDEX_PX
 
 
 def scene_rng(seed: int, split: str, index: int) -> np.random.Generator:
@@ -92,11 +93,13 @@ def _init_worker(split_decks: dict[str, list[str]], art_cache: str | None) -> No
     _worker_state["bank"] = BackgroundBank()
 
 
-def _render_job(job: tuple[str, int, int, int, str]) -> tuple[str, int, str, list[str], dict[str, object]]:
-    split, index, seed, size, out_dir = job
+def _render_job(
+    job: tuple[str, int, int, int, str, tuple[float, float]],
+) -> tuple[str, int, str, list[str], dict[str, object]]:
+    split, index, seed, size, out_dir, index_px = job
     decks: list[DeckArt] = _worker_state["decks"][split]  # type: ignore[index]
     bank: BackgroundBank = _worker_state["bank"]  # type: ignore[assignment]
-    scene = render_scene(scene_rng(seed, split, index), decks, bank, (size, size))
+    scene = render_scene(scene_rng(seed, split, index), decks, bank, (size, size), index_px=index_px)
     name = f"{split}_{index:06d}"
     ok, encoded = cv2.imencode(".jpg", scene.image, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
     assert ok
@@ -154,6 +157,7 @@ def make_dataset(
     train_decks: list[str] | None = None,
     val_decks: list[str] | None = None,
     progress: bool = True,
+    index_px: tuple[float, float] = INDEX_PX,
 ) -> DatasetSummary:
     """Render the dataset into ``out_dir`` and return what was written."""
     out_dir = Path(out_dir)
@@ -170,7 +174,7 @@ def make_dataset(
     for names in split_decks.values():
         load_decks(names=names, cache=art_cache)
 
-    jobs = [(split, i, seed, image_size, str(out_dir)) for split, n in counts.items() for i in range(n)]
+    jobs = [(split, i, seed, image_size, str(out_dir), index_px) for split, n in counts.items() for i in range(n)]
     workers = max(1, workers or os.cpu_count() or 1)
     metas: dict[str, list[dict[str, object]]] = {split: [None] * n for split, n in counts.items()}  # type: ignore[misc]
     label_counts = {split: 0 for split in counts}
@@ -203,7 +207,8 @@ def make_dataset(
             write_contact_sheet(out_dir, split, records)
     names_yaml = "\n".join(f"  {i}: {code}" for i, code in enumerate(CARD_CODES))
     (out_dir / "data.yaml").write_text(
-        f"# Onze Vision synthetic scenes: onze-vision make-dataset --seed {seed}\n"
+        f"# Onze Vision synthetic scenes: onze-vision make-dataset --seed {seed} "
+        f"--index-px {index_px[0]:g} {index_px[1]:g}\n"
         f"path: {out_dir.resolve()}\ntrain: images/train\nval: images/val\nnames:\n{names_yaml}\n"
     )
     summary = DatasetSummary(
@@ -216,6 +221,7 @@ def make_dataset(
         seconds=round(seconds, 1),
         images_per_second=round(len(jobs) / max(seconds, 1e-6), 1),
         workers=workers,
+        index_px=index_px,
     )
     (out_dir / "summary.json").write_text(json.dumps(asdict(summary), indent=2) + "\n")
     return summary

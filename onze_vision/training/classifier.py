@@ -132,7 +132,12 @@ def train_classifier(
     seed: int = 0,
     log=print,
 ) -> IndexClassifier:
-    """Train for a time budget (one-cycle schedule over it), checkpointing to ``out_path``."""
+    """Train for a wall-clock budget, checkpointing to ``out_path``.
+
+    The learning rate follows the *elapsed share of the budget* (warm-up, then cosine
+    decay), not a step count: on a shared CPU the step time changes as other jobs come
+    and go, and the schedule must still end annealed when the time is up.
+    """
     torch.manual_seed(seed)
     gen = torch.Generator().manual_seed(seed)
     model = IndexClassifier()
@@ -141,12 +146,16 @@ def train_classifier(
     suit = torch.from_numpy(train.suit)
     down = torch.from_numpy(train.down)
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=5e-4)
-    # Measure the step time, then size the one-cycle schedule to the budget.
     budget = minutes * 60
     started = time.perf_counter()
-    step, total_steps = 0, None
+    step = 0
     model.train()
     while True:
+        share = (time.perf_counter() - started) / budget
+        if share >= 1.0:
+            break
+        for group in opt.param_groups:
+            group["lr"] = lr * (share / 0.08 if share < 0.08 else 0.5 * (1 + math.cos(math.pi * (share - 0.08) / 0.92)))
         idx = torch.randint(0, len(train), (batch,), generator=gen)
         x, d = _augment(images[idx], down[idx], gen)
         rank_logits, suit_logits, down_pred = model(x)
@@ -162,22 +171,14 @@ def train_classifier(
         loss.backward()
         opt.step()
         step += 1
-        elapsed = time.perf_counter() - started
-        if step == 20:
-            total_steps = max(40, int(budget / (elapsed / 20)))
-            sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=total_steps - 20 + 1)
-        if total_steps is not None and step > 20:
-            sched.step()
-        if step % 200 == 0 or (total_steps and step >= total_steps):
-            msg = f"classifier step {step}/{total_steps} loss {loss.item():.3f} {elapsed / 60:.1f} min"
-            if val is not None and (step % 1000 == 0 or step >= (total_steps or 0)):
+        if step % 250 == 0:
+            msg = f"classifier step {step} ({share:.0%} of {minutes:g} min) loss {loss.item():.3f}"
+            if val is not None and step % 1000 == 0:
                 model.eval()
                 msg += f" val {evaluate_classifier(model, val)}"
                 model.train()
                 torch.save(model.state_dict(), out_path)
             log(msg)
-        if total_steps and step >= total_steps:
-            break
     model.eval()
     torch.save(model.state_dict(), out_path)
     return model

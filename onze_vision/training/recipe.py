@@ -46,7 +46,9 @@ def train_detector(args: argparse.Namespace) -> Path:
         model = YOLO(str(last))
         model.train(resume=True)
     else:
-        model = YOLO("yolo11n.yaml")
+        # From yaml (nothing is downloaded), or on from an earlier run's checkpoint.
+        weights = getattr(args, "weights", None)
+        model = YOLO(weights) if weights else YOLO("yolo11n.yaml")
         model.train(
             data=str(Path(args.data) / "data.yaml"),
             single_cls=True,  # the labels keep their card class for the classifier and evaluation
@@ -138,6 +140,28 @@ def write_detector_json(out_dir: Path, dataset: Path, extra: dict[str, object] |
     return config
 
 
+def cached_crops(dataset: Path, split: str, runs: Path, seed: int):
+    """Cut a split's classifier crops once; later runs read them back (minutes saved)."""
+    from onze_vision.training.crops import CropSet, build_crops
+
+    cache = runs / f"crops_{dataset.name}_{split}.npz"
+    stamp = (dataset / "summary.json").read_text() if (dataset / "summary.json").exists() else ""
+    if cache.exists():
+        data = np.load(cache)
+        if str(data["stamp"]) == stamp:
+            return CropSet(data["images"], data["rank"], data["suit"], data["down"])
+    crops = build_crops(dataset, split, seed=seed)
+    np.savez(cache, images=crops.images, rank=crops.rank, suit=crops.suit, down=crops.down, stamp=np.array(stamp))
+    return crops
+
+
+def concat_crops(sets: list):
+    """One crop set from several."""
+    from onze_vision.training.crops import CropSet
+
+    return CropSet(*(np.concatenate([getattr(s, f) for s in sets]) for f in ("images", "rank", "suit", "down")))
+
+
 def train_all(args: argparse.Namespace) -> int:
     """Run the stages asked for; return the exit status."""
     dataset = Path(args.data)
@@ -157,8 +181,9 @@ def train_all(args: argparse.Namespace) -> int:
         from onze_vision.training.crops import build_crops
 
         torch.set_num_threads(os.cpu_count() or 1)
-        train = build_crops(dataset, "train", seed=0)
-        val = build_crops(dataset, "val", seed=1)
+        sets = [dataset, *(Path(p) for p in getattr(args, "classifier_data", []) or [])]
+        train = concat_crops([cached_crops(d, "train", runs, seed=0) for d in sets])
+        val = concat_crops([cached_crops(d, "val", runs, seed=1) for d in sets])
         print(f"classifier crops: {len(train)} train, {len(val)} val (held-out decks)", flush=True)
         model = train_classifier(train, val, args.classifier_minutes, runs / "classifier.pt", log=lambda m: print(m, flush=True))
         metrics = evaluate_classifier(model, val)
