@@ -237,6 +237,8 @@ def evaluate_synthetic(
     operating_predictions = 0
     metas = load_scene_meta(root)
     cards_true = cards_read = cards_right = scenes_exact = scenes_with_meta = 0
+    # Only the evaluated images' records: meta/ also holds the training split.
+    evaluated = [image_path.relative_to(root).as_posix() for image_path in images]
     for number, image_path in enumerate(images, 1):
         label_path = _label_path(root, image_path)
         indices = detector.read_indices(image_path, conf_threshold=0.001, min_class_prob=0.0)
@@ -311,7 +313,7 @@ def evaluate_synthetic(
             "precision": cards_right / cards_read if cards_read else None,
             "exact_scene_rate": scenes_exact / scenes_with_meta,
             "pairing_on_true_indices": evaluate_pairing_on_truth(
-                [metas[key] for key in sorted(metas)][:limit], config),
+                [metas[key] for key in evaluated if key in metas], config),
         }
     return {
         "root": str(root),
