@@ -85,6 +85,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                        help="more datasets whose crops the classifier also learns from (e.g. close-ups)")
     train.add_argument("--classifier-minutes", type=float, default=12.0, help="classifier training time budget")
     train.add_argument("--resume", action="store_true", help="resume the detector from its last checkpoint")
+    train.add_argument("--classifier-init", default=None, metavar="PT",
+                       help="continue the classifier from this state dict (runs/classifier.pt)")
     train.add_argument("--weights", default=None, metavar="PT",
                        help="start the detector from this checkpoint instead of yolo11n.yaml (fine-tuning)")
     train.set_defaults(handler=_train)

@@ -131,6 +131,7 @@ def train_classifier(
     lr: float = 3e-3,
     seed: int = 0,
     log=print,
+    init: Path | None = None,
 ) -> IndexClassifier:
     """Train for a wall-clock budget, checkpointing to ``out_path``.
 
@@ -141,6 +142,8 @@ def train_classifier(
     torch.manual_seed(seed)
     gen = torch.Generator().manual_seed(seed)
     model = IndexClassifier()
+    if init is not None:  # continue an earlier run
+        model.load_state_dict(torch.load(init, map_location="cpu"))
     images = _to_tensor(train.images)
     rank = torch.from_numpy(train.rank)
     suit = torch.from_numpy(train.suit)
