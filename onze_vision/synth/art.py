@@ -18,8 +18,6 @@ design needs no hand-made coordinates.
 from __future__ import annotations
 
 import gzip
-import json
-import shutil
 import subprocess
 import tarfile
 from dataclasses import dataclass, field
@@ -303,13 +301,3 @@ def load_decks(split: str | None = None, names: list[str] | None = None, cache: 
         if unknown:
             raise ValueError(f"unknown deck design(s): {', '.join(sorted(unknown))}")
     return [load_deck(d, cache) for d in chosen]
-
-
-def clear_cache(cache: Path | None = None) -> None:
-    """Delete the rendered art."""
-    shutil.rmtree(cache or default_cache_dir(), ignore_errors=True)
-
-
-def describe_sources() -> str:
-    """A JSON summary of the deck designs, their origin, licence and split."""
-    return json.dumps([d.__dict__ for d in DECKS], indent=2)

@@ -163,9 +163,8 @@ def _layout_cards(
     cards = []
     for (code, deck), (x, y), (_, _, angle) in zip(picks, xy, positions):
         art = deck.cards[code]
-        idx_h = deck.index_boxes[code][3] - deck.index_boxes[code][1]
         # Each design's index is a different share of its card: keep the card size, not the index size.
-        s = card_h / art.shape[0] * (1.0 if idx_h else 1.0)
+        s = card_h / art.shape[0]
         cards.append(CardPlacement(code, deck, _similarity(x, y, angle + turn, s, art.shape[1], art.shape[0])))
     if layout == "fan" and rng.random() < 0.5:
         cards.reverse()  # fanned the other way: the right-hand card lies underneath

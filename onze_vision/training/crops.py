@@ -15,6 +15,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from onze_vision.detections import box_iou
 from onze_vision.indexcrop import CROP_SIZE, crop_index
 from onze_vision.synth.codes import CARD_CODES, RANKS, SUITS
 
@@ -41,19 +42,6 @@ def code_targets(code: str) -> tuple[int, int]:
     if code == "JK":
         return JOKER_RANK, -1
     return RANKS.index(code[:-1]), SUITS.index(code[-1])
-
-
-def _iou(box: np.ndarray, boxes: np.ndarray) -> np.ndarray:
-    if len(boxes) == 0:
-        return np.zeros(0)
-    x1 = np.maximum(box[0], boxes[:, 0])
-    y1 = np.maximum(box[1], boxes[:, 1])
-    x2 = np.minimum(box[2], boxes[:, 2])
-    y2 = np.minimum(box[3], boxes[:, 3])
-    inter = np.clip(x2 - x1, 0, None) * np.clip(y2 - y1, 0, None)
-    area = (box[2] - box[0]) * (box[3] - box[1])
-    areas = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
-    return inter / np.maximum(area + areas - inter, 1e-6)
 
 
 def jitter_box(rng: np.random.Generator, box: np.ndarray) -> np.ndarray:
@@ -89,7 +77,7 @@ def build_crops(
             bw, bh = sizes[rng.integers(len(sizes))] * np.exp(rng.normal(0, 0.3, 2))
             x, y = rng.uniform(0, max(1, w - bw)), rng.uniform(0, max(1, h - bh))
             box = np.array([x, y, x + bw, y + bh])
-            if len(boxes) and _iou(box, boxes).max() > 0.15:
+            if len(boxes) and box_iou(box, boxes).max() > 0.15:
                 continue
             images.append(crop_index(scene, box))
             ranks.append(NONE_RANK)

@@ -196,8 +196,7 @@ def train_all(args: argparse.Namespace) -> int:
         out_dir.mkdir(parents=True, exist_ok=True)
         export_classifier(model, out_dir / "index_classifier.onnx")
         (runs / "classifier_metrics.json").write_text(json.dumps(metrics, indent=2))
-    if args.stage in ("all", "export"):
-        if args.stage == "export":
-            export_detector(runs / "detector" / "weights" / "best.pt", out_dir)
+    if args.stage == "export":
+        export_detector(runs / "detector" / "weights" / "best.pt", out_dir)
     write_detector_json(out_dir, dataset)
     return 0
