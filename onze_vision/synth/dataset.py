@@ -185,7 +185,9 @@ def make_dataset(
         results = map(_render_job, jobs)
         pool = None
     else:
-        pool = mp.get_context("fork").Pool(workers, initializer=_init_worker, initargs=args)
+        # Spawn, not fork: the art rendered above started OpenCV's thread pool in this
+        # process, and a forked child that touches it deadlocks (seen on a fresh machine).
+        pool = mp.get_context("spawn").Pool(workers, initializer=_init_worker, initargs=args)
         results = pool.imap_unordered(_render_job, jobs, chunksize=8)
     try:
         for done, (split, index, _name, lines, meta) in enumerate(results, 1):
