@@ -20,7 +20,7 @@ pytest.importorskip("torch", reason="training needs the train extra: pip install
 pytest.importorskip("ultralytics", reason="training needs the train extra: pip install -e '.[train]'")
 
 from onze_vision.synth.dataset import make_dataset  # noqa: E402
-from onze_vision.training.recipe import fit_center_offset, train_all  # noqa: E402
+from onze_vision.training.recipe import detector_data_yaml, fit_center_offset, train_all  # noqa: E402
 
 pytestmark = [
     pytest.mark.slow,
@@ -47,7 +47,8 @@ def test_one_epoch_of_both_stages_exports_models_the_runtime_loads(tiny_dataset:
         imgsz=160, batch=8, device="cpu", workers=0, fraction=1.0, classifier_minutes=0.02, resume=False,
     )
     assert train_all(args) == 0
-    for name in ("index_detector.onnx", "index_detector.pt", "index_classifier.onnx", "detector.json"):
+    for name in ("index_detector.onnx", "index_detector.pt", "index_classifier.onnx", "index_classifier.pt",
+                 "detector.json"):
         assert (models / name).stat().st_size > 0, name
     config = json.loads((models / "detector.json").read_text())
     assert config["imgsz"] == 640 and len(config["center_offset"]) == 2
@@ -79,3 +80,64 @@ def test_training_without_a_dataset_says_how_to_make_one(tmp_path: Path, capsys:
     args = argparse.Namespace(data=str(tmp_path / "nowhere"), out=str(tmp_path), runs=str(tmp_path), stage="all")
     assert train_all(args) == 2
     assert "make-dataset" in capsys.readouterr().err
+
+
+def test_the_detector_trains_on_extra_datasets_and_validates_on_the_first(tiny_dataset: Path, tmp_path: Path):
+    import yaml
+
+    merged = yaml.safe_load(detector_data_yaml(tiny_dataset, [tiny_dataset], tmp_path).read_text())
+    train_dir = str((tiny_dataset / "images" / "train").resolve())
+    assert merged["train"] == [train_dir, train_dir]
+    assert merged["val"] == str((tiny_dataset / "images" / "val").resolve())
+    assert detector_data_yaml(tiny_dataset, [], tmp_path) == tiny_dataset / "data.yaml"
+
+
+def test_extra_datasets_must_name_the_same_classes(tiny_dataset: Path, tmp_path: Path):
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "data.yaml").write_text("path: .\ntrain: images/train\nval: images/val\nnames: {0: item}\n")
+    with pytest.raises(ValueError, match="other class names"):
+        detector_data_yaml(tiny_dataset, [other], tmp_path)
+
+
+def test_a_classifier_recovered_from_its_onnx_export_reads_crops_as_the_export_does(
+    tiny_dataset: Path, tmp_path: Path
+):
+    import onnxruntime as ort
+    import torch
+
+    from onze_vision.training.classifier import ExportedClassifier, IndexClassifier, export_classifier, load_classifier
+    from onze_vision.training.crops import build_crops
+
+    torch.manual_seed(0)
+    original = IndexClassifier()
+    with torch.no_grad():  # batch norms with non-trivial statistics, as after training
+        for module in original.modules():
+            if isinstance(module, torch.nn.BatchNorm2d):
+                module.running_mean.uniform_(-0.5, 0.5)
+                module.running_var.uniform_(0.5, 2.0)
+                module.weight.uniform_(0.5, 1.5)
+                module.bias.uniform_(-0.2, 0.2)
+    original.eval()
+    export_classifier(original, tmp_path / "classifier.onnx")
+    crops = build_crops(tiny_dataset, "train")
+    recovered = load_classifier(tmp_path / "classifier.onnx", crops).eval()
+
+    x = torch.from_numpy(np.ascontiguousarray(crops.images[:32, :, :, ::-1])).permute(0, 3, 1, 2).float() / 255
+    session = ort.InferenceSession(str(tmp_path / "classifier.onnx"), providers=["CPUExecutionProvider"])
+    expected = session.run(["probs"], {"crops": x.numpy()})[0]
+    with torch.no_grad():
+        got = ExportedClassifier(recovered)(x)[0].numpy()
+    assert np.abs(got - expected).max() < 1e-4
+
+
+def test_recovering_from_onnx_without_calibration_crops_is_refused(tmp_path: Path):
+    import torch
+
+    from onze_vision.training.classifier import IndexClassifier, export_classifier, load_classifier
+
+    export_classifier(IndexClassifier().eval(), tmp_path / "classifier.onnx")
+    with pytest.raises(ValueError, match="calibration crops"):
+        load_classifier(tmp_path / "classifier.onnx")
+    torch.save(IndexClassifier().state_dict(), tmp_path / "classifier.pt")
+    assert isinstance(load_classifier(tmp_path / "classifier.pt"), IndexClassifier)

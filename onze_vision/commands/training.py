@@ -81,12 +81,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     train.add_argument("--device", default="cpu", help="cpu or a CUDA device such as 0")
     train.add_argument("--workers", type=int, default=2, help="dataloader workers")
     train.add_argument("--fraction", type=float, default=1.0, help="share of the training images to use")
+    train.add_argument("--detector-data", nargs="*", default=[], metavar="DIR",
+                       help="more datasets whose scenes the detector also trains on (validation stays on --data)")
     train.add_argument("--classifier-data", nargs="*", default=[], metavar="DIR",
                        help="more datasets whose crops the classifier also learns from (e.g. close-ups)")
     train.add_argument("--classifier-minutes", type=float, default=12.0, help="classifier training time budget")
     train.add_argument("--resume", action="store_true", help="resume the detector from its last checkpoint")
     train.add_argument("--classifier-init", default=None, metavar="PT",
-                       help="continue the classifier from this state dict (runs/classifier.pt)")
+                       help="continue the classifier from a state dict (models/index_classifier.pt) or an ONNX export")
     train.add_argument("--weights", default=None, metavar="PT",
                        help="start the detector from this checkpoint instead of yolo11n.yaml (fine-tuning)")
     train.set_defaults(handler=_train)

@@ -141,9 +141,7 @@ def train_classifier(
     """
     torch.manual_seed(seed)
     gen = torch.Generator().manual_seed(seed)
-    model = IndexClassifier()
-    if init is not None:  # continue an earlier run
-        model.load_state_dict(torch.load(init, map_location="cpu"))
+    model = load_classifier(init, train) if init is not None else IndexClassifier()  # continue a run
     images = _to_tensor(train.images)
     rank = torch.from_numpy(train.rank)
     suit = torch.from_numpy(train.suit)
@@ -184,6 +182,55 @@ def train_classifier(
             log(msg)
     model.eval()
     torch.save(model.state_dict(), out_path)
+    return model
+
+
+def load_classifier(path: Path, calibration: CropSet | None = None) -> IndexClassifier:
+    """A trainable classifier from a state dict (``.pt``) or from its ONNX export.
+
+    The export folds each batch norm into the convolution before it, so an ``.onnx``
+    gives the folded weights. Each batch norm is then re-created around its
+    convolution with the statistics that convolution's outputs have on
+    ``calibration`` crops, and with an affine part that undoes them, so the network
+    computes what the export did in evaluation *and* in training mode, and
+    training continues from where the export left off.
+    """
+    model = IndexClassifier()
+    if Path(path).suffix != ".onnx":
+        model.load_state_dict(torch.load(path, map_location="cpu"))
+        return model
+    import onnx
+    from onnx import numpy_helper
+
+    graph = onnx.load(str(path)).graph
+    tensors = {t.name: torch.from_numpy(numpy_helper.to_array(t).copy()) for t in graph.initializer}
+    convs = [node for node in graph.node if node.op_type == "Conv"]
+    blocks = [m for m in model.features if isinstance(m, nn.Sequential)]
+    if len(convs) != len(blocks):
+        raise ValueError(f"'{path}' has {len(convs)} convolutions; the classifier has {len(blocks)}")
+    for head in ("rank", "suit", "down"):
+        getattr(model, head).weight.data.copy_(tensors[f"model.{head}.weight"])
+        getattr(model, head).bias.data.copy_(tensors[f"model.{head}.bias"])
+    if calibration is None or len(calibration) == 0:
+        raise ValueError("recovering a classifier from ONNX needs calibration crops")
+    sample = torch.from_numpy(np.random.default_rng(0).choice(len(calibration), min(2048, len(calibration)), replace=False))
+    x = (_to_tensor(calibration.images[sample.numpy()]) - 0.5) / 0.25
+    with torch.no_grad():
+        for layer in model.features:
+            if isinstance(layer, nn.Sequential):  # conv, batch norm, relu
+                conv, norm = layer[0], layer[1]
+                node = convs[blocks.index(layer)]
+                conv.weight.data.copy_(tensors[node.input[1]])
+                y = conv(x)
+                mean, var = y.mean(dim=(0, 2, 3)), y.var(dim=(0, 2, 3), unbiased=False)
+                std = torch.sqrt(var + norm.eps)
+                norm.running_mean.copy_(mean)
+                norm.running_var.copy_(var)
+                norm.weight.data.copy_(std)  # (y - mean) / std * std + (bias + mean) = y + bias
+                norm.bias.data.copy_(tensors[node.input[2]] + mean)
+                x = layer[2](y + tensors[node.input[2]].view(1, -1, 1, 1))
+            else:
+                x = layer(x)
     return model
 
 

@@ -50,7 +50,7 @@ def train_detector(args: argparse.Namespace) -> Path:
         weights = getattr(args, "weights", None)
         model = YOLO(weights) if weights else YOLO("yolo11n.yaml")
         model.train(
-            data=str(Path(args.data) / "data.yaml"),
+            data=str(detector_data_yaml(Path(args.data), [Path(p) for p in getattr(args, "detector_data", []) or []], runs)),
             single_cls=True,  # the labels keep their card class for the classifier and evaluation
             epochs=args.epochs,
             imgsz=args.imgsz,
@@ -61,7 +61,8 @@ def train_detector(args: argparse.Namespace) -> Path:
             project=str(runs),
             name="detector",
             exist_ok=True,
-            pretrained=False,
+            # Ultralytics drops the loaded checkpoint's weights when pretrained is False.
+            pretrained=bool(weights),
             amp=False,  # the AMP check would download yolo11n.pt
             plots=False,
             seed=0,
@@ -78,6 +79,31 @@ def train_detector(args: argparse.Namespace) -> Path:
         )
     best = runs / "detector" / "weights" / "best.pt"
     return best if best.exists() else last
+
+
+def detector_data_yaml(dataset: Path, extra: list[Path], runs: Path) -> Path:
+    """The ``data.yaml`` the detector trains on: ``dataset``'s, or one that adds the
+    training images of ``extra`` datasets (validation stays on ``dataset``'s held-out decks)."""
+    if not extra:
+        return dataset / "data.yaml"
+    import yaml
+
+    base = yaml.safe_load((dataset / "data.yaml").read_text())
+    root = Path(base.get("path", dataset))
+    root = root if root.is_absolute() else (dataset / root).resolve()
+    train = [str((root / base["train"]).resolve())]
+    for other in extra:
+        spec = yaml.safe_load((other / "data.yaml").read_text())
+        if spec["names"] != base["names"]:
+            raise ValueError(f"'{other}' has other class names than '{dataset}'")
+        other_root = Path(spec.get("path", other))
+        other_root = other_root if other_root.is_absolute() else (other / other_root).resolve()
+        train.append(str((other_root / spec["train"]).resolve()))
+    merged = {**base, "path": str(root), "train": train, "val": str((root / base["val"]).resolve())}
+    runs.mkdir(parents=True, exist_ok=True)
+    out = runs / "detector_data.yaml"
+    out.write_text(yaml.safe_dump(merged, sort_keys=False))
+    return out
 
 
 def export_detector(checkpoint: Path, out_dir: Path) -> None:
@@ -195,6 +221,7 @@ def train_all(args: argparse.Namespace) -> int:
         print(f"classifier on held-out decks: {metrics}", flush=True)
         out_dir.mkdir(parents=True, exist_ok=True)
         export_classifier(model, out_dir / "index_classifier.onnx")
+        torch.save(model.state_dict(), out_dir / "index_classifier.pt")  # to continue training from
         (runs / "classifier_metrics.json").write_text(json.dumps(metrics, indent=2))
     if args.stage == "export":
         export_detector(runs / "detector" / "weights" / "best.pt", out_dir)
