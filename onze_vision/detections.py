@@ -8,7 +8,7 @@ Ultralytics ONNX export with a numpy NMS.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Union
 
@@ -86,6 +86,17 @@ class Detections:
             np.concatenate([p.class_id for p in parts]),
             {key: np.concatenate([p.data[key] for p in parts]) for key in keys},
         )
+
+    def without_nested(self, threshold: float) -> Detections:
+        """Keep the best of boxes that overlap by more than ``threshold`` of the smaller one.
+
+        A detector may box one corner index twice, once whole and once just its rank
+        glyph: nested boxes whose IoU is too low for NMS, which would read as two cards.
+        Returns the kept rows, best confidence first.
+        """
+        if len(self) < 2:
+            return self
+        return self[non_max_suppression(self.xyxy, self.confidence, threshold, overlap=box_ios)]
 
     @property
     def center(self) -> np.ndarray:
@@ -176,11 +187,25 @@ def box_iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.where(union > 0, inter / np.maximum(union, 1e-12), 0.0).astype(np.float32)
 
 
+def box_ios(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Return the [N, M] intersection over the smaller box's area: 1.0 when one box holds the other."""
+    a = np.asarray(a, dtype=np.float32).reshape(-1, 4)
+    b = np.asarray(b, dtype=np.float32).reshape(-1, 4)
+    top_left = np.maximum(a[:, None, :2], b[None, :, :2])
+    bottom_right = np.minimum(a[:, None, 2:], b[None, :, 2:])
+    inter = np.clip(bottom_right - top_left, 0, None).prod(axis=2)
+    area_a = (a[:, 2:] - a[:, :2]).clip(0).prod(axis=1)
+    area_b = (b[:, 2:] - b[:, :2]).clip(0).prod(axis=1)
+    smaller = np.minimum(area_a[:, None], area_b[None, :])
+    return np.where(smaller > 0, inter / np.maximum(smaller, 1e-12), 0.0).astype(np.float32)
+
+
 def non_max_suppression(
     xyxy: np.ndarray,
     scores: np.ndarray,
     iou_threshold: float,
     class_id: np.ndarray | None = None,
+    overlap: Callable[[np.ndarray, np.ndarray], np.ndarray] = box_iou,
 ) -> np.ndarray:
     """Greedy NMS; returns the kept indices, best score first.
 
@@ -189,6 +214,8 @@ def non_max_suppression(
         scores: [N] scores.
         iou_threshold: A box overlapping a kept box by more than this is dropped.
         class_id: When given, boxes only suppress boxes of their own class.
+        overlap: How overlap is measured: :func:`box_iou`, or :func:`box_ios` to also
+            drop a box that lies inside a better one (IoU stays low for nested boxes).
     """
     xyxy = np.asarray(xyxy, dtype=np.float32).reshape(-1, 4)
     if class_id is not None and len(xyxy):
@@ -202,6 +229,6 @@ def non_max_suppression(
         keep.append(best)
         if order.size == 1:
             break
-        overlap = box_iou(xyxy[best:best + 1], xyxy[order[1:]])[0]
-        order = order[1:][overlap <= iou_threshold]
+        overlaps = overlap(xyxy[best:best + 1], xyxy[order[1:]])[0]
+        order = order[1:][overlaps <= iou_threshold]
     return np.asarray(keep, dtype=np.int64)

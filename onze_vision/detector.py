@@ -15,8 +15,9 @@ A card's two indices sit in opposite corners, so each index predicts the card's 
 as ``box centre + s * (a * down + b * right)`` with ``s = sqrt(box w * h)`` (undoing the
 growth of a turned index's axis-aligned box, see :func:`index_size`) and
 ``right = (down_y, -down_x)`` (for an upright card's top-left index, down = (0, 1)
-and right = (1, 0)). Two detections are one card when they have the same code, their
-``down`` vectors point roughly opposite and their predicted centres coincide. Two
+and right = (1, 0)). Two detections are one card when they have the same rank, their
+``down`` vectors point roughly opposite and their predicted centres coincide (the card
+takes the code of its more confident corner: a suit misread on one corner is outvoted). Two
 identical cards from two decks lie side by side (same orientation, different centres)
 and stay two cards; an index with no partner (fanned hands hide one corner) is a card.
 The reported card box is the union of its index boxes (for an unpaired index, the index
@@ -51,6 +52,9 @@ CLASSIFIER_FILE = "index_classifier.onnx"
 CONFIG_FILE = "detector.json"
 #: The classifier's 54 outputs: the 53 card codes, then "none" (not an index).
 CLASS_NAMES: tuple[str, ...] = (*CARD_CODES, NONE_CLASS)
+
+#: The rank part of each card code ("10H" -> "10", "JK" -> "JK"): corners pair by rank.
+_RANK_OF_CLASS: tuple[str, ...] = tuple(code if code == "JK" else code[:-1] for code in CARD_CODES)
 
 #: Timing keys filled by :meth:`CardDetector.read_indices` / :meth:`CardDetector.detect_cards`.
 TIMING_KEYS = ("decode", "preprocess", "detector", "classifier", "postprocess")
@@ -89,6 +93,9 @@ class DetectorConfig:
             axis-aligned box of a turned index (0, the default, turns the correction off:
             ``center_offset`` must be fitted with the same ``s`` the runtime uses).
         decode_factor: Decode the photo with its long side >= this x ``imgsz``.
+        nested_overlap: Of two named indices whose intersection covers more than this
+            share of the smaller box, only the more confident is kept (one index boxed
+            twice, whole and rank alone).
     """
 
     imgsz: int = 640
@@ -102,6 +109,7 @@ class DetectorConfig:
     pair_max_dot: float = -0.5
     index_aspect: float = 0.0
     decode_factor: float = 1.5
+    nested_overlap: float = 0.6
 
     @classmethod
     def from_dict(cls, values: dict[str, Any]) -> DetectorConfig:
@@ -235,8 +243,12 @@ def pair_groups(indices: Detections, config: DetectorConfig = DetectorConfig()) 
 
     distance = np.linalg.norm(centres[:, None] - centres[None, :], axis=2)
     tolerance = config.pair_tolerance * (size[:, None] + size[None, :]) / 2
+    # Same rank, not same code: a corner whose suit pip is blurred or half covered is
+    # often read as the other suit of its colour; the card's two corners still agree
+    # on where the card is. The pair takes the code of its more confident corner.
+    rank = np.array([_RANK_OF_CLASS[int(c)] for c in indices.class_id])
     candidate = (
-        (indices.class_id[:, None] == indices.class_id[None, :])
+        (rank[:, None] == rank[None, :])
         & (down @ down.T < config.pair_max_dot)
         & (distance <= tolerance)
     )
@@ -267,8 +279,9 @@ def pair_indices(indices: Detections, config: DetectorConfig = DetectorConfig())
         boxes = indices.xyxy[rows]
         box = (float(boxes[:, 0].min()), float(boxes[:, 1].min()),
                float(boxes[:, 2].max()), float(boxes[:, 3].max()))
-        confidence = float(indices.confidence[rows].max())
-        cards.append(DetectedCard(CARD_CODES[int(indices.class_id[rows[0]])], confidence, box, len(rows)))
+        best = rows[int(indices.confidence[rows].argmax())]
+        cards.append(DetectedCard(CARD_CODES[int(indices.class_id[best])], float(indices.confidence[best]),
+                                  box, len(rows)))
     cards.sort(key=lambda card: (card.box[0], card.box[1]))
     return cards
 
@@ -398,17 +411,8 @@ class CardDetector:
             src, max_side=math.ceil(config.decode_factor * max(self.input_size)))
         clock.lap("decode")
 
-        padded, ratio, (left, top) = letterbox(loaded.image, self.input_size)
-        blob = cv2.dnn.blobFromImage(padded, 1.0 / 255.0, swapRB=True)
-        clock.lap("preprocess")
-
-        output = self._detector.run(None, {self._detector_input: blob})[0]
-        clock.lap("detector")
-
-        boxes = Detections.from_yolo_output(output, conf, config.iou_threshold)
-        height, width = loaded.image.shape[:2]
-        xyxy = (boxes.xyxy - np.array([left, top, left, top], np.float32)) / ratio
-        xyxy = np.clip(xyxy, 0, [width, height, width, height]).astype(np.float32)
+        boxes = self.locate_indices(loaded.image, conf, clock)
+        xyxy = boxes.xyxy
         tensor = crops_to_tensor([crop_index(loaded.image, box) for box in xyxy])
         clock.lap("preprocess")
 
@@ -423,9 +427,35 @@ class CardDetector:
             boxes.confidence[keep] * prob[keep],
             code[keep],
             {"down": down[keep], "det_score": boxes.confidence[keep], "class_prob": prob[keep]},
-        )
+        ).without_nested(config.nested_overlap)
         clock.lap("postprocess")
         return loaded, indices
+
+    def locate_indices(self, image_bgr: np.ndarray, conf_threshold: float | None = None,
+                       clock: _Stopwatch | None = None) -> Detections:
+        """Run the detector alone: corner-index boxes in ``image_bgr``'s pixels, not yet named.
+
+        Args:
+            image_bgr: A decoded image (H x W x 3, BGR uint8).
+            conf_threshold: Minimum detector score (default: the config's).
+            clock: Receives the "preprocess" and "detector" laps.
+
+        Returns:
+            Boxes clipped to the image with their detector scores (``class_id`` all 0).
+        """
+        clock = clock or _Stopwatch(None)
+        conf = self.config.conf_threshold if conf_threshold is None else conf_threshold
+        padded, ratio, (left, top) = letterbox(image_bgr, self.input_size)
+        blob = cv2.dnn.blobFromImage(padded, 1.0 / 255.0, swapRB=True)
+        clock.lap("preprocess")
+
+        output = self._detector.run(None, {self._detector_input: blob})[0]
+        clock.lap("detector")
+
+        boxes = Detections.from_yolo_output(output, conf, self.config.iou_threshold)
+        height, width = image_bgr.shape[:2]
+        xyxy = (boxes.xyxy - np.array([left, top, left, top], np.float32)) / ratio
+        return Detections(np.clip(xyxy, 0, [width, height, width, height]), boxes.confidence, boxes.class_id)
 
     def _classify(self, tensor: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Run the classifier (in chunks when the export has a fixed batch size)."""

@@ -34,7 +34,9 @@ import cv2
 import numpy as np
 
 from onze_vision.detections import Detections, box_iou
-from onze_vision.detector import CARD_CODES, TIMING_KEYS, CardDetector, DetectorConfig, pair_groups, pair_indices
+from onze_vision.detector import (
+    CARD_CODES, TIMING_KEYS, CardDetector, DetectedCard, DetectorConfig, pair_groups, pair_indices,
+)
 
 # The bars the product must meet.
 BAR_REAL_RECALL = 0.97
@@ -77,7 +79,9 @@ def _stderr(message: str) -> None:
 # ---------------------------------------------------------------------------- real photos
 
 def evaluate_real_photos(
-    detector: CardDetector, root: Path, limit: int | None = None, progress: Progress = _stderr
+    detector: CardDetector | None, root: Path, limit: int | None = None, progress: Progress = _stderr,
+    reader: Callable[[Path], Sequence[DetectedCard]] | None = None,
+    subset: Callable[[int], bool] | None = None,
 ) -> dict[str, Any]:
     """Rank recall, invented cards and exact photos on a real-photo set with ``manifest.json``.
 
@@ -86,17 +90,26 @@ def evaluate_real_photos(
         root: Folder holding ``manifest.json`` and the photos it names.
         limit: Use only the first ``limit`` photos.
         progress: Receives a line every 50 photos.
+        reader: Reads one photo instead of ``detector.detect_cards`` (e.g. cached
+            index detections re-paired at other thresholds).
+        subset: Keeps the photos whose manifest position it accepts.
     """
     manifest = json.loads((root / "manifest.json").read_text(encoding="utf-8"))[:limit]
+    if subset is not None:
+        manifest = [entry for number, entry in enumerate(manifest) if subset(number)]
+    if reader is None:
+        if detector is None:
+            raise ValueError("evaluate_real_photos needs a detector or a reader")
+        reader = lambda path: detector.detect_cards(path).cards  # noqa: E731
     per_rank_total: Counter[str] = Counter()
     per_rank_found: Counter[str] = Counter()
     photos: list[dict[str, Any]] = []
     wrong_rank = duplicates = 0
     for number, entry in enumerate(manifest, 1):
-        reading = detector.detect_cards(root / entry["image"])
+        read_cards = list(reader(root / entry["image"]))
         labels = entry["cards"]
         boxes = np.array([card["box"] for card in labels], np.float32).reshape(-1, 4)
-        detected = [(card.card, _box_centre(card.box)) for card in reading.cards]
+        detected = [(card.card, _box_centre(card.box)) for card in read_cards]
         on_label = np.array([[_inside(centre, box) for box in boxes] for _, centre in detected],
                             bool).reshape(len(detected), len(boxes))
         found = []
@@ -112,7 +125,7 @@ def evaluate_real_photos(
         photos.append({
             "image": entry["image"],
             "labels": [card["rank"] for card in labels],
-            "detected": [card.card for card in reading.cards],
+            "detected": [card.card for card in read_cards],
             "missed": [label["rank"] for label, hit in zip(labels, found) if not hit],
             "invented": invented,
             "exact": all(found) and not invented,

@@ -7,7 +7,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from onze_vision.detections import Detections, box_iou, non_max_suppression
+from onze_vision.detections import Detections, box_ios, box_iou, non_max_suppression
 
 
 def three() -> Detections:
@@ -66,6 +66,25 @@ def test_box_iou() -> None:
     iou = box_iou(np.array([[0, 0, 10, 10]]), np.array([[0, 0, 10, 10], [5, 0, 15, 10], [20, 20, 30, 30]]))
     np.testing.assert_allclose(iou, [[1.0, 50 / 150, 0.0]], rtol=1e-6)
     assert box_iou(np.zeros((0, 4)), np.zeros((3, 4))).shape == (0, 3)
+
+
+def test_box_ios_is_one_when_a_box_holds_another() -> None:
+    whole = [0, 0, 20, 40]
+    assert box_ios(whole, [[5, 5, 15, 20], [10, 0, 30, 40], [50, 50, 60, 60]])[0].tolist() == [1.0, 0.5, 0.0]
+
+
+@pytest.mark.parametrize(
+    ("inner", "kept"),
+    [
+        ([2, 2, 18, 25], [0]),  # the rank glyph alone, inside the whole index: one index
+        ([10, 0, 30, 40], [0, 1]),  # half overlapping: the next card's index in a tight fan
+        ([50, 50, 70, 90], [0, 1]),  # elsewhere
+    ],
+)
+def test_a_box_inside_a_surer_one_is_the_same_index(inner: list[int], kept: list[int]) -> None:
+    rows = Detections([[0, 0, 20, 40], inner], [0.9, 0.6], [3, 3], {"down": np.zeros((2, 2))})
+    assert rows.without_nested(0.6).confidence.tolist() == pytest.approx([0.9, 0.6][: len(kept)])
+    assert len(rows.without_nested(0.6)) == len(kept)
 
 
 def test_nms_keeps_best_of_overlapping() -> None:

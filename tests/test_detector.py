@@ -114,6 +114,16 @@ def test_different_codes_never_pair() -> None:
     assert sorted(c.card for c in pair_indices(detections(tl, br), CONFIG)) == ["6D", "9D"]
 
 
+def test_corners_read_as_two_suits_of_one_rank_are_one_card_named_by_the_surer_corner() -> None:
+    tl = card_indices((100, 150), "KH", corners=("tl",))
+    br = card_indices((100, 150), "KD", corners=("br",))
+    rows = detections(tl, br)
+    rows.confidence[:] = [0.9, 0.6]
+    assert [(c.card, c.corners, c.confidence) for c in pair_indices(rows, CONFIG)] == [("KH", 2, pytest.approx(0.9))]
+    rows.confidence[:] = [0.5, 0.8]
+    assert [(c.card, c.corners) for c in pair_indices(rows, CONFIG)] == [("KD", 2)]
+
+
 def test_fanned_hand_single_indices_are_cards() -> None:
     fan = [card_indices((100 + 18 * i, 150), code, degrees=-20 + 10 * i, corners=("tl",))
            for i, code in enumerate(["2C", "5H", "JK", "KS", "10D"])]

@@ -141,3 +141,30 @@ def test_recovering_from_onnx_without_calibration_crops_is_refused(tmp_path: Pat
         load_classifier(tmp_path / "classifier.onnx")
     torch.save(IndexClassifier().state_dict(), tmp_path / "classifier.pt")
     assert isinstance(load_classifier(tmp_path / "classifier.pt"), IndexClassifier)
+
+
+def test_the_detectors_own_boxes_become_crops_of_their_card_or_hard_negatives(tiny_dataset: Path):
+    from onze_vision.synth.codes import CARD_CODES
+    from onze_vision.training.crops import NONE_RANK, mine_detector_crops, probs_index
+
+    metas = [json.loads(line) for line in (tiny_dataset / "meta" / "train.jsonl").read_text().splitlines()[:4]]
+    scenes = iter(metas)
+
+    def locate(image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        # The true boxes nudged (found), one box in the scene's corner (a false alarm)
+        # and one half on an index (ambiguous: neither a card nor a negative).
+        meta = next(scenes)
+        truth = np.array([label["box"] for label in meta["labels"]], np.float64).reshape(-1, 4)
+        extra = [[0, 0, 4, 4]]
+        if len(truth):
+            w = truth[0, 2] - truth[0, 0]
+            extra.append(truth[0] + [0.6 * w, 0, 0.6 * w, 0])
+        boxes = np.vstack([truth + 0.5, extra])
+        return boxes, np.ones(len(boxes))
+
+    crops = mine_detector_crops(tiny_dataset, "train", locate, limit=4)
+    codes = [label["code"] for meta in metas for label in meta["labels"]]
+    named = [probs_index(int(r), int(s)) for r, s in zip(crops.rank, crops.suit) if r != NONE_RANK]
+    assert [CARD_CODES[i] for i in named] == codes
+    assert int((crops.rank == NONE_RANK).sum()) == 4  # one false alarm per scene; the half-on boxes skipped
+    assert crops.images.shape[1:] == (48, 48, 3) and len(crops.down) == len(crops)

@@ -85,6 +85,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                        help="more datasets whose scenes the detector also trains on (validation stays on --data)")
     train.add_argument("--classifier-data", nargs="*", default=[], metavar="DIR",
                        help="more datasets whose crops the classifier also learns from (e.g. close-ups)")
+    train.add_argument("--mine-with", default=None, metavar="DIR",
+                       help="models folder whose detector is run on training scenes: its boxes become "
+                            "classifier crops (hard negatives where no index is)")
+    train.add_argument("--mine-scenes", type=int, default=4000, help="training scenes to mine (default 4000)")
     train.add_argument("--classifier-minutes", type=float, default=12.0, help="classifier training time budget")
     train.add_argument("--resume", action="store_true", help="resume the detector from its last checkpoint")
     train.add_argument("--classifier-init", default=None, metavar="PT",

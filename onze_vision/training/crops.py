@@ -9,6 +9,7 @@ detector's false alarms.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -83,6 +84,57 @@ def build_crops(
             ranks.append(NONE_RANK)
             suits.append(-1)
             downs.append([0.0, 0.0])
+    return _crop_set(images, ranks, suits, downs)
+
+
+#: A detector as the miner sees it: a BGR image in, index boxes with scores out.
+Locator = Callable[[np.ndarray], "tuple[np.ndarray, np.ndarray]"]
+
+
+def mine_detector_crops(
+    dataset: Path, split: str, locate: Locator, limit: int | None = None,
+    positive_iou: float = 0.5, negative_iou: float = 0.1,
+) -> CropSet:
+    """Crops cut around a detector's own boxes on generated scenes.
+
+    Random boxes rarely land on what fools a detector (suit pips, court-card art, card
+    edges), and jitter only imitates how its boxes wander. So run the detector itself:
+    a box on a labelled index (IoU >= ``positive_iou``) becomes a crop of that card, cut
+    exactly where the runtime would cut it; a box on no index (IoU < ``negative_iou``
+    with every label) becomes a "none" crop: a hard negative. Boxes in between are
+    ambiguous and skipped.
+
+    Args:
+        dataset: A folder from ``make-dataset``.
+        split: "train" (never mine the held-out decks the classifier is measured on).
+        locate: Returns (xyxy [N, 4], scores [N]) for a BGR image.
+        limit: Use only the first ``limit`` scenes.
+    """
+    images, ranks, suits, downs = [], [], [], []
+    for line in (dataset / "meta" / f"{split}.jsonl").read_text().splitlines()[:limit]:
+        meta = json.loads(line)
+        scene = cv2.imread(str(dataset / meta["image"]), cv2.IMREAD_COLOR)
+        truth = np.array([label["box"] for label in meta["labels"]], dtype=np.float64).reshape(-1, 4)
+        found, _ = locate(scene)
+        for box in np.asarray(found, dtype=np.float64).reshape(-1, 4):
+            overlap = box_iou(box, truth)[0] if len(truth) else np.zeros(0)
+            best = int(overlap.argmax()) if len(overlap) else -1
+            if best >= 0 and overlap[best] >= positive_iou:
+                label = meta["labels"][best]
+                rank, suit = code_targets(label["code"])
+                down = label["down"]
+            elif best < 0 or overlap[best] < negative_iou:
+                rank, suit, down = NONE_RANK, -1, [0.0, 0.0]
+            else:
+                continue
+            images.append(crop_index(scene, box))
+            ranks.append(rank)
+            suits.append(suit)
+            downs.append(down)
+    return _crop_set(images, ranks, suits, downs)
+
+
+def _crop_set(images: list[np.ndarray], ranks: list[int], suits: list[int], downs: list) -> CropSet:
     return CropSet(
         np.stack(images) if images else np.zeros((0, CROP_SIZE, CROP_SIZE, 3), np.uint8),
         np.array(ranks, np.int64),

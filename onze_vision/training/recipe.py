@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 
 DETECTOR_EXPORT_SIZE = 640  # the runtime reads photos at this letterbox size
+MINING_CONF = 0.05  # detector score down to which its boxes become classifier crops
 
 
 def _quiet_ultralytics() -> None:
@@ -40,7 +41,7 @@ def train_detector(args: argparse.Namespace) -> Path:
     threads = os.cpu_count() or 1
     torch_utils.NUM_THREADS = threads  # Ultralytics leaves one core idle otherwise
     torch.set_num_threads(threads)
-    runs = Path(args.runs)
+    runs = Path(args.runs).resolve()  # Ultralytics puts a relative project under its own runs folder
     last = runs / "detector" / "weights" / "last.pt"
     if args.resume and last.exists():
         model = YOLO(str(last))
@@ -184,6 +185,35 @@ def cached_crops(dataset: Path, split: str, runs: Path, seed: int):
     return crops
 
 
+def mined_crops(dataset: Path, model_dir: Path, runs: Path, scenes: int):
+    """Crops around the boxes ``model_dir``'s detector finds on training scenes (cached).
+
+    The detector reads each scene exactly as the runtime reads a photo (letterboxed to
+    its input size), at a score threshold below the runtime's, so the crops cover the
+    boxes that decide an operating point.
+    """
+    from onze_vision.detector import CardDetector
+    from onze_vision.training.crops import CropSet, mine_detector_crops
+
+    detector_file = model_dir / "index_detector.onnx"
+    cache = runs / f"mined_{dataset.name}_{scenes}.npz"
+    stamp = f"{detector_file.stat().st_mtime_ns}:{detector_file.stat().st_size}"
+    if cache.exists():
+        data = np.load(cache)
+        if str(data["stamp"]) == stamp:
+            return CropSet(data["images"], data["rank"], data["suit"], data["down"])
+    detector = CardDetector(model_dir)
+    floor = min(MINING_CONF, detector.config.conf_threshold)
+
+    def locate(image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        boxes = detector.locate_indices(image, floor)
+        return boxes.xyxy, boxes.confidence
+
+    crops = mine_detector_crops(dataset, "train", locate, limit=scenes)
+    np.savez(cache, images=crops.images, rank=crops.rank, suit=crops.suit, down=crops.down, stamp=np.array(stamp))
+    return crops
+
+
 def concat_crops(sets: list):
     """One crop set from several."""
     from onze_vision.training.crops import CropSet
@@ -207,11 +237,17 @@ def train_all(args: argparse.Namespace) -> int:
         import torch
 
         from onze_vision.training.classifier import evaluate_classifier, export_classifier, train_classifier
-        from onze_vision.training.crops import build_crops
+        from onze_vision.training.crops import NONE_RANK
 
         torch.set_num_threads(os.cpu_count() or 1)
         sets = [dataset, *(Path(p) for p in getattr(args, "classifier_data", []) or [])]
         train = concat_crops([cached_crops(d, "train", runs, seed=0) for d in sets])
+        mine_with = getattr(args, "mine_with", None)
+        if mine_with:
+            mined = mined_crops(dataset, Path(mine_with), runs, getattr(args, "mine_scenes", 4000))
+            print(f"crops on the detector's own boxes: {len(mined)} "
+                  f"({int((mined.rank == NONE_RANK).sum())} hard negatives)", flush=True)
+            train = concat_crops([train, mined])
         val = concat_crops([cached_crops(d, "val", runs, seed=1) for d in sets])
         print(f"classifier crops: {len(train)} train, {len(val)} val (held-out decks)", flush=True)
         init = getattr(args, "classifier_init", None)
