@@ -9,7 +9,9 @@ Pipeline (all numpy / OpenCV / onnxruntime; no torch):
 4. Each box is cut with :func:`~onze_vision.indexcrop.crop_index` from the decoded image
    (more pixels than the letterboxed one) and all crops are classified in one batch:
    53 codes + "none", and the card's ``down`` direction as the index reads.
-5. :func:`pair_indices` joins the two corner indices of one physical card.
+5. Of nested boxes (one index boxed whole and again as its rank glyph alone, an overlap
+   NMS by IoU lets through) only the most confident stays.
+6. :func:`pair_indices` joins the two corner indices of one physical card.
 
 A card's two indices sit in opposite corners, so each index predicts the card's centre
 as ``box centre + s * (a * down + b * right)`` with ``s = sqrt(box w * h)`` (undoing the
