@@ -23,8 +23,8 @@ from onze_vision.detector import CardDetector, DetectedCard, pair_indices
 from onze_vision.evaluate import evaluate_real_photos
 
 REPO = Path(__file__).resolve().parents[1]
-DETECTOR_GRID = (0.05, 0.08, 0.1, 0.12, 0.15, 0.2, 0.25, 0.3)
-CLASSIFIER_GRID = (0.2, 0.3, 0.35, 0.4, 0.5, 0.6)
+DETECTOR_GRID = (0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5)
+CLASSIFIER_GRID = (0.2, 0.3, 0.35, 0.4, 0.5, 0.6, 0.7, 0.8)
 
 
 def main() -> None:
