@@ -23,7 +23,7 @@ from onze_vision.detector import CardDetector, DetectedCard, pair_indices
 from onze_vision.evaluate import evaluate_real_photos
 
 REPO = Path(__file__).resolve().parents[1]
-DETECTOR_GRID = (0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5)
+DETECTOR_GRID = (0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5, 0.6, 0.7)
 CLASSIFIER_GRID = (0.2, 0.3, 0.35, 0.4, 0.5, 0.6, 0.7, 0.8)
 
 
@@ -33,6 +33,8 @@ def main() -> None:
     parser.add_argument("--realphotos", type=Path, default=REPO.parent / "shared" / "realphotos" / "edje")
     parser.add_argument("--every", type=int, default=4, help="choose on every N-th photo (default 4)")
     parser.add_argument("--max-invented", type=float, default=0.05, help="invented cards per photo allowed")
+    parser.add_argument("--write", action="store_true",
+                        help="store the chosen operating point in the models' detector.json")
     parser.add_argument("--pair-max-dot", type=float, nargs="*", default=None,
                         help="also sweep the pairing's down-vector test")
     args = parser.parse_args()
@@ -71,6 +73,23 @@ def main() -> None:
     allowed = [r for r in rows if r["chosen_on"]["invented_per_photo"] <= args.max_invented]
     best = max(allowed or rows, key=lambda r: (r["chosen_on"]["rank_recall"], -r["chosen_on"]["invented_per_photo"]))
     print("best:", json.dumps(best))
+    if args.write:
+        path = args.models / "detector.json"
+        config = json.loads(path.read_text()) if path.exists() else {}
+        config.update({
+            "detector_conf": best["detector_conf"],
+            "classifier_min_prob": best["classifier_min_prob"],
+            "pair_max_dot": best["pair_max_dot"],
+            "operating_point": (
+                f"scripts/sweep_thresholds.py --every {args.every}: the best rank recall with at most "
+                f"{args.max_invented} invented cards per photo on every {args.every}th edje photo "
+                f"({best['chosen_on']['rank_recall']:.3f}, {best['chosen_on']['invented_per_photo']:.3f}); "
+                f"on the other photos {best['held_out']['rank_recall']:.3f}, "
+                f"{best['held_out']['invented_per_photo']:.3f}"
+            ),
+        })
+        path.write_text(json.dumps(config, indent=2) + "\n")
+        print(f"wrote {path}")
 
 
 if __name__ == "__main__":
