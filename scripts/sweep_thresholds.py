@@ -20,7 +20,7 @@ import numpy as np
 
 from onze_vision.detections import Detections
 from onze_vision.detector import CardDetector, DetectedCard, pair_indices
-from onze_vision.evaluate import evaluate_real_photos
+from onze_vision.evaluate import OPERATING_POINT_EVERY, evaluate_real_photos
 
 REPO = Path(__file__).resolve().parents[1]
 DETECTOR_GRID = (0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5, 0.6, 0.7)
@@ -31,7 +31,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--models", type=Path, default=REPO / "models")
     parser.add_argument("--realphotos", type=Path, default=REPO.parent / "shared" / "realphotos" / "edje")
-    parser.add_argument("--every", type=int, default=4, help="choose on every N-th photo (default 4)")
+    parser.add_argument("--every", type=int, default=OPERATING_POINT_EVERY,
+                        help=f"choose on every N-th photo (default {OPERATING_POINT_EVERY})")
     parser.add_argument("--max-invented", type=float, default=0.05, help="invented cards per photo allowed")
     parser.add_argument("--write", action="store_true",
                         help="store the chosen operating point in the models' detector.json")
