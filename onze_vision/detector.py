@@ -288,6 +288,78 @@ def pair_indices(indices: Detections, config: DetectorConfig = DetectorConfig())
     return cards
 
 
+def _session(path: Path, threads: int | None) -> Any:
+    """An onnxruntime CPU session: ``threads`` intra-op threads (default: every core)."""
+    import onnxruntime as ort  # heavy: only when a model is loaded
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads or os.cpu_count() or 1
+    options.inter_op_num_threads = 1
+    options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+
+
+class IndexDetector:
+    """The one-class corner-index detector alone (``index_detector.onnx``); thread-safe.
+
+    :class:`CardDetector` names what it finds; training uses it by itself to mine the
+    boxes it gets wrong.
+
+    Args:
+        path: The ONNX export.
+        imgsz: Input size when the export records none.
+        threads: onnxruntime intra-op threads (default: CPU count).
+    """
+
+    def __init__(self, path: str | Path, imgsz: int = 640, threads: int | None = None) -> None:
+        path = Path(path)
+        if not path.exists():
+            raise ModelNotFoundError(f"model file missing: {path}")
+        self._session = _session(path, threads)
+        self._input = self._session.get_inputs()[0].name
+        self.input_size = self._input_size(imgsz)
+
+    def _input_size(self, default: int) -> tuple[int, int]:
+        """(h, w) from the ONNX metadata ``imgsz``, else the static input shape, else ``default``."""
+        meta = self._session.get_modelmeta().custom_metadata_map
+        if "imgsz" in meta:
+            value = ast.literal_eval(meta["imgsz"])
+            if isinstance(value, int):
+                return value, value
+            return int(value[0]), int(value[1])
+        shape = self._session.get_inputs()[0].shape
+        if len(shape) == 4 and all(isinstance(v, int) for v in shape[2:]):
+            return int(shape[2]), int(shape[3])
+        return default, default
+
+    def locate(self, image_bgr: np.ndarray, conf_threshold: float, iou_threshold: float = 0.5,
+               clock: _Stopwatch | None = None) -> Detections:
+        """Corner-index boxes in ``image_bgr``'s pixels, not yet named.
+
+        Args:
+            image_bgr: A decoded image (H x W x 3, BGR uint8), letterboxed to the input size.
+            conf_threshold: Minimum detector score.
+            iou_threshold: NMS overlap threshold.
+            clock: Receives the "preprocess" and "detector" laps.
+
+        Returns:
+            Boxes clipped to the image with their detector scores (``class_id`` all 0).
+        """
+        clock = clock or _Stopwatch(None)
+        padded, ratio, (left, top) = letterbox(image_bgr, self.input_size)
+        blob = cv2.dnn.blobFromImage(padded, 1.0 / 255.0, swapRB=True)
+        clock.lap("preprocess")
+
+        output = self._session.run(None, {self._input: blob})[0]
+        clock.lap("detector")
+
+        boxes = Detections.from_yolo_output(output, conf_threshold, iou_threshold)
+        height, width = image_bgr.shape[:2]
+        xyxy = (boxes.xyxy - np.array([left, top, left, top], np.float32)) / ratio
+        return Detections(np.clip(xyxy, 0, [width, height, width, height]), boxes.confidence, boxes.class_id)
+
+
 class CardDetector:
     """Both ONNX models, loaded once; :meth:`detect_cards` is safe to call from many threads.
 
@@ -304,8 +376,6 @@ class CardDetector:
         config: DetectorConfig | None = None,
         threads: int | None = None,
     ) -> None:
-        import onnxruntime as ort  # heavy: only when a detector is built
-
         self.model_dir = Path(model_dir)
         paths = [self.model_dir / DETECTOR_FILE, self.model_dir / CLASSIFIER_FILE]
         missing = [str(p) for p in paths if not p.exists()]
@@ -314,34 +384,13 @@ class CardDetector:
                 f"model file(s) missing: {', '.join(missing)} (train and export the models, "
                 f"or point ONZE_VISION_MODELS at a folder that has them)"
             )
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = threads or os.cpu_count() or 1
-        options.inter_op_num_threads = 1
-        options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        providers = ["CPUExecutionProvider"]
-        self._detector = ort.InferenceSession(str(paths[0]), options, providers=providers)
-        self._classifier = ort.InferenceSession(str(paths[1]), options, providers=providers)
-
         base = config or DetectorConfig.from_json(self.model_dir / CONFIG_FILE)
-        self.input_size = self._detector_input_size(base.imgsz)
+        self._indices = IndexDetector(paths[0], base.imgsz, threads)
+        self._classifier = _session(paths[1], threads)
+        self.input_size = self._indices.input_size
         self.config = DetectorConfig(**{**{f.name: getattr(base, f.name) for f in fields(base)},
                                         "imgsz": max(self.input_size)})
-        self._detector_input = self._detector.get_inputs()[0].name
         self._check_classifier()
-
-    def _detector_input_size(self, default: int) -> tuple[int, int]:
-        """(h, w) from the ONNX metadata ``imgsz``, else the static input shape, else ``default``."""
-        meta = self._detector.get_modelmeta().custom_metadata_map
-        if "imgsz" in meta:
-            value = ast.literal_eval(meta["imgsz"])
-            if isinstance(value, int):
-                return value, value
-            return int(value[0]), int(value[1])
-        shape = self._detector.get_inputs()[0].shape
-        if len(shape) == 4 and all(isinstance(v, int) for v in shape[2:]):
-            return int(shape[2]), int(shape[3])
-        return default, default
 
     def _check_classifier(self) -> None:
         inputs = self._classifier.get_inputs()
@@ -435,29 +484,9 @@ class CardDetector:
 
     def locate_indices(self, image_bgr: np.ndarray, conf_threshold: float | None = None,
                        clock: _Stopwatch | None = None) -> Detections:
-        """Run the detector alone: corner-index boxes in ``image_bgr``'s pixels, not yet named.
-
-        Args:
-            image_bgr: A decoded image (H x W x 3, BGR uint8).
-            conf_threshold: Minimum detector score (default: the config's).
-            clock: Receives the "preprocess" and "detector" laps.
-
-        Returns:
-            Boxes clipped to the image with their detector scores (``class_id`` all 0).
-        """
-        clock = clock or _Stopwatch(None)
+        """The detector alone (see :meth:`IndexDetector.locate`), at the config's thresholds by default."""
         conf = self.config.conf_threshold if conf_threshold is None else conf_threshold
-        padded, ratio, (left, top) = letterbox(image_bgr, self.input_size)
-        blob = cv2.dnn.blobFromImage(padded, 1.0 / 255.0, swapRB=True)
-        clock.lap("preprocess")
-
-        output = self._detector.run(None, {self._detector_input: blob})[0]
-        clock.lap("detector")
-
-        boxes = Detections.from_yolo_output(output, conf, self.config.iou_threshold)
-        height, width = image_bgr.shape[:2]
-        xyxy = (boxes.xyxy - np.array([left, top, left, top], np.float32)) / ratio
-        return Detections(np.clip(xyxy, 0, [width, height, width, height]), boxes.confidence, boxes.class_id)
+        return self._indices.locate(image_bgr, conf, self.config.iou_threshold, clock)
 
     def _classify(self, tensor: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Run the classifier (in chunks when the export has a fixed batch size)."""
@@ -523,7 +552,7 @@ def detect_cards(src: ImageSource | LoadedImage) -> PhotoReading:
 
 
 __all__: Sequence[str] = (
-    "CARD_CODES", "CardDetector", "DetectedCard", "DetectorConfig", "InvalidModelError",
+    "CARD_CODES", "CardDetector", "DetectedCard", "DetectorConfig", "IndexDetector", "InvalidModelError",
     "ModelNotFoundError", "PhotoReading", "detect_cards", "get_detector", "index_size", "letterbox",
     "pair_groups", "pair_indices",
 )

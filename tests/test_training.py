@@ -45,8 +45,10 @@ def test_one_epoch_of_both_stages_exports_models_the_runtime_loads(tiny_dataset:
     args = argparse.Namespace(
         data=str(tiny_dataset), out=str(models), runs=str(tmp_path / "runs"), stage="all", epochs=1,
         imgsz=160, batch=8, device="cpu", workers=0, fraction=1.0, classifier_minutes=0.02, resume=False,
+        mine_with=str(models), mine_scenes=8,  # the detector this run has just exported
     )
     assert train_all(args) == 0
+    assert (tmp_path / "runs" / f"mined_{tiny_dataset.name}_8.npz").exists()
     for name in ("index_detector.onnx", "index_detector.pt", "index_classifier.onnx", "index_classifier.pt",
                  "detector.json"):
         assert (models / name).stat().st_size > 0, name

@@ -175,19 +175,25 @@ def write_detector_json(out_dir: Path, dataset: Path, extra: dict[str, object] |
     return config
 
 
-def cached_crops(dataset: Path, split: str, runs: Path, seed: int):
-    """Cut a split's classifier crops once; later runs read them back (minutes saved)."""
-    from onze_vision.training.crops import CropSet, build_crops
+def _cached(cache: Path, stamp: str, compute):
+    """The crop set saved at ``cache`` when it was made from the same inputs (``stamp``), else ``compute()`` saved there."""
+    from onze_vision.training.crops import CropSet
 
-    cache = runs / f"crops_{dataset.name}_{split}.npz"
-    stamp = (dataset / "summary.json").read_text() if (dataset / "summary.json").exists() else ""
     if cache.exists():
         data = np.load(cache)
         if str(data["stamp"]) == stamp:
             return CropSet(data["images"], data["rank"], data["suit"], data["down"])
-    crops = build_crops(dataset, split, seed=seed)
+    crops = compute()
     np.savez(cache, images=crops.images, rank=crops.rank, suit=crops.suit, down=crops.down, stamp=np.array(stamp))
     return crops
+
+
+def cached_crops(dataset: Path, split: str, runs: Path, seed: int):
+    """Cut a split's classifier crops once; later runs read them back (minutes saved)."""
+    from onze_vision.training.crops import build_crops
+
+    stamp = (dataset / "summary.json").read_text() if (dataset / "summary.json").exists() else ""
+    return _cached(runs / f"crops_{dataset.name}_{split}.npz", stamp, lambda: build_crops(dataset, split, seed=seed))
 
 
 def mined_crops(dataset: Path, model_dir: Path, runs: Path, scenes: int):
@@ -195,28 +201,29 @@ def mined_crops(dataset: Path, model_dir: Path, runs: Path, scenes: int):
 
     The detector reads each scene exactly as the runtime reads a photo (letterboxed to
     its input size), at a score threshold below the runtime's, so the crops cover the
-    boxes that decide an operating point.
+    boxes that decide an operating point. Only ``index_detector.onnx`` (and
+    ``detector.json`` when present) is needed.
     """
-    from onze_vision.detector import CardDetector
-    from onze_vision.training.crops import CropSet, mine_detector_crops
+    from onze_vision.detector import CONFIG_FILE, DETECTOR_FILE, DetectorConfig, IndexDetector
+    from onze_vision.training.crops import mine_detector_crops
 
-    detector_file = model_dir / "index_detector.onnx"
-    cache = runs / f"mined_{dataset.name}_{scenes}.npz"
+    detector_file = model_dir / DETECTOR_FILE
+    if not detector_file.exists():
+        raise FileNotFoundError(f"--mine-with {model_dir}: no {DETECTOR_FILE} there")
     stamp = f"{detector_file.stat().st_mtime_ns}:{detector_file.stat().st_size}"
-    if cache.exists():
-        data = np.load(cache)
-        if str(data["stamp"]) == stamp:
-            return CropSet(data["images"], data["rank"], data["suit"], data["down"])
-    detector = CardDetector(model_dir)
-    floor = min(MINING_CONF, detector.config.conf_threshold)
 
-    def locate(image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        boxes = detector.locate_indices(image, floor)
-        return boxes.xyxy, boxes.confidence
+    def mine():
+        detector = IndexDetector(detector_file)
+        config = DetectorConfig.from_json(model_dir / CONFIG_FILE)
+        floor = min(MINING_CONF, config.conf_threshold)
 
-    crops = mine_detector_crops(dataset, "train", locate, limit=scenes)
-    np.savez(cache, images=crops.images, rank=crops.rank, suit=crops.suit, down=crops.down, stamp=np.array(stamp))
-    return crops
+        def locate(image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            boxes = detector.locate(image, floor, config.iou_threshold)
+            return boxes.xyxy, boxes.confidence
+
+        return mine_detector_crops(dataset, "train", locate, limit=scenes)
+
+    return _cached(runs / f"mined_{dataset.name}_{scenes}.npz", stamp, mine)
 
 
 def concat_crops(sets: list):

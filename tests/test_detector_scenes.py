@@ -1,0 +1,87 @@
+"""The shipped models on photos the tests draw with the project's own generator, and on
+real photos with their cards read by eye.
+
+Generated scenes use a training design (anglo) at a phone photo's scale, through the
+generator's camera (tilt, light, blur, noise, JPEG). They check the counting rules with
+the real models: a card whose two corners show is one card, two identical cards from
+two decks are two, and a turned card is still one card.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from onze_vision.detector import DEFAULT_MODEL_DIR, DETECTOR_FILE, CardDetector
+
+DATA = Path(__file__).parent / "data"
+needs_models = pytest.mark.skipif(not (DEFAULT_MODEL_DIR / DETECTOR_FILE).exists(),
+                                  reason="models/ has no trained ONNX models yet")
+needs_art = pytest.mark.skipif(
+    shutil.which("rsvg-convert") is None or not Path("/usr/share/aisleriot/cards/anglo.svgz").exists(),
+    reason="card art needs: apt-get install gnome-cards-data librsvg2-bin",
+)
+SIZE = (800, 600)
+CARD_HEIGHT = 210.0  # a hand photographed from 40 cm: corner indices about 35 px tall
+
+
+@pytest.fixture(scope="module")
+def detector() -> CardDetector:
+    return CardDetector()
+
+
+@pytest.fixture(scope="module")
+def anglo(tmp_path_factory: pytest.TempPathFactory):
+    from onze_vision.synth.art import load_decks
+
+    return load_decks(names=["anglo"], cache=tmp_path_factory.mktemp("art"))[0]
+
+
+def photograph(anglo, cards: list[tuple[str, float, float, float]], seed: int) -> np.ndarray:
+    """Place (code, x, y, degrees) cards on a table and take the generator's photo of them."""
+    from onze_vision.synth.backgrounds import BackgroundBank
+    from onze_vision.synth.scenes import compose_scene, place_card
+
+    placements = [place_card(anglo, code, (x, y), degrees, CARD_HEIGHT) for code, x, y, degrees in cards]
+    scene = compose_scene(np.random.default_rng(seed), placements, BackgroundBank([]), SIZE)
+    return scene.image
+
+
+@needs_models
+@needs_art
+@pytest.mark.parametrize(
+    ("name", "cards"),
+    [
+        ("a spread hand, both corners of every card in view",
+         [("QH", 110, 300, 0), ("10S", 260, 300, 0), ("7D", 410, 300, 0), ("AS", 560, 300, 0), ("KC", 700, 300, 0)]),
+        ("the same card twice, from two decks",
+         [("7D", 180, 300, 0), ("7D", 340, 300, 0), ("JS", 560, 300, 0)]),
+        ("turned cards",
+         [("9C", 170, 300, 180), ("5H", 400, 300, 90), ("2S", 630, 300, 25)]),
+    ],
+)
+@pytest.mark.parametrize("seed", [0, 1])
+def test_every_card_of_a_generated_photo_is_read_once(detector: CardDetector, anglo, name: str,
+                                                      cards: list, seed: int) -> None:
+    reading = detector.detect_cards(photograph(anglo, cards, seed))
+    assert Counter(card.card for card in reading.cards) == Counter(code for code, *_ in cards), name
+    assert all(card.corners == 2 for card in reading.cards), [(c.card, c.corners) for c in reading.cards]
+
+
+@needs_models
+@pytest.mark.parametrize(
+    ("photo", "cards"),
+    [
+        ("vision_edje_IMG_2383.jpg", ["AH"]),
+        ("web_edje_IMG_2560.jpg", ["10C", "QS", "KC", "QD"]),
+        ("web_edje_IMG_2571.jpg", ["QC", "10S", "9H"]),
+        ("web_edje_IMG_2595.jpg", ["QH", "AC"]),
+    ],
+)
+def test_real_photos_are_read_as_a_person_reads_them(detector: CardDetector, photo: str, cards: list[str]) -> None:
+    reading = detector.detect_cards(DATA / photo)
+    assert Counter(card.card for card in reading.cards) == Counter(cards)
