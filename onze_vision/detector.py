@@ -17,9 +17,10 @@ A card's two indices sit in opposite corners, so each index predicts the card's 
 as ``box centre + s * (a * down + b * right)`` with ``s = sqrt(box w * h)`` (undoing the
 growth of a turned index's axis-aligned box, see :func:`index_size`) and
 ``right = (down_y, -down_x)`` (for an upright card's top-left index, down = (0, 1)
-and right = (1, 0)). Two detections are one card when they have the same rank, their
-``down`` vectors point roughly opposite and their predicted centres coincide (the card
-takes the code of its more confident corner: a suit misread on one corner is outvoted). Two
+and right = (1, 0)). Two detections are one card when they have the same rank and suit
+colour, their ``down`` vectors point roughly opposite and their predicted centres
+coincide (the card takes the code of its more confident corner: hearts read as diamonds
+on one corner is outvoted). Two
 identical cards from two decks lie side by side (same orientation, different centres)
 and stay two cards; an index with no partner (fanned hands hide one corner) is a card.
 The reported card box is the union of its index boxes (for an unpaired index, the index
@@ -55,8 +56,12 @@ CONFIG_FILE = "detector.json"
 #: The classifier's 54 outputs: the 53 card codes, then "none" (not an index).
 CLASS_NAMES: tuple[str, ...] = (*CARD_CODES, NONE_CLASS)
 
-#: The rank part of each card code ("10H" -> "10", "JK" -> "JK"): corners pair by rank.
-_RANK_OF_CLASS: tuple[str, ...] = tuple(code if code == "JK" else code[:-1] for code in CARD_CODES)
+#: What two corners of one card must agree on: rank and suit colour ("10H" -> "10 red").
+#: A suit is most often misread as the other suit of its colour (hearts/diamonds,
+#: spades/clubs); requiring the colour keeps two cards of one rank from pairing.
+_PAIR_KEY: tuple[str, ...] = tuple(
+    code if code == "JK" else f"{code[:-1]} {'red' if code[-1] in 'HD' else 'black'}" for code in CARD_CODES
+)
 
 #: Timing keys filled by :meth:`CardDetector.read_indices` / :meth:`CardDetector.detect_cards`.
 TIMING_KEYS = ("decode", "preprocess", "detector", "classifier", "postprocess")
@@ -245,12 +250,12 @@ def pair_groups(indices: Detections, config: DetectorConfig = DetectorConfig()) 
 
     distance = np.linalg.norm(centres[:, None] - centres[None, :], axis=2)
     tolerance = config.pair_tolerance * (size[:, None] + size[None, :]) / 2
-    # Same rank, not same code: a corner whose suit pip is blurred or half covered is
-    # often read as the other suit of its colour; the card's two corners still agree
-    # on where the card is. The pair takes the code of its more confident corner.
-    rank = np.array([_RANK_OF_CLASS[int(c)] for c in indices.class_id])
+    # Same rank and colour, not same code: a corner whose suit pip is blurred or half
+    # covered is often read as the other suit of its colour, yet the card's two corners
+    # agree on where the card is. The pair takes the code of its more confident corner.
+    key = np.array([_PAIR_KEY[int(c)] for c in indices.class_id])
     candidate = (
-        (rank[:, None] == rank[None, :])
+        (key[:, None] == key[None, :])
         & (down @ down.T < config.pair_max_dot)
         & (distance <= tolerance)
     )

@@ -114,7 +114,7 @@ def test_different_codes_never_pair() -> None:
     assert sorted(c.card for c in pair_indices(detections(tl, br), CONFIG)) == ["6D", "9D"]
 
 
-def test_corners_read_as_two_suits_of_one_rank_are_one_card_named_by_the_surer_corner() -> None:
+def test_corners_read_as_two_suits_of_one_colour_are_one_card_named_by_the_surer_corner() -> None:
     tl = card_indices((100, 150), "KH", corners=("tl",))
     br = card_indices((100, 150), "KD", corners=("br",))
     rows = detections(tl, br)
@@ -122,6 +122,12 @@ def test_corners_read_as_two_suits_of_one_rank_are_one_card_named_by_the_surer_c
     assert [(c.card, c.corners, c.confidence) for c in pair_indices(rows, CONFIG)] == [("KH", 2, pytest.approx(0.9))]
     rows.confidence[:] = [0.5, 0.8]
     assert [(c.card, c.corners) for c in pair_indices(rows, CONFIG)] == [("KD", 2)]
+
+
+def test_two_cards_of_one_rank_in_two_colours_never_pair() -> None:
+    tl = card_indices((100, 150), "KH", corners=("tl",))
+    br = card_indices((100, 150), "KS", corners=("br",))
+    assert sorted(c.card for c in pair_indices(detections(tl, br), CONFIG)) == ["KH", "KS"]
 
 
 def test_fanned_hand_single_indices_are_cards() -> None:
