@@ -174,28 +174,26 @@ def _numpy(value: Any) -> np.ndarray:
     return np.asarray(value)
 
 
-def box_iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Return the [N, M] IoU matrix of xyxy boxes ``a`` [N, 4] and ``b`` [M, 4]."""
+def _overlaps(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The [N, M] intersection areas of xyxy boxes ``a`` [N, 4] and ``b`` [M, 4], and their areas."""
     a = np.asarray(a, dtype=np.float32).reshape(-1, 4)
     b = np.asarray(b, dtype=np.float32).reshape(-1, 4)
     top_left = np.maximum(a[:, None, :2], b[None, :, :2])
     bottom_right = np.minimum(a[:, None, 2:], b[None, :, 2:])
     inter = np.clip(bottom_right - top_left, 0, None).prod(axis=2)
-    area_a = (a[:, 2:] - a[:, :2]).clip(0).prod(axis=1)
-    area_b = (b[:, 2:] - b[:, :2]).clip(0).prod(axis=1)
+    return inter, (a[:, 2:] - a[:, :2]).clip(0).prod(axis=1), (b[:, 2:] - b[:, :2]).clip(0).prod(axis=1)
+
+
+def box_iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Return the [N, M] IoU matrix of xyxy boxes ``a`` [N, 4] and ``b`` [M, 4]."""
+    inter, area_a, area_b = _overlaps(a, b)
     union = area_a[:, None] + area_b[None, :] - inter
     return np.where(union > 0, inter / np.maximum(union, 1e-12), 0.0).astype(np.float32)
 
 
 def box_ios(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Return the [N, M] intersection over the smaller box's area: 1.0 when one box holds the other."""
-    a = np.asarray(a, dtype=np.float32).reshape(-1, 4)
-    b = np.asarray(b, dtype=np.float32).reshape(-1, 4)
-    top_left = np.maximum(a[:, None, :2], b[None, :, :2])
-    bottom_right = np.minimum(a[:, None, 2:], b[None, :, 2:])
-    inter = np.clip(bottom_right - top_left, 0, None).prod(axis=2)
-    area_a = (a[:, 2:] - a[:, :2]).clip(0).prod(axis=1)
-    area_b = (b[:, 2:] - b[:, :2]).clip(0).prod(axis=1)
+    inter, area_a, area_b = _overlaps(a, b)
     smaller = np.minimum(area_a[:, None], area_b[None, :])
     return np.where(smaller > 0, inter / np.maximum(smaller, 1e-12), 0.0).astype(np.float32)
 
