@@ -170,3 +170,12 @@ def test_the_detectors_own_boxes_become_crops_of_their_card_or_hard_negatives(ti
     assert [CARD_CODES[i] for i in named] == codes
     assert int((crops.rank == NONE_RANK).sum()) == 4  # one false alarm per scene; the half-on boxes skipped
     assert crops.images.shape[1:] == (48, 48, 3) and len(crops.down) == len(crops)
+
+
+def test_mining_with_a_folder_without_a_detector_says_so(tiny_dataset: Path, tmp_path: Path, capsys):
+    args = argparse.Namespace(
+        data=str(tiny_dataset), out=str(tmp_path / "out"), runs=str(tmp_path / "runs"), stage="classifier",
+        classifier_minutes=0.01, mine_with=str(tmp_path / "empty"), mine_scenes=2,
+    )
+    assert train_all(args) == 2
+    assert "no index_detector.onnx there" in capsys.readouterr().err

@@ -258,7 +258,12 @@ def train_all(args: argparse.Namespace) -> int:
         train = concat_crops([cached_crops(d, "train", runs, seed=0) for d in sets])
         mine_with = getattr(args, "mine_with", None)
         if mine_with:
-            mined = mined_crops(dataset, Path(mine_with), runs, getattr(args, "mine_scenes", 4000))
+            try:
+                mined = mined_crops(dataset, Path(mine_with), runs, getattr(args, "mine_scenes", 4000))
+            except FileNotFoundError as error:
+                print(f"onze-vision train: {error} (train the detector first, or name a models folder)",
+                      file=sys.stderr)
+                return 2
             print(f"crops on the detector's own boxes: {len(mined)} "
                   f"({int((mined.rank == NONE_RANK).sum())} hard negatives)", flush=True)
             train = concat_crops([train, mined])
