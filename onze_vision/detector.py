@@ -343,7 +343,7 @@ class IndexDetector:
         """Corner-index boxes in ``image_bgr``'s pixels, not yet named.
 
         Args:
-            image_bgr: A decoded image (H x W x 3, BGR uint8), letterboxed to the input size.
+            image_bgr: A decoded image (H x W x 3, BGR uint8); it is letterboxed here.
             conf_threshold: Minimum detector score.
             iou_threshold: NMS overlap threshold.
             clock: Receives the "preprocess" and "detector" laps.

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from onze_vision.detections import Detections
-from onze_vision.detector import CardDetector, DetectedCard, pair_indices
+from onze_vision.detector import CONFIG_FILE, CardDetector, DetectedCard, DetectorConfig, pair_indices
 from onze_vision.evaluate import OPERATING_POINT_EVERY, evaluate_real_photos
 
 REPO = Path(__file__).resolve().parents[1]
@@ -41,7 +41,7 @@ def main() -> None:
     args = parser.parse_args()
 
     # Nested boxes are suppressed per operating point below, after its thresholds, as the runtime does.
-    shipped = CardDetector(args.models).config
+    shipped = DetectorConfig.from_json(args.models / CONFIG_FILE)
     detector = CardDetector(args.models, config=replace(shipped, nested_overlap=1.01))
     floor_conf, floor_prob = min(DETECTOR_GRID), min(CLASSIFIER_GRID)
     cache: dict[Path, Detections] = {}
@@ -76,8 +76,8 @@ def main() -> None:
     print("best:", json.dumps(best))
     if args.write:
         path = args.models / "detector.json"
-        config = json.loads(path.read_text()) if path.exists() else {}
-        config.update({
+        values = json.loads(path.read_text()) if path.exists() else {}
+        values.update({
             "detector_conf": best["detector_conf"],
             "classifier_min_prob": best["classifier_min_prob"],
             "pair_max_dot": best["pair_max_dot"],
@@ -89,7 +89,7 @@ def main() -> None:
                 f"{best['held_out']['invented_per_photo']:.3f}"
             ),
         })
-        path.write_text(json.dumps(config, indent=2) + "\n")
+        path.write_text(json.dumps(values, indent=2) + "\n")
         print(f"wrote {path}")
 
 
