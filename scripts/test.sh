@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Install everything the test suite needs on a fresh Debian machine, then run every test.
-# System packages: card art (gnome-cards-data), its renderer (librsvg2-bin) and a
+# System packages: card art (gnome-cards-data, kdegames-card-data-kf5), its renderer (librsvg2-bin) and a
 # headless browser for the end-to-end tests (chromium, chromium-driver).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -9,6 +9,7 @@ sudo=""
 need=()
 command -v rsvg-convert >/dev/null || need+=(librsvg2-bin)
 [ -e /usr/share/aisleriot/cards/anglo.svgz ] || need+=(gnome-cards-data)
+[ -e /usr/share/carddecks/svg-standard ] || need+=(kdegames-card-data-kf5)
 command -v chromium >/dev/null || need+=(chromium chromium-driver)
 if [ ${#need[@]} -gt 0 ]; then
   $sudo apt-get update -q

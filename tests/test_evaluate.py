@@ -85,9 +85,14 @@ def test_full_run_on_tiny_sets(tmp_path: Path) -> None:
         return {"code": code, "card_id": card_id, "corner": "tl", "box": [cx - 10, cy - 15, cx + 10, cy + 15],
                 "visible": 1.0, "down": [0.0, 1.0]}
 
+    def cards(deck: str, *codes: str) -> list[dict]:
+        return [{"card_id": i, "code": code, "deck": deck} for i, code in enumerate(codes)]
+
     (synthetic / "meta" / "val.jsonl").write_text("\n".join(json.dumps(record) for record in [
-        {"image": "images/a.jpg", "labels": [label("10S", 0, 100, 100), label("10S", 1, 220, 200)]},
-        {"image": "images/b.jpg", "labels": [label("10S", 0, 100, 100), label("9S", 1, 220, 200)]},
+        {"image": "images/a.jpg", "cards": cards("alpha", "10S", "10S"),
+         "labels": [label("10S", 0, 100, 100), label("10S", 1, 220, 200)]},
+        {"image": "images/b.jpg", "cards": cards("beta", "10S", "9S"),
+         "labels": [label("10S", 0, 100, 100), label("9S", 1, 220, 200)]},
     ]) + "\n")
 
     # Real: one photo whose labelled 10 lies under the first box; the second box invents a card.
@@ -113,6 +118,10 @@ def test_full_run_on_tiny_sets(tmp_path: Path) -> None:
     assert s["ap50_per_class"]["10S"] == pytest.approx(1.0) and s["ap50_per_class"]["9S"] == 0.0
     assert s["map50"] == pytest.approx(0.5)
     assert s["recall_per_class"] == {"10S": 1.0, "9S": 0.0}
+    # Per design: alpha's two 10S are read; beta's 9S is read as a 10S.
+    assert s["per_design"]["alpha"] == {"scenes": 1, "index_boxes": 2, "map50": 1.0, "recall": 1.0, "located": 1.0}
+    assert s["per_design"]["beta"]["map50"] == pytest.approx(0.5)
+    assert (s["per_design"]["beta"]["recall"], s["per_design"]["beta"]["located"]) == (0.5, 1.0)
     confusion = np.array(s["confusion"])
     assert confusion[nine_s, ten_s] == 1 and confusion[ten_s, ten_s] == 3
 

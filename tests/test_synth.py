@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from onze_vision.cards import CARD_CODES as RULES_CARD_CODES
-from onze_vision.synth.art import DECKS, find_index_box, load_decks
+from onze_vision.synth.art import DECKS, KDE_DIR, NPM_CARD_FILES, find_index_box, load_decks
 from onze_vision.synth.backgrounds import BackgroundBank, generated_surface, read_gimp_pattern
 from onze_vision.synth.codes import CARD_CODES
 from onze_vision.synth.dataset import make_dataset
@@ -57,12 +57,51 @@ def test_held_out_designs_never_train():
     assert len(val) >= 2 and not train & val
 
 
+@pytest.mark.parametrize(
+    ("naming", "code", "file"),
+    [
+        ("heruka", "AS", "AS.svg"),
+        ("heruka", "10H", "TH.svg"),
+        ("heruka", "JK", "2J.svg"),
+        ("numeric", "AS", "1s.svg"),
+        ("numeric", "10D", "10d.svg"),
+        ("numeric", "QH", "12h.svg"),
+        ("numeric", "KC", "13c.svg"),
+        ("numeric", "JK", "joker.svg"),
+    ],
+)
+def test_npm_card_files_are_named_per_package(naming: str, code: str, file: str):
+    assert NPM_CARD_FILES[naming](code) == file
+
+
+@pytest.mark.skipif(not (KDE_DIR / "svg-standard").exists(), reason="apt-get install kdegames-card-data-kf5")
+def test_a_kde_deck_renders_each_card_element_with_its_index(art_cache: Path):
+    deck = load_decks(names=["kde-standard"], cache=art_cache)[0]
+    assert len(deck.cards) == 52 and "JK" not in deck.cards
+    heights = {card.shape[0] for card in deck.cards.values()}
+    assert heights == {360}
+    for code, (x1, y1, x2, y2) in deck.index_boxes.items():
+        h, w = deck.cards[code].shape[:2]
+        assert 1.3 < h / w < 1.45, code  # a whole card, not a squashed element box
+        assert 0 <= x1 < x2 <= 0.3 * w and 0 <= y1 < y2 <= 0.45 * h, code
+
+
 def test_every_card_of_a_design_has_an_index_near_its_top_left_corner(anglo):
     assert len(anglo.cards) == 53
     for code, (x1, y1, x2, y2) in anglo.index_boxes.items():
         h, w = anglo.cards[code].shape[:2]
         assert 0 <= x1 < x2 <= 0.3 * w, code
-        assert 0 <= y1 < y2 <= 0.4 * h, code
+        assert 0 <= y1 < y2 <= 0.45 * h, code
+
+
+@pytest.mark.parametrize("design", ["anglo", "ornamental"])
+def test_an_index_is_the_rank_glyph_with_the_pip_under_it(design: str, art_cache: Path):
+    # Ornamental's pip reaches 0.43 of the card height: a tighter corner region cut it
+    # off, and its labels were the rank glyph alone (about as tall as wide).
+    deck = load_decks(names=[design], cache=art_cache)[0]
+    for code, (x1, y1, x2, y2) in deck.index_boxes.items():
+        if code != "JK":
+            assert (y2 - y1) / (x2 - x1) > 1.8, code
 
 
 def test_index_finder_ignores_a_blank_card():

@@ -5,9 +5,12 @@ Sources (never committed; rendered at dataset time into a cache folder):
 * Debian's ``gnome-cards-data``: SVG sheets in ``/usr/share/aisleriot/cards``, a 13 x 5
   grid (rows clubs, diamonds, hearts, spades, then black Joker, red Joker, back;
   columns A to K).
+* Debian's ``kdegames-card-data-kf5``: one SVG per design in ``/usr/share/carddecks``,
+  each card an element (``1_spade``, ``10_heart``, ``queen_club``) rendered on its own.
 * npm's ``@heruka_urgyen/react-playing-cards`` (CC0; ``AS.svg``, ``TH.svg``, ``2J.svg``
-  for the Joker) and ``cardsJS`` (LGPL-3.0; a deck traced from a US casino deck, no
-  Joker), fetched with ``npm pack``.
+  for the Joker), ``cardsJS`` (LGPL-3.0; a deck traced from a US casino deck, no
+  Joker) and ``@younestouati/playing-cards-standard-deck`` (LGPL-3.0; ``1s.svg``,
+  ``12h.svg``, ``joker.svg``), fetched with ``npm pack``.
 
 Only designs with English corner indices (A K Q J 10), two suit colours (red hearts and
 diamonds: red Aces are wild in four variants) and indices in two opposite corners are
@@ -29,6 +32,8 @@ import numpy as np
 from onze_vision.synth.codes import CARD_CODES, RANKS
 
 AISLERIOT_DIR = Path("/usr/share/aisleriot/cards")
+KDE_DIR = Path("/usr/share/carddecks")
+INDEX_FINDER_VERSION = 2  # bump when find_index_box changes: cached decks find their indices again
 CARD_HEIGHT = 360  # pixels of the cached art; scenes scale down from here
 
 # Sheet layout of gnome-cards-data themes.
@@ -41,11 +46,31 @@ class DeckSource:
     """Where one deck design comes from and how it may be used."""
 
     name: str
-    kind: str  # "aisleriot" or "npm"
-    origin: str  # theme file or npm package + folder
+    kind: str  # "aisleriot", "kde" or "npm"
+    origin: str  # theme file, KDE deck folder/file, or npm package + folder
     licence: str
     split: str  # "train" or "val" (held out of training entirely)
     has_joker: bool = True
+    naming: str = "heruka"  # npm only: how card files are named (see NPM_CARD_FILES)
+
+
+def _heruka_file(code: str) -> str:
+    return "2J.svg" if code == "JK" else code.replace("10", "T") + ".svg"
+
+
+def _numeric_file(code: str) -> str:
+    if code == "JK":
+        return "joker.svg"
+    rank = {"A": "1", "J": "11", "Q": "12", "K": "13"}.get(code[:-1], code[:-1])
+    return f"{rank}{code[-1].lower()}.svg"
+
+
+# File name of each card code in an npm package's folder, per naming scheme.
+NPM_CARD_FILES = {"heruka": _heruka_file, "numeric": _numeric_file}
+
+# Element ids in KDE's card SVGs: ``1_spade``, ``10_heart``, ``queen_club``.
+KDE_RANKS = {"A": "1", "J": "jack", "Q": "queen", "K": "king"}
+KDE_SUITS = {"S": "spade", "H": "heart", "D": "diamond", "C": "club"}
 
 
 DECKS: tuple[DeckSource, ...] = (
@@ -58,6 +83,17 @@ DECKS: tuple[DeckSource, ...] = (
     ),
     DeckSource("heruka-2color", "npm", "@heruka_urgyen/react-playing-cards:2color", "CC0-1.0", "train"),
     DeckSource("cardsjs", "npm", "cardsJS:cards", "LGPL-3.0", "train", has_joker=False),
+    DeckSource("younestouati", "npm", "@younestouati/playing-cards-standard-deck:cards", "LGPL-3.0", "train",
+               naming="numeric"),
+    *(
+        DeckSource(name, "kde", origin, "GPL/LGPL (kdegames-card-data-kf5)", "train", has_joker=False)
+        for name, origin in (
+            ("kde-standard", "svg-standard/standard.svgz"),
+            ("kde-penguins", "svg-penguins/penguins.svgz"),
+            ("kde-jolly-royal", "svg-jolly-royal/jolly-royal.svgz"),
+            ("kde-ancient-egyptians", "svg-ancient-egyptians/Ancient_Egyptians.svgz"),
+        )
+    ),
     # Held out: validation on designs the detector never saw.
     DeckSource("tigullio", "aisleriot", "tigullio.svgz", "GPL/LGPL (gnome-cards-data)", "val"),
     DeckSource("ornamental", "aisleriot", "ornamental.svgz", "GPL/LGPL (gnome-cards-data)", "val"),
@@ -172,18 +208,16 @@ def _npm_package_dir(package: str, cache: Path) -> Path:
 def _npm_cards(source: DeckSource, cache: Path) -> dict[str, np.ndarray]:
     package, folder = source.origin.split(":")
     root = _npm_package_dir(package, cache)
-    folders = [p for p in root.rglob(folder) if p.is_dir() and any(p.glob("AS.svg"))]
+    card_file = NPM_CARD_FILES[source.naming]
+    folders = [p for p in root.rglob(folder) if p.is_dir() and any(p.glob(card_file("AS")))]
     if not folders:
-        raise ArtNotInstalledError(f"no folder {folder!r} with AS.svg in npm package {package}")
+        raise ArtNotInstalledError(f"no folder {folder!r} with {card_file('AS')} in npm package {package}")
     svg_dir = min(folders, key=lambda p: len(p.parts))
     cards: dict[str, np.ndarray] = {}
     for code in CARD_CODES:
-        if code == "JK":
-            if not source.has_joker:
-                continue
-            name = "2J.svg"
-        else:
-            name = code.replace("10", "T") + ".svg"
+        if code == "JK" and not source.has_joker:
+            continue
+        name = card_file(code)
         png = cache / "cards" / source.name / (Path(name).stem + ".png")
         image = _render_svg(svg_dir / name, png, height=round(CARD_HEIGHT * 1.1))
         cards[code] = _resize_card(_trim_to_card(image))
@@ -213,7 +247,9 @@ def find_index_box(card: np.ndarray) -> tuple[int, int, int, int] | None:
     ink = (np.abs(bgr - paper).max(axis=2) > 70) & inner
     ink = cv2.dilate(ink.astype(np.uint8), np.ones((3, 3), np.uint8))
     count, _, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
-    region_w, region_h = 0.3 * w, 0.4 * h
+    # 0.45 h: big-index designs (ornamental, heruka 2color-bf) stack a pip reaching 0.43 h
+    # under the rank; at 0.4 h their index was the rank glyph alone.
+    region_w, region_h = 0.3 * w, 0.45 * h
     boxes = [
         (x, y, x + bw, y + bh)
         for x, y, bw, bh, area in stats[1:count]
@@ -263,6 +299,39 @@ def _checked_index_boxes(cards: dict[str, np.ndarray]) -> dict[str, tuple[int, i
     return boxes
 
 
+def _kde_cards(source: DeckSource, cache: Path) -> dict[str, np.ndarray]:
+    """Render each card element of a KDE deck SVG on its own (``rsvg-convert -i``)."""
+    theme = KDE_DIR / source.origin
+    if not theme.exists():
+        raise ArtNotInstalledError(f"{theme} is missing (apt-get install kdegames-card-data-kf5)")
+    svg = cache / "sheets" / f"{source.name}.svg"
+    if not svg.exists():
+        svg.parent.mkdir(parents=True, exist_ok=True)
+        svg.write_bytes(gzip.decompress(theme.read_bytes()))
+    folder = cache / "cards" / source.name
+    folder.mkdir(parents=True, exist_ok=True)
+    cards: dict[str, np.ndarray] = {}
+    zoom: float | None = None
+    for code in CARD_CODES:
+        if code == "JK":
+            continue  # KDE decks name their Jokers differently, when they have one at all
+        element = f"{KDE_RANKS.get(code[:-1], code[:-1])}_{KDE_SUITS[code[-1]]}"
+        png = folder / f"{code}.png"
+        if not png.exists():
+            if zoom is None:
+                # Render the first card at its own size to learn the zoom that makes
+                # cards about 1.1 x CARD_HEIGHT tall: -h would squash the element's box.
+                _run(["rsvg-convert", "-i", element, "-z", "1", str(svg), "-o", str(png)])
+                natural = _trim_to_card(cv2.imread(str(png), cv2.IMREAD_UNCHANGED)).shape[0]
+                zoom = CARD_HEIGHT * 1.1 / natural
+            _run(["rsvg-convert", "-i", element, "-z", f"{zoom:.4f}", str(svg), "-o", str(png)])
+        image = cv2.imread(str(png), cv2.IMREAD_UNCHANGED)
+        if image is None or image.ndim != 3 or image.shape[2] != 4:
+            raise ArtNotInstalledError(f"could not render {element} of {theme}")
+        cards[code] = _resize_card(_trim_to_card(image))
+    return cards
+
+
 def load_deck(source: DeckSource, cache: Path | None = None) -> DeckArt:
     """Render (or read from the cache) one deck design and find its index boxes."""
     cache = cache or default_cache_dir()
@@ -270,15 +339,14 @@ def load_deck(source: DeckSource, cache: Path | None = None) -> DeckArt:
     if meta_path.exists():
         data = np.load(meta_path, allow_pickle=False)
         codes = [str(c) for c in data["codes"]]
-        art = DeckArt(source.name, source.split)
-        for i, code in enumerate(codes):
-            art.cards[code] = data[f"card_{i}"]
-            art.index_boxes[code] = tuple(int(v) for v in data["boxes"][i])  # type: ignore[assignment]
-        return art
-    if source.kind == "aisleriot":
-        cards = _aisleriot_cards(source, cache)
+        cards = {code: data[f"card_{i}"] for i, code in enumerate(codes)}
+        if "finder" in data and int(data["finder"]) == INDEX_FINDER_VERSION:
+            boxes = {code: tuple(int(v) for v in data["boxes"][i]) for i, code in enumerate(codes)}
+            return DeckArt(source.name, source.split, cards, boxes)  # type: ignore[arg-type]
+        # Cached by an older index finder: keep the rendered cards, find their indices again.
     else:
-        cards = _npm_cards(source, cache)
+        loaders = {"aisleriot": _aisleriot_cards, "kde": _kde_cards, "npm": _npm_cards}
+        cards = loaders[source.kind](source, cache)
     boxes = _checked_index_boxes(cards)
     cards = {code: card for code, card in cards.items() if code in boxes}
     art = DeckArt(source.name, source.split, cards, boxes)
@@ -288,6 +356,7 @@ def load_deck(source: DeckSource, cache: Path | None = None) -> DeckArt:
         meta_path,
         codes=np.array(codes),
         boxes=np.array([art.index_boxes[c] for c in codes]),
+        finder=np.array(INDEX_FINDER_VERSION),
         **{f"card_{i}": art.cards[c] for i, c in enumerate(codes)},
     )
     return art
