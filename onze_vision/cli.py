@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -45,7 +46,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the process exit status."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    return int(args.handler(args) or 0)
+    try:
+        return int(args.handler(args) or 0)
+    except BrokenPipeError:
+        # The reader went away (``onze-vision detect x.jpg --json | head``): not an error of ours.
+        # Point stdout at /dev/null so the interpreter's final flush does not fail again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":

@@ -227,3 +227,17 @@ def test_the_installed_command_runs_as_a_module() -> None:
         check=False,
     )
     assert done.returncode == 1 and "Hand 1 needs two sets" in done.stdout
+
+
+@pytest.mark.parametrize("argv", [["variants"], ["score", "--variant", "once", "QH", "10S", "JK"]])
+def test_a_reader_that_goes_away_is_not_an_error(argv: list[str]) -> None:
+    # `onze-vision variants | head -1`: stdout's reader has closed the pipe.
+    script = (
+        "import os, sys\n"
+        "r, w = os.pipe(); os.close(r); os.dup2(w, 1)\n"
+        "from onze_vision.cli import main\n"
+        f"sys.exit(main({argv!r}))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr

@@ -68,6 +68,8 @@ def _guarded(handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse
     def run(args: argparse.Namespace) -> int:
         try:
             return handler(args)
+        except BrokenPipeError:
+            raise  # the reader of stdout left; the command line's main ends quietly
         except (ValueError, OSError) as error:
             return _error(error)
 
