@@ -4,6 +4,7 @@ the shipped models on real photos, thread safety and the no-torch import."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 import math
 import subprocess
 import sys
@@ -29,7 +30,7 @@ from onze_vision.detector import (
 
 DATA = Path(__file__).parent / "data"
 # The synthetic indices below are 8 x 20 boxes: aspect 2.5, so the rotation correction is exact.
-CONFIG = DetectorConfig(center_offset=(2.5, 1.9), pair_tolerance=1.5, pair_max_dot=-0.5, index_aspect=2.5)
+CONFIG = DetectorConfig(center_offset=(2.5, 1.9), pair_max_angle=10.0, pair_max_dot=-0.5, index_aspect=2.5)
 INDEX_WH = (8.0, 20.0)  # an upright index box, in pixels
 SHIPPED = (DEFAULT_MODEL_DIR / "index_detector.onnx").exists() and (
     DEFAULT_MODEL_DIR / "index_classifier.onnx").exists()
@@ -82,11 +83,27 @@ def test_turned_card_still_pairs(degrees: float) -> None:
 
 
 def test_rotation_correction_is_what_pairs_a_turned_card() -> None:
+    # At 45 degrees the axis-aligned box of an index is ~1.5x larger: uncorrected, the
+    # corners look too close together for their size.
     turned = detections(card_indices((400, 300), "7C", 45))
-    plain = DetectorConfig(center_offset=CONFIG.center_offset, pair_tolerance=1.0, index_aspect=0.0)
-    corrected = DetectorConfig(center_offset=CONFIG.center_offset, pair_tolerance=1.0, index_aspect=2.5)
+    upright_size = math.sqrt(INDEX_WH[0] * INDEX_WH[1])
+    apart = 2 * upright_size * math.hypot(*CONFIG.center_offset)
+    limits = (0.8 * apart / upright_size, 20.0)
+    plain = replace(CONFIG, pair_distance=limits, index_aspect=0.0)
+    corrected = replace(CONFIG, pair_distance=limits, index_aspect=2.5)
     assert len(pair_indices(turned, plain)) == 2
     assert len(pair_indices(turned, corrected)) == 1
+
+
+@pytest.mark.parametrize("index_scale", [0.7, 1.0, 1.7, 2.5])
+def test_pairing_does_not_depend_on_how_large_the_index_is_drawn(index_scale: float) -> None:
+    # A jumbo-index deck: the same card with its indices drawn larger (or smaller).
+    rows = []
+    for (x1, y1, x2, y2), score, code, down in card_indices((300, 300), "9D", 30):
+        cx, cy, half_w, half_h = (x1 + x2) / 2, (y1 + y2) / 2, (x2 - x1) / 2, (y2 - y1) / 2
+        box = [cx - half_w * index_scale, cy - half_h * index_scale, cx + half_w * index_scale, cy + half_h * index_scale]
+        rows.append((box, score, code, down))
+    assert [c.corners for c in pair_indices(detections(rows), CONFIG)] == [2]
 
 
 def test_two_decks_same_card_side_by_side_are_two_cards() -> None:
@@ -149,10 +166,12 @@ def test_greedy_pairs_closest_first() -> None:
     assert paired.box[0] < single.box[0]  # the true top-left index paired, not the stray
 
 
-def test_offsets_and_tolerance_come_from_config() -> None:
+def test_diagonal_angle_and_distance_come_from_config() -> None:
     pair = detections(card_indices((100, 150), "QH"))
-    assert len(pair_indices(pair, DetectorConfig(center_offset=(0.0, 0.0), pair_tolerance=1.5))) == 2
-    assert len(pair_indices(pair, DetectorConfig(center_offset=(0.0, 0.0), pair_tolerance=20.0))) == 1
+    assert len(pair_indices(pair, CONFIG)) == 1
+    # A card twice as wide for its height lies on another diagonal.
+    assert len(pair_indices(pair, replace(CONFIG, center_offset=(2.5, 3.8)))) == 2
+    assert len(pair_indices(pair, replace(CONFIG, pair_distance=(1.5, 3.0)))) == 2
 
 
 def test_confidence_is_best_of_pair() -> None:
@@ -172,10 +191,11 @@ def test_no_indices_no_cards() -> None:
 def test_config_reads_json_with_aliases(tmp_path: Path) -> None:
     (tmp_path / "detector.json").write_text(json.dumps(
         {"imgsz": 960, "detector_conf": 0.3, "classifier_min_prob": 0.4, "nms_iou": 0.6,
-         "center_offset": [2.0, 1.5], "pair_tolerance": 1.2, "classes": "CARD_CODES + ['none']"}))
+         "center_offset": [2.0, 1.5], "pair_max_angle": 12, "pair_distance": [2, 9],
+         "pair_tolerance": 1.2, "classes": "CARD_CODES + ['none']"}))
     config = DetectorConfig.from_json(tmp_path / "detector.json")
     assert (config.imgsz, config.conf_threshold, config.min_class_prob, config.iou_threshold) == (960, 0.3, 0.4, 0.6)
-    assert (config.center_offset, config.pair_tolerance) == ((2.0, 1.5), 1.2)
+    assert (config.center_offset, config.pair_max_angle, config.pair_distance) == ((2.0, 1.5), 12.0, (2.0, 9.0))
     assert DetectorConfig.from_json(tmp_path / "missing.json") == DetectorConfig()
     (tmp_path / "bad.json").write_text("{not json")
     with pytest.raises(InvalidModelError, match="bad.json' is not a valid detector config"):
