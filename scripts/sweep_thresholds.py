@@ -72,6 +72,7 @@ def main() -> None:
                 rows.append(row)
                 print(json.dumps(row), flush=True)
     allowed = [r for r in rows if r["chosen_on"]["invented_per_photo"] <= args.max_invented]
+
     def merit(row: dict) -> tuple[float, float]:
         return row["chosen_on"]["rank_recall"], -row["chosen_on"]["invented_per_photo"]
 
@@ -83,7 +84,7 @@ def main() -> None:
         best = current[0]
     print("best:", json.dumps(best))
     if args.write:
-        path = args.models / "detector.json"
+        path = args.models / CONFIG_FILE
         values = json.loads(path.read_text()) if path.exists() else {}
         values.update({
             "detector_conf": best["detector_conf"],
