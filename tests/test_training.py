@@ -84,6 +84,20 @@ def test_training_without_a_dataset_says_how_to_make_one(tmp_path: Path, capsys:
     assert "make-dataset" in capsys.readouterr().err
 
 
+def test_a_wall_clock_budget_ends_detector_training_before_its_epochs(tiny_dataset: Path, tmp_path: Path):
+    from onze_vision.training.recipe import train_detector
+
+    runs = tmp_path / "runs"
+    args = argparse.Namespace(
+        data=str(tiny_dataset), runs=str(runs), epochs=50, hours=0.001,  # 3.6 s: one epoch is longer
+        imgsz=160, batch=8, device="cpu", workers=0, fraction=1.0, resume=False,
+    )
+    last = train_detector(args)
+    assert last.exists()
+    epochs_run = len((runs / "detector" / "results.csv").read_text().strip().splitlines()) - 1
+    assert 1 <= epochs_run < 50
+
+
 def test_the_detector_trains_on_extra_datasets_and_validates_on_the_first(tiny_dataset: Path, tmp_path: Path):
     import yaml
 

@@ -76,6 +76,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     train.add_argument("--runs", default=str(REPO / "runs"), help="training runs and checkpoints")
     train.add_argument("--stage", choices=("all", "detector", "classifier", "export"), default="all")
     train.add_argument("--epochs", type=int, default=6, help="detector epochs (default 6)")
+    train.add_argument("--hours", type=float, default=None,
+                       help="train the detector for this long instead of --epochs (the LR schedule fits the time)")
     train.add_argument("--imgsz", type=int, default=320, help="detector training size (default 320)")
     train.add_argument("--batch", type=int, default=16, help="detector batch (default 16)")
     train.add_argument("--device", default="cpu", help="cpu or a CUDA device such as 0")

@@ -60,6 +60,8 @@ def train_detector(args: argparse.Namespace) -> Path:
             data=str(detector_data_yaml(Path(args.data), [Path(p) for p in getattr(args, "detector_data", []) or []], runs)),
             single_cls=True,  # the labels keep their card class for the classifier and evaluation
             epochs=args.epochs,
+            # A wall-clock budget (a lent GPU's lease) overrides epochs; None trains --epochs.
+            time=getattr(args, "hours", None),
             imgsz=args.imgsz,
             batch=args.batch,
             device=args.device,
