@@ -54,8 +54,10 @@ def main() -> int:
         folder.mkdir(parents=True, exist_ok=True)
     cache = default_cache_dir()
     for source in DECKS:
-        load_deck(source, cache)  # renders the deck once if the cache lacks it
-        with np.load(cache / "decks" / f"{source.name}.npz") as data:
+        cached = cache / "decks" / f"{source.name}.npz"
+        if not cached.exists():
+            load_deck(source, cache)  # renders the deck and writes its cache
+        with np.load(cached) as data:
             np.savez_compressed(decks / f"{source.name}.npz", **dict(data))
     for number, path in enumerate(find_background_files()):
         image = _read(path)

@@ -85,19 +85,19 @@ def _stroke_and_resolution(x: torch.Tensor, gen: torch.Generator, share: float =
     Each applies to ``share`` of the crops.
     """
     n, _, size, _ = x.shape
+    x = x.clone()
     pick = torch.rand(n, generator=gen) < share
     if pick.any():
-        thick = -F.max_pool2d(-x[pick], 3, stride=1, padding=1)
-        thin = F.max_pool2d(x[pick], 3, stride=1, padding=1)
-        amount = torch.rand(int(pick.sum()), 1, 1, 1, generator=gen)
-        towards = torch.where(torch.rand(int(pick.sum()), 1, 1, 1, generator=gen) < 0.5, thick, thin)
-        x = x.clone()
-        x[pick] = x[pick] + (towards - x[pick]) * amount
+        chosen = x[pick]
+        thick = -F.max_pool2d(-chosen, 3, stride=1, padding=1)
+        thin = F.max_pool2d(chosen, 3, stride=1, padding=1)
+        amount = torch.rand(len(chosen), 1, 1, 1, generator=gen)
+        towards = torch.where(torch.rand(len(chosen), 1, 1, 1, generator=gen) < 0.5, thick, thin)
+        x[pick] = chosen + (towards - chosen) * amount
     pick = torch.rand(n, generator=gen) < share
     if pick.any():
         low = int(torch.randint(12, 41, (1,), generator=gen))
         small = F.interpolate(x[pick], size=(low, low), mode="area")
-        x = x.clone()
         x[pick] = F.interpolate(small, size=(size, size), mode="bilinear", align_corners=False)
     return x
 
