@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Install everything the test suite needs on a fresh Debian machine, then run every test.
-# System packages: card art (gnome-cards-data, kdegames-card-data-kf5), its renderer (librsvg2-bin) and a
-# headless browser for the end-to-end tests (chromium, chromium-driver).
+# System packages: card art (gnome-cards-data, kdegames-card-data-kf5), its renderer (librsvg2-bin), the
+# font decks' typefaces and a headless browser for the end-to-end tests (chromium, chromium-driver).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 sudo=""
@@ -11,6 +11,14 @@ command -v rsvg-convert >/dev/null || need+=(librsvg2-bin)
 [ -e /usr/share/aisleriot/cards/anglo.svgz ] || need+=(gnome-cards-data)
 [ -e /usr/share/carddecks/svg-standard ] || need+=(kdegames-card-data-kf5)
 command -v chromium >/dev/null || need+=(chromium chromium-driver)
+# Typefaces of the font decks (onze_vision/synth/art.py FONT_DECKS lists each file).
+fonts=(fonts-dejavu-core fonts-urw-base35 fonts-texgyre fonts-freefont-ttf fonts-liberation2
+  fonts-crosextra-caladea fonts-crosextra-carlito fonts-linuxlibertine fonts-ebgaramond
+  fonts-roboto-unhinted fonts-symbola fonts-oldstandard fonts-open-sans fonts-lato fonts-cantarell
+  fonts-sil-gentium-basic)
+for font in "${fonts[@]}"; do
+  dpkg -s "$font" >/dev/null 2>&1 || need+=("$font")
+done
 if [ ${#need[@]} -gt 0 ]; then
   $sudo apt-get update -q
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${need[@]}"

@@ -11,11 +11,14 @@ Sources (never committed; rendered at dataset time into a cache folder):
   for the Joker), ``cardsJS`` (LGPL-3.0; a deck traced from a US casino deck, no
   Joker) and ``@younestouati/playing-cards-standard-deck`` (LGPL-3.0; ``1s.svg``,
   ``12h.svg``, ``joker.svg``), fetched with ``npm pack``.
+* Font decks: plain card faces drawn here (``onze_vision.synth.fontdeck``) with the
+  index in one of 24 typefaces from Debian font packages, so that the classifier meets
+  many index fonts, not only the few that card art packages use.
 
 Only designs with English corner indices (A K Q J 10), two suit colours (red hearts and
 diamonds: red Aces are wild in four variants) and indices in two opposite corners are
 listed. Each card's index box is found from the ink in its top-left corner, so a new
-design needs no hand-made coordinates.
+design needs no hand-made coordinates (a font deck knows its boxes from the drawing).
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ import cv2
 import numpy as np
 
 from onze_vision.synth.codes import CARD_CODES, RANKS
+from onze_vision.synth.fontdeck import FontNotInstalledError, font_deck_cards
 
 AISLERIOT_DIR = Path("/usr/share/aisleriot/cards")
 KDE_DIR = Path("/usr/share/carddecks")
@@ -46,8 +50,8 @@ class DeckSource:
     """Where one deck design comes from and how it may be used."""
 
     name: str
-    kind: str  # "aisleriot", "kde" or "npm"
-    origin: str  # theme file, KDE deck folder/file, or npm package + folder
+    kind: str  # "aisleriot", "kde", "npm" or "font"
+    origin: str  # theme file, KDE deck folder/file, npm package + folder, or font file
     licence: str
     split: str  # "train" or "val" (held out of training entirely)
     has_joker: bool = True
@@ -73,6 +77,39 @@ KDE_RANKS = {"A": "1", "J": "jack", "Q": "queen", "K": "king"}
 KDE_SUITS = {"S": "spade", "H": "heart", "D": "diamond", "C": "club"}
 
 
+# Procedural decks, one per typeface of a Debian font package (onze_vision/synth/fontdeck.py);
+# the package is named beside each file.
+FONT_DECKS: tuple[DeckSource, ...] = tuple(
+    DeckSource(f"font-{Path(path).stem.lower()}", "font", path, licence, "train", has_joker=False)
+    for path, licence in (
+        ("/usr/share/fonts/opentype/urw-base35/NimbusRoman-Bold.otf", "AGPL-3 with font exception (fonts-urw-base35)"),
+        ("/usr/share/fonts/opentype/urw-base35/NimbusSans-Bold.otf", "AGPL-3 with font exception (fonts-urw-base35)"),
+        ("/usr/share/fonts/opentype/urw-base35/NimbusSansNarrow-Bold.otf", "AGPL-3 with font exception (fonts-urw-base35)"),
+        ("/usr/share/fonts/opentype/urw-base35/C059-Bold.otf", "AGPL-3 with font exception (fonts-urw-base35)"),
+        ("/usr/share/fonts/opentype/urw-base35/P052-Roman.otf", "AGPL-3 with font exception (fonts-urw-base35)"),
+        ("/usr/share/fonts/opentype/urw-base35/URWBookman-Demi.otf", "AGPL-3 with font exception (fonts-urw-base35)"),
+        ("/usr/share/fonts/opentype/urw-base35/URWGothic-Demi.otf", "AGPL-3 with font exception (fonts-urw-base35)"),
+        ("/usr/share/fonts/truetype/dejavu/DejaVuSerifCondensed-Bold.ttf", "Bitstream Vera (fonts-dejavu-core)"),
+        ("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", "Bitstream Vera (fonts-dejavu-core)"),
+        ("/usr/share/fonts/truetype/freefont/FreeSerif.ttf", "GPL-3+ with font exception (fonts-freefont-ttf)"),
+        ("/usr/share/fonts/truetype/liberation2/LiberationSerif-Regular.ttf", "OFL-1.1 (fonts-liberation2)"),
+        ("/usr/share/fonts/truetype/crosextra/Caladea-Bold.ttf", "Apache-2.0 (fonts-crosextra-caladea)"),
+        ("/usr/share/fonts/truetype/crosextra/Carlito-Regular.ttf", "OFL-1.1 (fonts-crosextra-carlito)"),
+        ("/usr/share/fonts/opentype/linux-libertine/LinLibertine_RB.otf", "GPL-2+ with font exception / OFL (fonts-linuxlibertine)"),
+        ("/usr/share/fonts/opentype/linux-libertine/LinBiolinum_RB.otf", "GPL-2+ with font exception / OFL (fonts-linuxlibertine)"),
+        ("/usr/share/fonts/opentype/ebgaramond/EBGaramond12-Regular.otf", "OFL-1.1 (fonts-ebgaramond)"),
+        ("/usr/share/fonts/truetype/fonts-oldstandard/OldStandard-Bold.ttf", "OFL-1.1 (fonts-oldstandard)"),
+        ("/usr/share/fonts/truetype/open-sans/OpenSans-CondBold.ttf", "Apache-2.0 (fonts-open-sans)"),
+        ("/usr/share/fonts/truetype/lato/Lato-Black.ttf", "OFL-1.1 (fonts-lato)"),
+        ("/usr/share/fonts/opentype/cantarell/Cantarell-Regular.otf", "OFL-1.1 (fonts-cantarell)"),
+        ("/usr/share/fonts/truetype/gentium-basic/GenBkBasB.ttf", "OFL-1.1 (fonts-sil-gentium-basic)"),
+        ("/usr/share/fonts/truetype/roboto/unhinted/RobotoCondensed-Bold.ttf", "Apache-2.0 (fonts-roboto-unhinted)"),
+        ("/usr/share/fonts/truetype/roboto/unhinted/RobotoTTF/Roboto-Light.ttf", "Apache-2.0 (fonts-roboto-unhinted)"),
+        ("/usr/share/texmf/fonts/opentype/public/tex-gyre/texgyreheroscn-bold.otf", "GUST font licence (fonts-texgyre)"),
+    )
+)
+
+
 DECKS: tuple[DeckSource, ...] = (
     *(
         DeckSource(theme, "aisleriot", f"{theme}.svgz", "GPL/LGPL (gnome-cards-data)", "train")
@@ -94,6 +131,7 @@ DECKS: tuple[DeckSource, ...] = (
             ("kde-ancient-egyptians", "svg-ancient-egyptians/Ancient_Egyptians.svgz"),
         )
     ),
+    *FONT_DECKS,
     # Held out: validation on designs the detector never saw.
     DeckSource("tigullio", "aisleriot", "tigullio.svgz", "GPL/LGPL (gnome-cards-data)", "val"),
     DeckSource("ornamental", "aisleriot", "ornamental.svgz", "GPL/LGPL (gnome-cards-data)", "val"),
@@ -340,14 +378,22 @@ def load_deck(source: DeckSource, cache: Path | None = None) -> DeckArt:
         data = np.load(meta_path, allow_pickle=False)
         codes = [str(c) for c in data["codes"]]
         cards = {code: data[f"card_{i}"] for i, code in enumerate(codes)}
-        if "finder" in data and int(data["finder"]) == INDEX_FINDER_VERSION:
+        if source.kind == "font" or ("finder" in data and int(data["finder"]) == INDEX_FINDER_VERSION):
             boxes = {code: tuple(int(v) for v in data["boxes"][i]) for i, code in enumerate(codes)}
             return DeckArt(source.name, source.split, cards, boxes)  # type: ignore[arg-type]
         # Cached by an older index finder: keep the rendered cards, find their indices again.
+        boxes = _checked_index_boxes(cards)
+    elif source.kind == "font":
+        # Drawn here, so each index box is known from what was drawn: no ink search.
+        codes = [c for c in CARD_CODES if c != "JK" or source.has_joker]
+        try:
+            cards, boxes = font_deck_cards(source.name, Path(source.origin), CARD_HEIGHT, codes)
+        except FontNotInstalledError as error:
+            raise ArtNotInstalledError(str(error)) from error
     else:
         loaders = {"aisleriot": _aisleriot_cards, "kde": _kde_cards, "npm": _npm_cards}
         cards = loaders[source.kind](source, cache)
-    boxes = _checked_index_boxes(cards)
+        boxes = _checked_index_boxes(cards)
     cards = {code: card for code, card in cards.items() if code in boxes}
     art = DeckArt(source.name, source.split, cards, boxes)
     meta_path.parent.mkdir(parents=True, exist_ok=True)
