@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import struct
-import time
 import zlib
 from pathlib import Path
 
@@ -96,28 +95,29 @@ def test_exif_rotation_places_pixels() -> None:
     assert np.abs(top_right - [0, 0, 255]).max() < 40  # red: was top-left
 
 
-def test_reduced_decode_keeps_long_side_and_is_faster() -> None:
+def test_reduced_decode_keeps_long_side(monkeypatch: pytest.MonkeyPatch) -> None:
+    # How much faster the reduced decode is, is a benchmark (`onze-vision evaluate` reports
+    # decode milliseconds); the test checks that libjpeg is asked for the reduced decode.
     rng = np.random.default_rng(0)
     small = rng.integers(0, 255, (300, 400, 3), dtype=np.uint8)
     ok, buffer = cv2.imencode(".jpg", cv2.resize(small, (4000, 3000)), [cv2.IMWRITE_JPEG_QUALITY, 90])
     data = buffer.tobytes()
+    flags_asked: list[int] = []
+    real_imdecode = cv2.imdecode
+
+    def recording_imdecode(buf: np.ndarray, flags: int) -> np.ndarray:
+        flags_asked.append(flags & ~cv2.IMREAD_IGNORE_ORIENTATION)
+        return real_imdecode(buf, flags)
+
+    monkeypatch.setattr(cv2, "imdecode", recording_imdecode)
     loaded = load_image(data, max_side=960)
     assert (loaded.width, loaded.height) == (4000, 3000)
     assert loaded.image.shape == (750, 1000, 3) and loaded.scale == 0.25
     assert load_image(data, max_side=1001).image.shape == (1500, 2000, 3)
     assert load_image(data, max_side=100).image.shape == (375, 500, 3)  # at most 1/8
-
-    def best_of(max_side: int | None) -> float:
-        times = []
-        for _ in range(3):
-            start = time.perf_counter()
-            load_image(data, max_side=max_side)
-            times.append(time.perf_counter() - start)
-        return min(times) * 1000
-
-    full, reduced = best_of(None), best_of(960)
-    print(f"4000x3000 JPEG decode: full {full:.1f} ms, reduced to 1000x750 {reduced:.1f} ms")
-    assert reduced < 0.6 * full
+    assert load_image(data).image.shape == (3000, 4000, 3)
+    assert flags_asked == [cv2.IMREAD_REDUCED_COLOR_4, cv2.IMREAD_REDUCED_COLOR_2,
+                           cv2.IMREAD_REDUCED_COLOR_8, cv2.IMREAD_COLOR]
 
 
 def test_reduced_decode_with_rotation_reports_rotated_size() -> None:
