@@ -30,7 +30,7 @@ def ink_box(card: np.ndarray) -> tuple[int, int, int, int] | None:
 
 def test_font_decks_train_and_never_hold_out():
     assert len(FONT_DECKS) >= 20
-    assert all(d.split == "train" and not d.has_joker for d in FONT_DECKS)
+    assert all(d.split == "train" and d.has_joker for d in FONT_DECKS)
     assert len({d.name for d in DECKS}) == len(DECKS)
 
 
@@ -69,12 +69,57 @@ def test_red_suits_are_drawn_red_and_black_suits_dark():
         assert bool(r - max(b, g) > 60) == red, (code, b, g, r)
 
 
-def test_a_font_deck_loads_every_card_but_the_joker(tmp_path: Path):
+def test_a_font_deck_loads_every_card_and_its_joker(tmp_path: Path):
     source = next(d for d in FONT_DECKS if d.name == SAMPLE[0])
     art = load_deck(source, tmp_path)
-    assert set(art.codes) == set(CARD_CODES) - {"JK"}
+    assert set(art.codes) == set(CARD_CODES)
     cached = load_deck(source, tmp_path)  # read back from the cache, boxes included
     assert cached.index_boxes == art.index_boxes
+
+
+def test_a_font_deck_cached_before_jokers_is_drawn_again(tmp_path: Path):
+    source = next(d for d in FONT_DECKS if d.name == SAMPLE[0])
+    art = load_deck(source, tmp_path)
+    cache = tmp_path / "decks" / f"{source.name}.npz"
+    with np.load(cache) as data:
+        old = {key: data[key] for key in data.files if key != "drawing"}
+    keep = [i for i, code in enumerate(old["codes"]) if code != "JK"]
+    np.savez(cache, codes=old["codes"][keep], boxes=old["boxes"][keep], finder=old["finder"],
+             **{f"card_{n}": old[f"card_{i}"] for n, i in enumerate(keep)})
+    assert "JK" in load_deck(source, tmp_path).codes
+    assert load_deck(source, tmp_path).index_boxes == art.index_boxes
+
+
+def _decks_with_joker_mark(mark: str) -> list[str]:
+    return [d.name for d in FONT_DECKS if style_for(d.name).joker_mark == mark][:2]
+
+
+@pytest.mark.parametrize("mark", ["word", "star"])
+def test_every_joker_mark_is_drawn_by_some_font_deck(mark: str):
+    assert _decks_with_joker_mark(mark)
+
+
+@pytest.mark.parametrize("name", _decks_with_joker_mark("word"))
+def test_a_word_joker_stacks_joker_down_its_corner(name: str):
+    deck = painter(name)
+    joker, (x1, y1, x2, y2) = deck.draw("JK")
+    _, (nx1, ny1, nx2, ny2) = deck.draw("7S")
+    # Five letters stacked: a tall narrow column that starts where the ranks start.
+    assert (y2 - y1) > 2.5 * (ny2 - ny1) * 0.5 and (y2 - y1) > 2 * (x2 - x1)
+    assert abs(y1 - ny1) <= 2 and x1 < nx2
+    turned = joker[::-1, ::-1]  # the same mark, within a grey level of resampling
+    assert np.abs(joker[y1:y2, x1:x2, :3].astype(int) - turned[y1:y2, x1:x2, :3]).max() <= 2
+
+
+@pytest.mark.parametrize("name", _decks_with_joker_mark("star"))
+def test_a_star_joker_marks_its_corner_with_a_star_of_rank_size(name: str):
+    deck = painter(name)
+    joker, (x1, y1, x2, y2) = deck.draw("JK")
+    rank_height = style_for(name).rank_height * CARD_HEIGHT
+    assert 0.8 * rank_height <= y2 - y1 <= 1.6 * rank_height
+    assert 0.6 <= (x2 - x1) / (y2 - y1) <= 1.3
+    turned = joker[::-1, ::-1]  # the same mark, within a grey level of resampling
+    assert np.abs(joker[y1:y2, x1:x2, :3].astype(int) - turned[y1:y2, x1:x2, :3]).max() <= 2
 
 
 def test_a_missing_font_says_which_file(tmp_path: Path):

@@ -33,7 +33,7 @@ import cv2
 import numpy as np
 
 from onze_vision.synth.codes import CARD_CODES, RANKS
-from onze_vision.synth.fontdeck import FontNotInstalledError, font_deck_cards
+from onze_vision.synth.fontdeck import FONT_DECK_VERSION, FontNotInstalledError, font_deck_cards
 
 AISLERIOT_DIR = Path("/usr/share/aisleriot/cards")
 KDE_DIR = Path("/usr/share/carddecks")
@@ -80,7 +80,7 @@ KDE_SUITS = {"S": "spade", "H": "heart", "D": "diamond", "C": "club"}
 # Procedural decks, one per typeface of a Debian font package (onze_vision/synth/fontdeck.py);
 # the package is named beside each file.
 FONT_DECKS: tuple[DeckSource, ...] = tuple(
-    DeckSource(f"font-{Path(path).stem.lower()}", "font", path, licence, "train", has_joker=False)
+    DeckSource(f"font-{Path(path).stem.lower()}", "font", path, licence, "train")
     for path, licence in (
         ("/usr/share/fonts/opentype/urw-base35/NimbusRoman-Bold.otf", "AGPL-3 with font exception (fonts-urw-base35)"),
         ("/usr/share/fonts/opentype/urw-base35/NimbusSans-Bold.otf", "AGPL-3 with font exception (fonts-urw-base35)"),
@@ -374,22 +374,22 @@ def load_deck(source: DeckSource, cache: Path | None = None) -> DeckArt:
     """Render (or read from the cache) one deck design and find its index boxes."""
     cache = cache or default_cache_dir()
     meta_path = cache / "decks" / f"{source.name}.npz"
-    if meta_path.exists():
-        data = np.load(meta_path, allow_pickle=False)
-        codes = [str(c) for c in data["codes"]]
-        cards = {code: data[f"card_{i}"] for i, code in enumerate(codes)}
-        if source.kind == "font" or ("finder" in data and int(data["finder"]) == INDEX_FINDER_VERSION):
-            boxes = {code: tuple(int(v) for v in data["boxes"][i]) for i, code in enumerate(codes)}
-            return DeckArt(source.name, source.split, cards, boxes)  # type: ignore[arg-type]
-        # Cached by an older index finder: keep the rendered cards, find their indices again.
-        boxes = _checked_index_boxes(cards)
-    elif source.kind == "font":
+    data = np.load(meta_path, allow_pickle=False) if meta_path.exists() else None
+    if source.kind == "font":
+        if data is not None and int(data.get("drawing", 1)) == FONT_DECK_VERSION:
+            return _cached_art(source, data)
         # Drawn here, so each index box is known from what was drawn: no ink search.
         codes = [c for c in CARD_CODES if c != "JK" or source.has_joker]
         try:
             cards, boxes = font_deck_cards(source.name, Path(source.origin), CARD_HEIGHT, codes)
         except FontNotInstalledError as error:
             raise ArtNotInstalledError(str(error)) from error
+    elif data is not None:
+        if "finder" in data and int(data["finder"]) == INDEX_FINDER_VERSION:
+            return _cached_art(source, data)
+        # Cached by an older index finder: keep the rendered cards, find their indices again.
+        cards = {str(code): data[f"card_{i}"] for i, code in enumerate(data["codes"])}
+        boxes = _checked_index_boxes(cards)
     else:
         loaders = {"aisleriot": _aisleriot_cards, "kde": _kde_cards, "npm": _npm_cards}
         cards = loaders[source.kind](source, cache)
@@ -403,9 +403,18 @@ def load_deck(source: DeckSource, cache: Path | None = None) -> DeckArt:
         codes=np.array(codes),
         boxes=np.array([art.index_boxes[c] for c in codes]),
         finder=np.array(INDEX_FINDER_VERSION),
+        drawing=np.array(FONT_DECK_VERSION if source.kind == "font" else 0),
         **{f"card_{i}": art.cards[c] for i, c in enumerate(codes)},
     )
     return art
+
+
+def _cached_art(source: DeckSource, data: np.lib.npyio.NpzFile) -> DeckArt:
+    """The deck as cached: its cards and the index boxes stored with them."""
+    codes = [str(c) for c in data["codes"]]
+    cards = {code: data[f"card_{i}"] for i, code in enumerate(codes)}
+    boxes = {code: tuple(int(v) for v in data["boxes"][i]) for i, code in enumerate(codes)}
+    return DeckArt(source.name, source.split, cards, boxes)  # type: ignore[arg-type]
 
 
 def load_decks(split: str | None = None, names: list[str] | None = None, cache: Path | None = None) -> list[DeckArt]:

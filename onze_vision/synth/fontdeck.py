@@ -24,8 +24,14 @@ from PIL import Image, ImageDraw, ImageFont
 
 from onze_vision.synth.codes import RANKS
 
+#: Bump when what a font deck draws changes: cached font decks are drawn again.
+FONT_DECK_VERSION = 2  # 2: every font deck has a Joker
 SUPERSAMPLE = 2  # drawn at twice the size, then area-resized: smooth edges at CARD_HEIGHT
 SUIT_GLYPHS = {"S": "\u2660", "H": "\u2665", "D": "\u2666", "C": "\u2663"}
+# Joker corner marks seen on printed decks: a five-pointed star, or a star with a round
+# centre or more points (DejaVu, FreeSerif and Symbola draw all three filled).
+STAR_GLYPHS = ("\u2605", "\u272a", "\u2739")
+JOKER_WORD = "JOKER"
 RED_SUITS = {"H", "D"}
 # Fonts with all four filled suit glyphs (checked: DejaVu Sans and Serif share theirs).
 PIP_FONTS = (
@@ -73,6 +79,9 @@ class FontDeckStyle:
     red: tuple[int, int, int]  # BGR
     black: tuple[int, int, int]  # BGR
     court_colours: tuple[tuple[int, int, int], ...]
+    joker_mark: str = "word"  # the Joker's corner mark: "word" (JOKER stacked) or "star"
+    joker_ring: bool = False  # the star sits in a ring
+    joker_red: bool = True  # ink of the Joker
 
 
 def style_for(name: str) -> FontDeckStyle:
@@ -105,6 +114,10 @@ def style_for(name: str) -> FontDeckStyle:
         red=red,
         black=black,
         court_colours=tuple(palette[i] for i in picks),
+        # Drawn last so that the earlier fields, and the decks drawn before Jokers, stay the same.
+        joker_mark=str(rng.choice(["word", "word", "star"])),
+        joker_ring=bool(rng.random() < 0.4),
+        joker_red=bool(rng.random() < 0.7),
     )
 
 
@@ -168,6 +181,14 @@ class FontDeckPainter:
         self.column_width = max(m.shape[1] for m in self.ranks.values())
         pip_font = _font(s.pip_font, 200)
         self.pips = {suit: _glyph(pip_font, glyph) for suit, glyph in SUIT_GLYPHS.items()}
+        # Stacked Joker letters: a little smaller than the ranks, as printed decks draw them.
+        letter_px = rank_px * 0.62
+        self.joker_letters = [
+            _scaled(g, g.shape[1] * letter_px / g.shape[0] * s.condense, letter_px)
+            for g in (_glyph(font, letter, stroke) for letter in JOKER_WORD)
+        ]
+        star_text = STAR_GLYPHS[zlib.crc32(name.encode()) % len(STAR_GLYPHS)]
+        self.star = _glyph(pip_font, star_text)
 
     def _pip(self, suit: str, width: float) -> np.ndarray:
         natural = self.pips[suit]
@@ -177,22 +198,25 @@ class FontDeckPainter:
     def draw(self, code: str) -> tuple[np.ndarray, tuple[int, int, int, int]]:
         """One card as BGRA at ``card_height`` and its top-left index box (x1, y1, x2, y2)."""
         s, w, h = self.style, self.w, self.h
-        rank, suit = code[:-1], code[-1]
-        ink = s.red if suit in RED_SUITS else s.black
         face = np.empty((h, w, 3), np.float32)
         face[:] = s.paper
-        self._draw_centre(face, rank, suit, ink)
-
         # The index, drawn on its own layer so that its box is known and its turned copy
         # can be laid in the opposite corner.
         index = np.zeros((h, w), np.float32)
-        rank_mask = self.ranks[rank]
         column_x = s.margin_x * w + self.column_width / 2
         rank_y = s.margin_y * h
-        _paint_mask(index, rank_mask, column_x - rank_mask.shape[1] / 2, rank_y)
-        pip = self._pip(suit, s.pip_width * s.rank_height * h)
-        pip_y = rank_y + rank_mask.shape[0] + s.pip_gap * s.rank_height * h
-        _paint_mask(index, pip, column_x - pip.shape[1] / 2, pip_y)
+        if code == "JK":
+            ink = s.red if s.joker_red else s.black
+            self._draw_joker(face, index, column_x, rank_y, ink)
+        else:
+            rank, suit = code[:-1], code[-1]
+            ink = s.red if suit in RED_SUITS else s.black
+            self._draw_centre(face, rank, suit, ink)
+            rank_mask = self.ranks[rank]
+            _paint_mask(index, rank_mask, column_x - rank_mask.shape[1] / 2, rank_y)
+            pip = self._pip(suit, s.pip_width * s.rank_height * h)
+            pip_y = rank_y + rank_mask.shape[0] + s.pip_gap * s.rank_height * h
+            _paint_mask(index, pip, column_x - pip.shape[1] / 2, pip_y)
         ys, xs = np.nonzero(index > 0.25)
         box = np.array([xs.min(), ys.min(), xs.max() + 1, ys.max() + 1], np.float32)
         both = np.maximum(index, index[::-1, ::-1])
@@ -215,6 +239,41 @@ class FontDeckPainter:
         x1, y1 = np.floor(box[:2] * scale).astype(int)
         x2, y2 = np.ceil(box[2:] * scale).astype(int)
         return card, (int(x1), int(y1), int(x2), int(y2))
+
+    def _draw_joker(self, face: np.ndarray, index: np.ndarray, column_x: float, top: float,
+                    ink: tuple[int, int, int]) -> None:
+        """The Joker: its corner mark on ``index`` (the word stacked, or a star), a face in the centre."""
+        s, w, h = self.style, self.w, self.h
+        if s.joker_mark == "word":
+            y = top
+            gap = 0.08 * self.joker_letters[0].shape[0]
+            for letter in self.joker_letters:
+                _paint_mask(index, letter, column_x - letter.shape[1] / 2, y)
+                y += letter.shape[0] + gap
+        else:
+            width = s.rank_height * h * 1.05
+            star = _scaled(self.star, width, width * self.star.shape[0] / self.star.shape[1])
+            if s.joker_ring:
+                ring = np.zeros((round(width * 1.35),) * 2, np.float32)
+                centre = (ring.shape[0] - 1) / 2
+                cv2.circle(ring, (round(centre), round(centre)), round(centre - 1), 1.0,
+                           max(1, round(width * 0.07)), lineType=cv2.LINE_AA)
+                _paint_mask(index, ring, column_x - centre, top)
+                _paint_mask(index, _scaled(star, width * 0.7, star.shape[0] * 0.7),
+                            column_x - width * 0.35, top + centre - star.shape[0] * 0.35)
+            else:
+                _paint_mask(index, star, column_x - star.shape[1] / 2, top)
+        # The centre: the word across the card over a coloured court panel, like a court card.
+        left = (s.margin_x * w + self.column_width) + 0.06 * w
+        self._draw_court(face, "JK", "", ink, (left, 0.1 * h, w - left, 0.9 * h), emblem=False)
+        word = np.concatenate([np.pad(g, ((0, 0), (0, max(1, g.shape[1] // 8)))) for g in
+                               (_scaled(letter, letter.shape[1], self.joker_letters[0].shape[0])
+                                for letter in self.joker_letters)], axis=1)
+        scale = min(1.0, (w - 2 * left) * 0.9 / word.shape[1])
+        word = _scaled(word, word.shape[1] * scale, word.shape[0] * scale)
+        band_top = round(h / 2 - word.shape[0])
+        face[band_top:band_top + 2 * word.shape[0], round(left):round(w - left)] = s.paper
+        _paint(face, word, w / 2 - word.shape[1] / 2, h / 2 - word.shape[0] / 2, ink)
 
     def _draw_centre(self, face: np.ndarray, rank: str, suit: str, ink: tuple[int, int, int]) -> None:
         s, w, h = self.style, self.w, self.h
@@ -241,8 +300,11 @@ class FontDeckPainter:
             self._draw_court(face, rank, suit, ink, (left, top, right, bottom))
 
     def _draw_court(self, face: np.ndarray, rank: str, suit: str, ink: tuple[int, int, int],
-                    panel: tuple[float, float, float, float]) -> None:
-        """A court panel: coloured bands and shapes, mirrored top to bottom like real court art."""
+                    panel: tuple[float, float, float, float], emblem: bool = True) -> None:
+        """A court panel: coloured bands and shapes, mirrored top to bottom like real court art.
+
+        ``emblem`` adds the suit pip and the rank letter in the panel (not on a Joker).
+        """
         s = self.style
         left, top, right, bottom = (round(v) for v in panel)
         rng = np.random.default_rng(zlib.crc32(f"{s}{rank}{suit}".encode()))
@@ -259,10 +321,11 @@ class FontDeckPainter:
                 dx, dy = np.cos(angle) * size, np.sin(angle) * size
                 cv2.line(half, (round(x - dx), round(y - dy)), (round(x + dx), round(y + dy)), colour,
                          max(2, round(size * 0.15)), lineType=cv2.LINE_AA)
-        pip = self._pip(suit, half.shape[1] * 0.25)
-        _paint(half, pip, half.shape[1] * 0.08, half.shape[0] * 0.08, ink)
-        letter = _scaled(self.ranks[rank], self.ranks[rank].shape[1] * 1.6, self.ranks[rank].shape[0] * 1.6)
-        _paint(half, letter, half.shape[1] / 2 - letter.shape[1] / 2, half.shape[0] * 0.45, ink)
+        if emblem:
+            pip = self._pip(suit, half.shape[1] * 0.25)
+            _paint(half, pip, half.shape[1] * 0.08, half.shape[0] * 0.08, ink)
+            letter = _scaled(self.ranks[rank], self.ranks[rank].shape[1] * 1.6, self.ranks[rank].shape[0] * 1.6)
+            _paint(half, letter, half.shape[1] / 2 - letter.shape[1] / 2, half.shape[0] * 0.45, ink)
         panel_img = np.concatenate([half, half[::-1, ::-1]], axis=0)
         face[top : top + panel_img.shape[0], left:right] = panel_img
         cv2.rectangle(face, (left, top), (right - 1, top + panel_img.shape[0] - 1), ink, max(2, round(0.004 * self.h)))
