@@ -193,3 +193,82 @@ def test_mining_with_a_folder_without_a_detector_says_so(tiny_dataset: Path, tmp
     )
     assert train_all(args) == 2
     assert "no index_detector.onnx there" in capsys.readouterr().err
+
+
+def _random_classifier(seed: int):
+    import torch
+
+    from onze_vision.training.classifier import IndexClassifier
+
+    torch.manual_seed(seed)
+    model = IndexClassifier()
+    with torch.no_grad():  # heads far from uniform, so the members disagree
+        for head in (model.rank, model.suit, model.down):
+            head.weight.normal_(0, 0.5)
+    return model.eval()
+
+
+def test_an_ensemble_exports_as_one_onnx_that_averages_its_members(tmp_path: Path):
+    import onnxruntime as ort
+    import torch
+
+    from onze_vision.training.classifier import ExportedClassifier, export_classifier
+
+    members = [_random_classifier(0), _random_classifier(1)]
+    export_classifier(members, tmp_path / "ensemble.onnx")
+    session = ort.InferenceSession(str(tmp_path / "ensemble.onnx"), providers=["CPUExecutionProvider"])
+    assert [i.name for i in session.get_inputs()] == ["crops"]
+    assert [o.name for o in session.get_outputs()] == ["probs", "down"]
+
+    x = torch.rand(5, 3, 48, 48)
+    probs, down = session.run(["probs", "down"], {"crops": x.numpy()})
+    with torch.no_grad():
+        each = [ExportedClassifier(m)(x) for m in members]
+    expected = (each[0][0] + each[1][0]).numpy() / 2
+    assert np.abs(probs - expected).max() < 1e-5
+    assert np.allclose(probs.sum(axis=1), 1.0, atol=1e-5)
+    summed = (each[0][1] + each[1][1]).numpy()
+    assert np.abs(down - summed / np.linalg.norm(summed, axis=1, keepdims=True)).max() < 1e-5
+
+
+def test_an_ensemble_pt_keeps_every_member_and_continues_from_the_newest(tmp_path: Path):
+    import torch
+
+    from onze_vision.training.classifier import load_classifier, load_classifier_members, save_classifier
+
+    members = [_random_classifier(0), _random_classifier(1)]
+    save_classifier(members, tmp_path / "ensemble.pt")
+    loaded = load_classifier_members(tmp_path / "ensemble.pt")
+    assert len(loaded) == 2
+    for got, want in zip(loaded, members):
+        assert all(torch.equal(a, b) for a, b in zip(got.state_dict().values(), want.state_dict().values()))
+    newest = load_classifier(tmp_path / "ensemble.pt")
+    assert torch.equal(newest.rank.weight, members[1].rank.weight) and newest.training
+    save_classifier(members[0], tmp_path / "single.pt")  # one model: a plain state dict, as before
+    assert len(load_classifier_members(tmp_path / "single.pt")) == 1
+
+
+def test_train_ensembles_the_trained_classifier_with_the_named_one(tiny_dataset: Path, tmp_path: Path):
+    from onze_vision.detector import CLASSIFIER_FILE
+    from onze_vision.training.classifier import load_classifier_members, save_classifier
+
+    save_classifier(_random_classifier(0), tmp_path / "first.pt")
+    save_classifier(_random_classifier(1), tmp_path / "second.pt")
+    args = argparse.Namespace(
+        data=str(tiny_dataset), out=str(tmp_path / "out"), runs=str(tmp_path / "runs"), stage="classifier",
+        classifier_minutes=0, classifier_init=str(tmp_path / "second.pt"), ensemble_with=str(tmp_path / "first.pt"),
+    )
+    assert train_all(args) == 0
+    assert len(load_classifier_members(tmp_path / "out" / "index_classifier.pt")) == 2
+    metrics = json.loads((tmp_path / "runs" / "classifier_metrics.json").read_text())
+    assert metrics["members"] == 2 and set(metrics["ensemble"]) >= {"code_accuracy", "rank_accuracy"}
+    assert (tmp_path / "out" / CLASSIFIER_FILE).stat().st_size > 0
+
+
+def test_an_ensembles_onnx_export_is_not_taken_for_one_classifier(tiny_dataset: Path, tmp_path: Path):
+    from onze_vision.training.classifier import export_classifier, load_classifier
+    from onze_vision.training.crops import build_crops
+
+    export_classifier([_random_classifier(0), _random_classifier(1)], tmp_path / "ensemble.onnx")
+    with pytest.raises(ValueError, match=r"ensemble's export: continue from its \.pt"):
+        load_classifier(tmp_path / "ensemble.onnx", build_crops(tiny_dataset, "train", limit=2))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -76,6 +77,34 @@ class ExportedClassifier(nn.Module):
         return probs, F.normalize(down, dim=1)
 
 
+class ExportedEnsemble(nn.Module):
+    """Several classifiers as one model with the runtime's contract: their ``probs`` averaged,
+    their ``down`` vectors summed and normalised.
+
+    Members trained on different mixes of designs err on different unseen ones, so the
+    average reads unseen designs better than either (measured: ``models/README.md``).
+    """
+
+    def __init__(self, models: Sequence[IndexClassifier]) -> None:
+        super().__init__()
+        self.members = nn.ModuleList(ExportedClassifier(model) for model in models)
+
+    def forward(self, crops: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        outputs = [member(crops) for member in self.members]
+        probs = torch.stack([probs for probs, _ in outputs]).mean(dim=0)
+        down = torch.stack([down for _, down in outputs]).sum(dim=0)
+        return probs, F.normalize(down, dim=1)
+
+
+def exported(models: IndexClassifier | Sequence[IndexClassifier]) -> nn.Module:
+    """The runtime's view of one classifier or of an ensemble of them, in evaluation mode."""
+    if isinstance(models, IndexClassifier):
+        return ExportedClassifier(models).eval()
+    if len(models) == 1:
+        return ExportedClassifier(models[0]).eval()
+    return ExportedEnsemble(models).eval()
+
+
 def _stroke_and_resolution(x: torch.Tensor, gen: torch.Generator, share: float = 0.35) -> torch.Tensor:
     """Vary what tells unseen deck designs apart from the training ones.
 
@@ -123,15 +152,16 @@ def _to_tensor(images: np.ndarray) -> torch.Tensor:
     return torch.from_numpy(np.ascontiguousarray(images[..., ::-1])).permute(0, 3, 1, 2).float() / 255.0
 
 
-def evaluate_classifier(model: IndexClassifier, crops: CropSet, batch: int = 512) -> dict[str, float]:
+def evaluate_classifier(model: IndexClassifier | Sequence[IndexClassifier], crops: CropSet,
+                        batch: int = 512) -> dict[str, float]:
     """Accuracy of the joint code (53 + none), of the rank, and mean angle error of down."""
-    exported = ExportedClassifier(model).eval()
+    runtime_view = exported(model)
     correct = rank_ok = 0
     angle_err: list[float] = []
     with torch.no_grad():
         for i in range(0, len(crops), batch):
             x = _to_tensor(crops.images[i : i + batch])
-            probs, down = exported(x)
+            probs, down = runtime_view(x)
             pred = probs.argmax(1).numpy()
             for j, p in enumerate(pred):
                 r, s = int(crops.rank[i + j]), int(crops.suit[i + j])
@@ -169,6 +199,8 @@ def train_classifier(
     torch.manual_seed(seed)
     gen = torch.Generator().manual_seed(seed)
     model = load_classifier(init, train) if init is not None else IndexClassifier()  # continue a run
+    if minutes <= 0:  # nothing to train: the initial model as it is (e.g. to ensemble it)
+        return model.eval()
     images = _to_tensor(train.images)
     rank = torch.from_numpy(train.rank)
     suit = torch.from_numpy(train.suit)
@@ -212,8 +244,32 @@ def train_classifier(
     return model
 
 
+def save_classifier(models: IndexClassifier | Sequence[IndexClassifier], path: Path) -> None:
+    """Write the ``.pt`` to continue training from: one state dict, or ``{"members": [...]}``."""
+    if isinstance(models, IndexClassifier) or len(models) == 1:
+        model = models if isinstance(models, IndexClassifier) else models[0]
+        torch.save(model.state_dict(), path)
+    else:
+        torch.save({"members": [model.state_dict() for model in models]}, path)
+
+
+def load_classifier_members(path: Path) -> list[IndexClassifier]:
+    """Every classifier in a ``.pt``: one for a plain state dict, all members of an ensemble."""
+    saved = torch.load(path, map_location="cpu")
+    states = saved["members"] if isinstance(saved, dict) and "members" in saved else [saved]
+    models = []
+    for state in states:
+        model = IndexClassifier()
+        model.load_state_dict(state)
+        models.append(model.eval())
+    return models
+
+
 def load_classifier(path: Path, calibration: CropSet | None = None) -> IndexClassifier:
     """A trainable classifier from a state dict (``.pt``) or from its ONNX export.
+
+    An ensemble's ``.pt`` gives its newest (last) member; an ensemble's ONNX export
+    cannot be split back into members (use its ``.pt``).
 
     The export folds each batch norm into the convolution before it, so an ``.onnx``
     gives the folded weights. Each batch norm is then re-created around its
@@ -222,10 +278,9 @@ def load_classifier(path: Path, calibration: CropSet | None = None) -> IndexClas
     computes what the export did in evaluation *and* in training mode, and
     training continues from where the export left off.
     """
-    model = IndexClassifier()
     if Path(path).suffix != ".onnx":
-        model.load_state_dict(torch.load(path, map_location="cpu"))
-        return model
+        return load_classifier_members(path)[-1].train()
+    model = IndexClassifier()
     import onnx
     from onnx import numpy_helper
 
@@ -234,7 +289,8 @@ def load_classifier(path: Path, calibration: CropSet | None = None) -> IndexClas
     convs = [node for node in graph.node if node.op_type == "Conv"]
     blocks = [m for m in model.features if isinstance(m, nn.Sequential)]
     if len(convs) != len(blocks):
-        raise ValueError(f"'{path}' has {len(convs)} convolutions; the classifier has {len(blocks)}")
+        hint = " (an ensemble's export: continue from its .pt)" if len(convs) % len(blocks) == 0 else ""
+        raise ValueError(f"'{path}' has {len(convs)} convolutions; the classifier has {len(blocks)}{hint}")
     for head in ("rank", "suit", "down"):
         getattr(model, head).weight.data.copy_(tensors[f"model.{head}.weight"])
         getattr(model, head).bias.data.copy_(tensors[f"model.{head}.bias"])
@@ -261,12 +317,15 @@ def load_classifier(path: Path, calibration: CropSet | None = None) -> IndexClas
     return model
 
 
-def export_classifier(model: IndexClassifier, path: Path) -> None:
-    """Write the ONNX model the runtime loads: ``crops`` -> ``probs``, ``down``."""
-    exported = ExportedClassifier(model).eval()
+def export_classifier(model: IndexClassifier | Sequence[IndexClassifier], path: Path) -> None:
+    """Write the ONNX model the runtime loads: ``crops`` -> ``probs``, ``down``.
+
+    Several models are exported as one ensemble (:class:`ExportedEnsemble`) with the same
+    inputs and outputs, so the runtime does not know the difference.
+    """
     dummy = torch.rand(2, 3, CROP_SIZE, CROP_SIZE)
     torch.onnx.export(
-        exported,
+        exported(model),
         (dummy,),
         str(path),
         input_names=["crops"],

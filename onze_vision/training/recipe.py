@@ -254,7 +254,9 @@ def train_all(args: argparse.Namespace) -> int:
     if args.stage in ("all", "classifier"):
         import torch
 
-        from onze_vision.training.classifier import evaluate_classifier, export_classifier, train_classifier
+        from onze_vision.training.classifier import (
+            evaluate_classifier, export_classifier, load_classifier_members, save_classifier, train_classifier,
+        )
         from onze_vision.training.crops import NONE_RANK
 
         torch.set_num_threads(os.cpu_count() or 1)
@@ -278,9 +280,14 @@ def train_all(args: argparse.Namespace) -> int:
                                  log=lambda m: print(m, flush=True), init=Path(init) if init else None)
         metrics = evaluate_classifier(model, val)
         print(f"classifier on held-out decks: {metrics}", flush=True)
+        ensemble_with = getattr(args, "ensemble_with", None)
+        members = [*load_classifier_members(Path(ensemble_with)), model] if ensemble_with else [model]
+        if len(members) > 1:
+            metrics = {"trained": metrics, "ensemble": evaluate_classifier(members, val), "members": len(members)}
+            print(f"ensemble of {len(members)} on held-out decks: {metrics['ensemble']}", flush=True)
         out_dir.mkdir(parents=True, exist_ok=True)
-        export_classifier(model, out_dir / "index_classifier.onnx")
-        torch.save(model.state_dict(), out_dir / "index_classifier.pt")  # to continue training from
+        export_classifier(members, out_dir / "index_classifier.onnx")
+        save_classifier(members, out_dir / "index_classifier.pt")  # to continue training from
         (runs / "classifier_metrics.json").write_text(json.dumps(metrics, indent=2))
     if args.stage == "export":
         export_detector(runs / "detector" / "weights" / "last.pt", out_dir)
