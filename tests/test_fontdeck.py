@@ -105,7 +105,7 @@ def test_a_word_joker_stacks_joker_down_its_corner(name: str):
     joker, (x1, y1, x2, y2) = deck.draw("JK")
     _, (nx1, ny1, nx2, ny2) = deck.draw("7S")
     # Five letters stacked: a tall narrow column that starts where the ranks start.
-    assert (y2 - y1) > 2.5 * (ny2 - ny1) * 0.5 and (y2 - y1) > 2 * (x2 - x1)
+    assert (y2 - y1) > 1.25 * (ny2 - ny1) and (y2 - y1) > 2 * (x2 - x1)
     assert abs(y1 - ny1) <= 2 and x1 < nx2
     turned = joker[::-1, ::-1]  # the same mark, within a grey level of resampling
     assert np.abs(joker[y1:y2, x1:x2, :3].astype(int) - turned[y1:y2, x1:x2, :3]).max() <= 2

@@ -388,7 +388,7 @@ def load_deck(source: DeckSource, cache: Path | None = None) -> DeckArt:
         if "finder" in data and int(data["finder"]) == INDEX_FINDER_VERSION:
             return _cached_art(source, data)
         # Cached by an older index finder: keep the rendered cards, find their indices again.
-        cards = {str(code): data[f"card_{i}"] for i, code in enumerate(data["codes"])}
+        cards = _cached_cards(data)
         boxes = _checked_index_boxes(cards)
     else:
         loaders = {"aisleriot": _aisleriot_cards, "kde": _kde_cards, "npm": _npm_cards}
@@ -409,12 +409,15 @@ def load_deck(source: DeckSource, cache: Path | None = None) -> DeckArt:
     return art
 
 
+def _cached_cards(data: np.lib.npyio.NpzFile) -> dict[str, np.ndarray]:
+    """The rendered cards of a cached deck, by code."""
+    return {str(code): data[f"card_{i}"] for i, code in enumerate(data["codes"])}
+
+
 def _cached_art(source: DeckSource, data: np.lib.npyio.NpzFile) -> DeckArt:
     """The deck as cached: its cards and the index boxes stored with them."""
-    codes = [str(c) for c in data["codes"]]
-    cards = {code: data[f"card_{i}"] for i, code in enumerate(codes)}
-    boxes = {code: tuple(int(v) for v in data["boxes"][i]) for i, code in enumerate(codes)}
-    return DeckArt(source.name, source.split, cards, boxes)  # type: ignore[arg-type]
+    boxes = {str(code): tuple(int(v) for v in data["boxes"][i]) for i, code in enumerate(data["codes"])}
+    return DeckArt(source.name, source.split, _cached_cards(data), boxes)  # type: ignore[arg-type]
 
 
 def load_decks(split: str | None = None, names: list[str] | None = None, cache: Path | None = None) -> list[DeckArt]:

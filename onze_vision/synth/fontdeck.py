@@ -266,9 +266,9 @@ class FontDeckPainter:
         # The centre: the word across the card over a coloured court panel, like a court card.
         left = (s.margin_x * w + self.column_width) + 0.06 * w
         self._draw_court(face, "JK", "", ink, (left, 0.1 * h, w - left, 0.9 * h), emblem=False)
-        word = np.concatenate([np.pad(g, ((0, 0), (0, max(1, g.shape[1] // 8)))) for g in
-                               (_scaled(letter, letter.shape[1], self.joker_letters[0].shape[0])
-                                for letter in self.joker_letters)], axis=1)
+        # The letters share one height (each was scaled to it), so they line up side by side.
+        word = np.concatenate([np.pad(letter, ((0, 0), (0, max(1, letter.shape[1] // 8))))
+                               for letter in self.joker_letters], axis=1)
         scale = min(1.0, (w - 2 * left) * 0.9 / word.shape[1])
         word = _scaled(word, word.shape[1] * scale, word.shape[0] * scale)
         band_top = round(h / 2 - word.shape[0])

@@ -96,13 +96,15 @@ class ExportedEnsemble(nn.Module):
         return probs, F.normalize(down, dim=1)
 
 
+def _members(models: IndexClassifier | Sequence[IndexClassifier]) -> list[IndexClassifier]:
+    """One classifier or several, as a list."""
+    return [models] if isinstance(models, IndexClassifier) else list(models)
+
+
 def exported(models: IndexClassifier | Sequence[IndexClassifier]) -> nn.Module:
     """The runtime's view of one classifier or of an ensemble of them, in evaluation mode."""
-    if isinstance(models, IndexClassifier):
-        return ExportedClassifier(models).eval()
-    if len(models) == 1:
-        return ExportedClassifier(models[0]).eval()
-    return ExportedEnsemble(models).eval()
+    members = _members(models)
+    return (ExportedClassifier(members[0]) if len(members) == 1 else ExportedEnsemble(members)).eval()
 
 
 def _stroke_and_resolution(x: torch.Tensor, gen: torch.Generator, share: float = 0.35) -> torch.Tensor:
@@ -246,11 +248,11 @@ def train_classifier(
 
 def save_classifier(models: IndexClassifier | Sequence[IndexClassifier], path: Path) -> None:
     """Write the ``.pt`` to continue training from: one state dict, or ``{"members": [...]}``."""
-    if isinstance(models, IndexClassifier) or len(models) == 1:
-        model = models if isinstance(models, IndexClassifier) else models[0]
-        torch.save(model.state_dict(), path)
+    members = _members(models)
+    if len(members) == 1:
+        torch.save(members[0].state_dict(), path)
     else:
-        torch.save({"members": [model.state_dict() for model in models]}, path)
+        torch.save({"members": [model.state_dict() for model in members]}, path)
 
 
 def load_classifier_members(path: Path) -> list[IndexClassifier]:
