@@ -9,9 +9,12 @@ Pipeline (all numpy / OpenCV / onnxruntime; no torch):
 4. Each box is cut with :func:`~onze_vision.indexcrop.crop_index` from the decoded image
    (more pixels than the letterboxed one) and all crops are classified in one batch:
    53 codes + "none", and the card's ``down`` direction as the index reads.
-5. Of nested boxes (one index boxed whole and again as its rank glyph alone, an overlap
+5. :func:`read_corners_together`: two indices that sit on one card's diagonal and whose
+   readings can agree are read as one card, each with the product of their
+   probabilities (a sharp corner outvotes its blurred partner).
+6. Of nested boxes (one index boxed whole and again as its rank glyph alone, an overlap
    NMS by IoU lets through) only the most confident stays.
-6. :func:`pair_indices` joins the two corner indices of one physical card.
+7. :func:`pair_indices` joins the two corner indices of one physical card.
 
 A card's two indices sit in opposite corners: seen from one index, as it reads
 (``down``, and ``right = (down_y, -down_x)``; for an upright card's top-left index
@@ -102,6 +105,9 @@ class DetectorConfig:
         pair_max_angle: Degrees by which the line to a partner may miss that diagonal.
         pair_distance: (min, max) distance of two paired indices, in index sizes.
         pair_max_dot: Paired ``down`` vectors must have a dot product below this.
+        pair_min_agreement: Two corners on one diagonal are read together as one card
+            when the chance that their readings name the same code is at least this
+            (:func:`read_corners_together`); above 1 turns the joint reading off.
         index_aspect: Height / width of an upright index box; undoes the growth of the
             axis-aligned box of a turned index (0, the default, turns the correction off:
             ``center_offset`` must be fitted with the same ``s`` the runtime uses).
@@ -122,6 +128,7 @@ class DetectorConfig:
     pair_distance: tuple[float, float] = (1.5, 12.0)
     pair_max_dot: float = -0.5
     index_aspect: float = 0.0
+    pair_min_agreement: float = 0.05
     decode_factor: float = 1.5
     nested_overlap: float = 0.6
 
@@ -239,6 +246,83 @@ def index_size(wh: np.ndarray, down: np.ndarray, aspect: float) -> np.ndarray:
     return size / np.sqrt(np.maximum(growth, 1.0))
 
 
+def _diagonal_partners(centres: np.ndarray, wh: np.ndarray, down: np.ndarray,
+                       config: DetectorConfig) -> tuple[np.ndarray, np.ndarray]:
+    """Which indices sit where each other's partner corner would: ``fits`` [n, n] and ``miss``
+    [n, n], the degrees by which the line between them misses the card's diagonal.
+
+    ``fits[i, j]``: the ``down`` vectors point roughly opposite, each index sees the other
+    within ``pair_max_angle`` of the diagonal, and they are ``pair_distance`` index sizes apart.
+    """
+    down = np.asarray(down, dtype=np.float64).reshape(-1, 2)
+    down = down / np.maximum(np.linalg.norm(down, axis=1, keepdims=True), 1e-9)
+    right = np.stack([down[:, 1], -down[:, 0]], axis=1)
+    size = index_size(wh, down, config.index_aspect)
+    a, b = config.center_offset
+    diagonal = math.degrees(math.atan2(b, a))
+
+    centres = np.asarray(centres, dtype=np.float64).reshape(-1, 2)
+    offset = centres[None, :] - centres[:, None]  # [i, j]: from index i to index j
+    along = np.einsum("ijk,ik->ij", offset, down)
+    across = np.einsum("ijk,ik->ij", offset, right)
+    miss = np.abs(np.degrees(np.arctan2(across, along)) - diagonal)
+    miss = np.maximum(miss, miss.T)  # each corner must see the other on the diagonal
+    distance = np.linalg.norm(offset, axis=2) / ((size[:, None] + size[None, :]) / 2)
+    fits = (
+        (down @ down.T < config.pair_max_dot)
+        & (miss <= config.pair_max_angle)
+        & (distance >= config.pair_distance[0])
+        & (distance <= config.pair_distance[1])
+    )
+    return fits, miss
+
+
+def _greedy_pairs(candidate: np.ndarray, miss: np.ndarray) -> np.ndarray:
+    """Each row's partner (-1 for none): candidate pairs taken closest to the diagonal first."""
+    partner = np.full(len(candidate), -1)
+    for i, j in sorted(zip(*np.nonzero(np.triu(candidate, k=1))), key=lambda ij: miss[ij]):
+        if partner[i] < 0 and partner[j] < 0:
+            partner[i], partner[j] = j, i
+    return partner
+
+
+def read_corners_together(xyxy: np.ndarray, probs: np.ndarray, down: np.ndarray, det_score: np.ndarray,
+                          config: DetectorConfig = DetectorConfig()) -> np.ndarray:
+    """Read the two corners of one card as one: each gets the card's joint reading.
+
+    Two indices are taken for one card's corners when they sit on its diagonal (as in
+    :func:`pair_groups`), both have a detector score of at least ``conf_threshold``, and
+    their readings can agree: the chance that both name the same code,
+    ``sum_c p_i(c) p_j(c)``, is at least ``pair_min_agreement``. The corners are two
+    independent looks at one code, so the card's reading is ``p_i * p_j`` renormalised:
+    a blurred corner read 6H at 0.6 and 5H at 0.3 is read 5H with a sharp partner that
+    says 5H at 0.9. A low agreement keeps two cards that merely lie on a diagonal apart.
+
+    Args:
+        xyxy: Index boxes [N, 4].
+        probs: Classifier probabilities [N, 54] (53 codes, then "none").
+        down: Reading directions [N, 2].
+        det_score: Detector scores [N].
+        config: Supplies the pairing geometry, ``conf_threshold`` and ``pair_min_agreement``.
+
+    Returns:
+        The probabilities with each paired row replaced by its card's joint reading.
+    """
+    xyxy = np.asarray(xyxy, dtype=np.float64).reshape(-1, 4)
+    if len(xyxy) < 2 or config.pair_min_agreement > 1:
+        return probs
+    fits, miss = _diagonal_partners((xyxy[:, :2] + xyxy[:, 2:]) / 2, xyxy[:, 2:] - xyxy[:, :2], down, config)
+    codes = probs[:, : len(CARD_CODES)].astype(np.float64)
+    sure = np.asarray(det_score) >= config.conf_threshold
+    candidate = fits & (codes @ codes.T >= config.pair_min_agreement) & sure[:, None] & sure[None, :]
+    partner = _greedy_pairs(candidate, miss)
+    joint = probs.copy()
+    for i in np.nonzero(partner >= 0)[0]:
+        both = probs[i].astype(np.float64) * probs[partner[i]]
+        joint[i] = both / max(both.sum(), 1e-12)
+    return joint
+
+
 def pair_groups(indices: Detections, config: DetectorConfig = DetectorConfig()) -> list[tuple[int, ...]]:
     """Group index detections into physical cards: a list of 1- or 2-tuples of row numbers.
 
@@ -248,36 +332,12 @@ def pair_groups(indices: Detections, config: DetectorConfig = DetectorConfig()) 
     n = len(indices)
     if n == 0:
         return []
-    down = np.asarray(indices.data["down"], dtype=np.float64).reshape(n, 2)
-    down = down / np.maximum(np.linalg.norm(down, axis=1, keepdims=True), 1e-9)
-    right = np.stack([down[:, 1], -down[:, 0]], axis=1)
-    size = index_size(indices.wh, down, config.index_aspect)
-    a, b = config.center_offset
-    diagonal = math.degrees(math.atan2(b, a))
-
-    centres = indices.center.astype(np.float64)
-    offset = centres[None, :] - centres[:, None]  # [i, j]: from index i to index j
-    along = np.einsum("ijk,ik->ij", offset, down)
-    across = np.einsum("ijk,ik->ij", offset, right)
-    miss = np.abs(np.degrees(np.arctan2(across, along)) - diagonal)
-    miss = np.maximum(miss, miss.T)  # each corner must see the other on the diagonal
-    distance = np.linalg.norm(offset, axis=2) / ((size[:, None] + size[None, :]) / 2)
+    fits, miss = _diagonal_partners(indices.center, indices.wh, indices.data["down"], config)
     # Same rank and colour, not same code: a corner whose suit pip is blurred or half
     # covered is often read as the other suit of its colour, yet the card's two corners
     # agree on where the card is. The pair takes the code of its more confident corner.
     key = np.array([_PAIR_KEY[int(c)] for c in indices.class_id])
-    candidate = (
-        (key[:, None] == key[None, :])
-        & (down @ down.T < config.pair_max_dot)
-        & (miss <= config.pair_max_angle)
-        & (distance >= config.pair_distance[0])
-        & (distance <= config.pair_distance[1])
-    )
-    candidate = np.triu(candidate, k=1)
-    partner = np.full(n, -1)
-    for i, j in sorted(zip(*np.nonzero(candidate)), key=lambda ij: miss[ij]):
-        if partner[i] < 0 and partner[j] < 0:
-            partner[i], partner[j] = j, i
+    partner = _greedy_pairs(fits & (key[:, None] == key[None, :]), miss)
     return [(i,) if partner[i] < 0 else (i, int(partner[i])) for i in range(n) if partner[i] < 0 or partner[i] > i]
 
 
@@ -488,6 +548,8 @@ class CardDetector:
 
         probs, down = self._classify(tensor)
         clock.lap("classifier")
+
+        probs = read_corners_together(xyxy, probs, down, boxes.confidence, config)
 
         code = probs.argmax(axis=1) if len(probs) else np.zeros(0, np.int64)
         prob = probs[np.arange(len(probs)), code]

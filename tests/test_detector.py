@@ -26,6 +26,7 @@ from onze_vision.detector import (
     PhotoReading,
     letterbox,
     pair_indices,
+    read_corners_together,
 )
 
 DATA = Path(__file__).parent / "data"
@@ -186,6 +187,67 @@ def test_no_indices_no_cards() -> None:
     empty = Detections.empty()
     empty.data["down"] = np.zeros((0, 2), np.float32)
     assert pair_indices(empty, CONFIG) == []
+
+
+# ------------------------------------------ reading a card's two corners together
+
+def reading(*code_probs: tuple[str, float]) -> np.ndarray:
+    """A classifier output row: the given codes' probabilities, the rest spread evenly."""
+    row = np.zeros(len(CARD_CODES) + 1)
+    for code, prob in code_probs:
+        row[CARD_CODES.index(code) if code != "none" else len(CARD_CODES)] = prob
+    rest = [i for i in range(len(row)) if row[i] == 0]
+    row[rest] = (1.0 - row.sum()) / len(rest)
+    return row.astype(np.float32)
+
+
+def joint_codes(rows: list[tuple], probs: list[np.ndarray], config: DetectorConfig = CONFIG) -> list[str]:
+    """The code each index is read as after :func:`read_corners_together`."""
+    xyxy = np.array([r[0] for r in rows])
+    down = np.array([r[3] for r in rows], np.float32)
+    score = np.array([r[1] for r in rows])
+    joint = read_corners_together(xyxy, np.stack(probs), down, score, config)
+    assert np.allclose(joint.sum(axis=1), 1.0, atol=1e-5)
+    return [(CARD_CODES + ("none",))[int(i)] for i in joint.argmax(axis=1)]
+
+
+SHARP_5H = reading(("5H", 0.9), ("6H", 0.05))
+BLURRED_5H = reading(("6H", 0.6), ("5H", 0.3))
+
+
+@pytest.mark.parametrize(("sharp", "blurred", "read_as"), [
+    (SHARP_5H, BLURRED_5H, "5H"),  # a blurred corner is outvoted by its sharp partner
+    (reading(("JK", 0.8)), reading(("JD", 0.5), ("JK", 0.4)), "JK"),
+    (reading(("8C", 0.95)), reading(("none", 0.55), ("8C", 0.4)), "8C"),  # a half-hidden corner is not vetoed
+])
+def test_a_cards_two_corners_are_read_together(sharp: np.ndarray, blurred: np.ndarray, read_as: str) -> None:
+    rows = card_indices((300, 200), "5H", degrees=20)
+    assert joint_codes(rows, [sharp, blurred]) == [read_as, read_as]
+    assert joint_codes(rows[::-1], [blurred, sharp]) == [read_as, read_as]
+
+
+def test_corners_of_two_cards_that_cannot_agree_are_read_apart() -> None:
+    # The geometry of one card, but one corner says 5H and the other KS: two cards.
+    rows = card_indices((300, 200), "5H")
+    assert joint_codes(rows, [SHARP_5H, reading(("KS", 0.95))]) == ["5H", "KS"]
+
+
+def test_indices_off_the_diagonal_are_read_apart() -> None:
+    first = card_indices((100, 150), "5H", corners=("tl",))
+    second = card_indices((180, 150), "5H", corners=("tl",))  # fanned: same orientation
+    assert joint_codes(first + second, [SHARP_5H, BLURRED_5H]) == ["5H", "6H"]
+
+
+def test_only_confident_detections_are_read_together() -> None:
+    sharp = card_indices((300, 200), "5H", corners=("tl",))
+    faint = card_indices((300, 200), "5H", corners=("br",), score=CONFIG.conf_threshold / 2)
+    assert joint_codes(sharp + faint, [SHARP_5H, BLURRED_5H]) == ["5H", "6H"]
+
+
+def test_joint_reading_can_be_turned_off() -> None:
+    rows = card_indices((300, 200), "5H")
+    off = replace(CONFIG, pair_min_agreement=1.5)
+    assert joint_codes(rows, [SHARP_5H, BLURRED_5H], off) == ["5H", "6H"]
 
 
 def test_config_reads_json_with_aliases(tmp_path: Path) -> None:
