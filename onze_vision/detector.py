@@ -27,8 +27,10 @@ they are ``pair_distance`` index sizes apart (``s = sqrt(box w * h)``, undoing t
 growth of a turned index's axis-aligned box, see :func:`index_size`). The angle does
 not depend on how large the index is drawn for its card, so jumbo indices pair as well
 as small ones (predicting the centre at ``s * (a, b)`` split half the cards of such
-designs). The card takes the code of its more confident corner: hearts read as
-diamonds on one corner is outvoted. Two
+designs). Before pairing, two corners on one diagonal whose readings can agree were
+read together (:func:`read_corners_together`), so a card's corners mostly name one code
+already; where they still differ in suit, the card takes the code of its more confident
+corner: hearts read as diamonds on one corner is outvoted. Two
 identical cards from two decks lie side by side (same orientation, different centres)
 and stay two cards; an index with no partner (fanned hands hide one corner) is a card.
 The reported card box is the union of its index boxes (for an unpaired index, the index
