@@ -509,8 +509,9 @@ class CardDetector:
         Returns:
             Boxes in full-photo pixels; ``class_id`` indexes :data:`CARD_CODES`;
             ``confidence`` = detector score x code probability; ``data`` holds ``down``
-            [N, 2], ``det_score`` and ``class_prob``. Crops the classifier calls "none"
-            are dropped.
+            [N, 2], ``det_score``, ``class_prob`` and ``probs`` [N, 54] (every code's
+            probability, after the joint reading of a card's corners). Crops the
+            classifier calls "none" are dropped.
         """
         return self._read(src, conf_threshold, min_class_prob, timings)[1]
 
@@ -560,7 +561,7 @@ class CardDetector:
             xyxy[keep] / loaded.scale,
             boxes.confidence[keep] * prob[keep],
             code[keep],
-            {"down": down[keep], "det_score": boxes.confidence[keep], "class_prob": prob[keep]},
+            {"down": down[keep], "det_score": boxes.confidence[keep], "class_prob": prob[keep], "probs": probs[keep]},
         ).without_nested(config.nested_overlap)
         clock.lap("postprocess")
         return loaded, indices

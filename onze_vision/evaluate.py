@@ -248,13 +248,18 @@ def evaluate_synthetic(
     """mAP50, mAP50-95, per-class recall and the code confusion matrix on index boxes.
 
     mAP uses every index the pipeline reports at detector confidence 0.001 (as
-    Ultralytics' val does); recall and the confusion matrix use the runtime thresholds.
+    Ultralytics' val does), each with the one code it is read as; recall and the
+    confusion matrix use the runtime thresholds. ``map50_every_code`` is reported beside
+    it for comparison with Ultralytics' figures: its val scores every box for every class
+    (``multi_label``), so a box read 6H can still match a 5H at its lower 5H score.
     """
     images = synthetic_images(root)[:limit]
     config = detector.config
     n_codes = len(CARD_CODES)
     scores_by_class: dict[int, list[np.ndarray]] = defaultdict(list)
     tp_by_class: dict[int, list[np.ndarray]] = defaultdict(list)
+    every_code_scores: dict[int, list[np.ndarray]] = defaultdict(list)
+    every_code_tp: dict[int, list[np.ndarray]] = defaultdict(list)
     gt_count = np.zeros(n_codes, np.int64)
     gt_found = np.zeros(n_codes, np.int64)
     # Rows: true code, then "background" (no index there); columns: predicted code, then "missed".
@@ -287,6 +292,13 @@ def evaluate_synthetic(
             tp_by_class[int(code)].append(tp[mask])
             design["scores"][int(code)].append(indices.confidence[mask])
             design["tp"][int(code)].append(tp[mask])
+        # Every code of every box whose score passes the mAP floor, as Ultralytics' multi_label.
+        row, code = np.nonzero(indices.data["probs"][:, :n_codes] * indices.data["det_score"][:, None] >= 0.001)
+        every = indices.data["det_score"][row] * indices.data["probs"][row, code]
+        tp_every = match_predictions(indices.xyxy[row], every, code, gt_xyxy, gt_class, IOU_THRESHOLDS)
+        for c in np.unique(code):
+            every_code_scores[int(c)].append(every[code == c])
+            every_code_tp[int(c)].append(tp_every[code == c])
 
         operating = indices[(indices.data["det_score"] >= config.conf_threshold)
                             & (indices.data["class_prob"] >= config.min_class_prob)]
@@ -320,6 +332,7 @@ def evaluate_synthetic(
 
     ap = _ap_table(scores_by_class, tp_by_class, gt_count)
     present = gt_count > 0
+    ap_every_code = _ap_table(every_code_scores, every_code_tp, gt_count)
     per_design = {}
     for name, design in sorted(designs.items()):
         boxes = int(design["gt"].sum())
@@ -361,6 +374,7 @@ def evaluate_synthetic(
         "index_boxes": int(gt_count.sum()),
         "map50": float(np.nanmean(ap[present, 0])) if present.any() else None,
         "map50_95": float(np.nanmean(ap[present])) if present.any() else None,
+        "map50_every_code": float(np.nanmean(ap_every_code[present, 0])) if present.any() else None,
         "ap50_per_class": {CARD_CODES[c]: float(ap[c, 0]) for c in range(n_codes) if present[c]},
         "recall": float(gt_found.sum() / gt_count.sum()) if gt_count.sum() else None,
         "precision": (float(np.trace(matched)) / operating_predictions) if operating_predictions else None,
@@ -608,6 +622,8 @@ def summary_rows(results: dict[str, Any]) -> list[dict[str, Any]]:
         row("synthetic mAP50", synthetic.get("map50"), f">= {BAR_SYNTHETIC_MAP50}",
             lambda v: v >= BAR_SYNTHETIC_MAP50, ".3f"),
         row("synthetic mAP50-95", synthetic.get("map50_95"), "(reported)", lambda v: True, ".3f"),
+        row("synthetic mAP50, every code of a box scored (Ultralytics)", synthetic.get("map50_every_code"),
+            "(reported)", lambda v: True, ".3f"),
         row("median ms per 4000x3000 JPEG", speed.get("median_ms"), f"<= {BAR_MEDIAN_MS:.0f}",
             lambda v: v <= BAR_MEDIAN_MS, ".1f"),
         row("p95 ms per 4000x3000 JPEG", speed.get("p95_ms"), "(reported)", lambda v: True, ".1f"),
@@ -796,6 +812,8 @@ def format_report(results: dict[str, Any]) -> str:
                   f"{synthetic['images']} images, {synthetic['index_boxes']} index boxes.", "",
                   f"- mAP50 {_fmt(synthetic['map50'])}, mAP50-95 {_fmt(synthetic['map50_95'])} "
                   "(COCO 101-point, detector confidence >= 0.001)",
+                  f"- mAP50 with every code of a box scored, as Ultralytics' val does (`multi_label`): "
+                  f"{_fmt(synthetic.get('map50_every_code'))}; the bar is judged on the one code each box is read as",
                   f"- at the runtime thresholds (conf {synthetic['thresholds']['conf']}, class probability "
                   f"{synthetic['thresholds']['min_class_prob']}): recall {_fmt(synthetic['recall'])}, "
                   f"precision {_fmt(synthetic['precision'])}, right code on matched boxes "

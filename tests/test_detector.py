@@ -278,9 +278,11 @@ def test_missing_models_error(tmp_path: Path) -> None:
 
 # ------------------------------------------------- pipeline geometry with fake models
 
-def make_fake_models(folder: Path, boxes: list[list[float]], imgsz: int, code: str) -> None:
+def make_fake_models(folder: Path, boxes: list[list[float]], imgsz: int, code: str,
+                     runner_up: str | None = None) -> None:
     """A 'detector' that always outputs ``boxes`` (cx, cy, w, h, score in letterbox pixels)
-    and a 'classifier' that calls every crop ``code`` with down = (0, 1)."""
+    and a 'classifier' that calls every crop ``code`` with down = (0, 1); with ``runner_up``,
+    at 0.731, that code taking 0.269 (logits 10 and 9)."""
     onnx = pytest.importorskip("onnx")
     from onnx import TensorProto, helper, numpy_helper
 
@@ -301,6 +303,8 @@ def make_fake_models(folder: Path, boxes: list[list[float]], imgsz: int, code: s
 
     logits = np.full((1, 54), -10.0, np.float32)
     logits[0, CARD_CODES.index(code)] = 10.0
+    if runner_up is not None:
+        logits[0, CARD_CODES.index(runner_up)] = 9.0
     cls = helper.make_graph(
         [helper.make_node("ReduceMean", ["crops"], ["m"], axes=[1, 2, 3], keepdims=0),  # [N]
          helper.make_node("Unsqueeze", ["m", "ax"], ["m1"]),  # [N, 1]

@@ -13,6 +13,7 @@ from test_detector import make_fake_models
 from onze_vision.detector import CARD_CODES, CardDetector
 from onze_vision.evaluate import (
     average_precision,
+    evaluate_synthetic,
     format_summary,
     match_predictions,
     read_yolo_labels,
@@ -117,6 +118,8 @@ def test_full_run_on_tiny_sets(tmp_path: Path) -> None:
     assert s["images"] == 2 and s["index_boxes"] == 4
     assert s["ap50_per_class"]["10S"] == pytest.approx(1.0) and s["ap50_per_class"]["9S"] == 0.0
     assert s["map50"] == pytest.approx(0.5)
+    # A classifier sure of one code: scoring every code of a box changes nothing.
+    assert s["map50_every_code"] == pytest.approx(0.5)
     assert s["recall_per_class"] == {"10S": 1.0, "9S": 0.0}
     # Per design: alpha's two 10S are read; beta's 9S is read as a 10S.
     assert s["per_design"]["alpha"] == {"scenes": 1, "index_boxes": 2, "map50": 1.0, "recall": 1.0, "located": 1.0}
@@ -142,3 +145,24 @@ def test_full_run_on_tiny_sets(tmp_path: Path) -> None:
         assert (report / plot).stat().st_size > 1000
     summary = format_summary(results)
     assert "real-photo rank recall" in summary and "0.500" in summary
+
+
+def test_every_code_map_scores_a_boxs_runner_up_as_ultralytics_does(tmp_path: Path) -> None:
+    # Two boxes read 10S at 0.731 with 9S runner-up at 0.269; the second is in truth a 9S.
+    models = tmp_path / "models"
+    models.mkdir()
+    make_fake_models(models, [[100, 100, 20, 30, 0.9], [220, 200, 20, 30, 0.8]], 320, "10S", runner_up="9S")
+    synthetic = tmp_path / "val"
+    (synthetic / "images").mkdir(parents=True)
+    (synthetic / "labels").mkdir()
+    cv2.imwrite(str(synthetic / "images" / "b.jpg"), np.full((320, 320, 3), 128, np.uint8))
+    ten_s, nine_s = CARD_CODES.index("10S"), CARD_CODES.index("9S")
+    (synthetic / "labels" / "b.txt").write_text(
+        f"{ten_s} {100 / 320} {100 / 320} {20 / 320} {30 / 320}\n{nine_s} {220 / 320} {200 / 320} {20 / 320} {30 / 320}\n")
+
+    s = evaluate_synthetic(CardDetector(models), synthetic, progress=lambda line: None)
+    # One code per box: the 10S is found (AP 1), the 9S never (AP 0).
+    assert s["map50"] == pytest.approx(0.5)
+    # Every code scored: 10S still AP 1; 9S is found by the second box's runner-up, ranked
+    # below the first box's (a false 9S at 0.9 x 0.269): precision 1/2, AP 0.5.
+    assert s["map50_every_code"] == pytest.approx(0.75)
