@@ -272,3 +272,22 @@ def test_an_ensembles_onnx_export_is_not_taken_for_one_classifier(tiny_dataset: 
     export_classifier([_random_classifier(0), _random_classifier(1)], tmp_path / "ensemble.onnx")
     with pytest.raises(ValueError, match=r"ensemble's export: continue from its \.pt"):
         load_classifier(tmp_path / "ensemble.onnx", build_crops(tiny_dataset, "train", limit=2))
+
+
+def test_the_classifier_seed_reaches_training(tiny_dataset: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    # A new seed is what makes a second ensemble member from the same data err differently.
+    from onze_vision.cli import build_parser
+    from onze_vision.training import classifier
+
+    seeds = []
+
+    def fake_training(*args, seed: int = 0, **kwargs):
+        seeds.append(seed)
+        return _random_classifier(seed)
+
+    monkeypatch.setattr(classifier, "train_classifier", fake_training)
+    args = build_parser().parse_args(["train", "--data", str(tiny_dataset), "--stage", "classifier",
+                                      "--out", str(tmp_path / "out"), "--runs", str(tmp_path / "runs"),
+                                      "--classifier-seed", "7"])
+    assert train_all(args) == 0
+    assert seeds == [7]

@@ -92,6 +92,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                             "classifier crops (hard negatives where no index is)")
     train.add_argument("--mine-scenes", type=int, default=4000, help="training scenes to mine (default 4000)")
     train.add_argument("--classifier-minutes", type=float, default=12.0, help="classifier training time budget")
+    train.add_argument("--classifier-seed", type=int, default=0,
+                       help="seed of the classifier's crop sampling and augmentation (default 0); "
+                            "a new seed makes an ensemble member that errs differently")
     train.add_argument("--resume", action="store_true", help="resume the detector from its last checkpoint")
     train.add_argument("--classifier-init", default=None, metavar="PT",
                        help="continue the classifier from a state dict (models/index_classifier.pt) or an ONNX export")

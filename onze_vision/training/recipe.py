@@ -277,6 +277,7 @@ def train_all(args: argparse.Namespace) -> int:
         print(f"classifier crops: {len(train)} train, {len(val)} val (held-out decks)", flush=True)
         init = getattr(args, "classifier_init", None)
         model = train_classifier(train, val, args.classifier_minutes, runs / "classifier.pt",
+                                 seed=getattr(args, "classifier_seed", 0),
                                  log=lambda m: print(m, flush=True), init=Path(init) if init else None)
         metrics = evaluate_classifier(model, val)
         print(f"classifier on held-out decks: {metrics}", flush=True)
