@@ -286,19 +286,14 @@ def evaluate_synthetic(
         design = designs[_scene_design(meta)]
         design["scenes"] += 1
         design["gt"] += np.bincount(gt_class, minlength=n_codes)
-        for code in np.unique(indices.class_id):
-            mask = indices.class_id == code
-            scores_by_class[int(code)].append(indices.confidence[mask])
-            tp_by_class[int(code)].append(tp[mask])
-            design["scores"][int(code)].append(indices.confidence[mask])
-            design["tp"][int(code)].append(tp[mask])
+        _add_by_class(scores_by_class, tp_by_class, indices.class_id, indices.confidence, tp)
+        _add_by_class(design["scores"], design["tp"], indices.class_id, indices.confidence, tp)
         # Every code of every box whose score passes the mAP floor, as Ultralytics' multi_label.
-        row, code = np.nonzero(indices.data["probs"][:, :n_codes] * indices.data["det_score"][:, None] >= 0.001)
-        every = indices.data["det_score"][row] * indices.data["probs"][row, code]
+        every_score = indices.data["probs"][:, :n_codes] * indices.data["det_score"][:, None]
+        row, code = np.nonzero(every_score >= 0.001)
+        every = every_score[row, code]
         tp_every = match_predictions(indices.xyxy[row], every, code, gt_xyxy, gt_class, IOU_THRESHOLDS)
-        for c in np.unique(code):
-            every_code_scores[int(c)].append(every[code == c])
-            every_code_tp[int(c)].append(tp_every[code == c])
+        _add_by_class(every_code_scores, every_code_tp, code, every, tp_every)
 
         operating = indices[(indices.data["det_score"] >= config.conf_threshold)
                             & (indices.data["class_prob"] >= config.min_class_prob)]
@@ -388,6 +383,15 @@ def evaluate_synthetic(
         "per_design": per_design,
         "cards": cards,
     }
+
+
+def _add_by_class(scores_by_class: dict[int, list[np.ndarray]], tp_by_class: dict[int, list[np.ndarray]],
+                  class_id: np.ndarray, score: np.ndarray, tp: np.ndarray) -> None:
+    """File one image's predictions by class (their scores and true-positive flags) for :func:`_ap_table`."""
+    for code in np.unique(class_id):
+        mask = class_id == code
+        scores_by_class[int(code)].append(score[mask])
+        tp_by_class[int(code)].append(tp[mask])
 
 
 def _ap_table(scores_by_class: dict[int, list[np.ndarray]], tp_by_class: dict[int, list[np.ndarray]],
