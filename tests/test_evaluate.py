@@ -16,6 +16,7 @@ from onze_vision.evaluate import (
     evaluate_synthetic,
     format_summary,
     match_predictions,
+    match_with_ignored,
     read_yolo_labels,
     run_evaluation,
 )
@@ -166,3 +167,61 @@ def test_every_code_map_scores_a_boxs_runner_up_as_ultralytics_does(tmp_path: Pa
     # Every code scored: 10S still AP 1; 9S is found by the second box's runner-up, ranked
     # below the first box's (a false 9S at 0.9 x 0.269): precision 1/2, AP 0.5.
     assert s["map50_every_code"] == pytest.approx(0.75)
+
+
+BOX_A, BOX_B = [0, 0, 10, 10], [50, 50, 60, 60]
+
+
+@pytest.mark.parametrize(
+    "case, gt_ignored, pred_class, out_of_range, expected_tp, expected_ignored",
+    [
+        ("a prediction on a counted label is right", [False], [0], [False], [True], [False]),
+        ("a prediction on an ignored label is neither right nor wrong", [True], [0], [False], [False], [True]),
+        ("a wrong code on an ignored label is still wrong", [True], [1], [False], [False], [False]),
+        ("a prediction outside the size band that matches nothing is left out", [False], [1], [True], [False], [True]),
+        ("a prediction outside the size band on a counted label still counts", [False], [0], [True], [True], [False]),
+    ],
+)
+def test_matching_with_ignored_labels(case, gt_ignored, pred_class, out_of_range, expected_tp, expected_ignored) -> None:
+    tp, ignored = match_with_ignored(np.array([BOX_A], np.float32), np.array([0.9]), np.array(pred_class),
+                                     np.array([BOX_A], np.float32), np.array([0]), [0.5],
+                                     np.array(gt_ignored), np.array(out_of_range))
+    assert tp[:, 0].tolist() == expected_tp, case
+    assert ignored[:, 0].tolist() == expected_ignored, case
+
+
+def test_a_counted_label_is_taken_before_an_ignored_one_under_the_same_prediction() -> None:
+    gt = np.array([BOX_A, BOX_A], np.float32)  # an ignored and a counted label on one spot
+    tp, ignored = match_with_ignored(np.array([BOX_A, BOX_A], np.float32), np.array([0.9, 0.8]), np.array([0, 0]),
+                                     gt, np.array([0, 0]), [0.5], np.array([True, False]))
+    assert tp[:, 0].tolist() == [True, False]  # the best prediction takes the counted label
+    assert ignored[:, 0].tolist() == [False, True]  # the second lands on the ignored one
+    assert match_predictions(np.array([BOX_B], np.float32), np.array([0.5]), None, gt, None, [0.5]).tolist() == [[False]]
+
+
+def test_breakdown_ignores_labels_whose_rank_is_covered(tmp_path: Path) -> None:
+    # Two boxes read 10S; the second is in truth a 9S whose rank is mostly covered.
+    models = tmp_path / "models"
+    models.mkdir()
+    make_fake_models(models, [[100, 100, 30, 40, 0.9], [220, 200, 30, 40, 0.8]], 320, "10S", runner_up="9S")
+    synthetic = tmp_path / "val"
+    for folder in ("images/val", "labels/val", "meta"):
+        (synthetic / folder).mkdir(parents=True)
+    cv2.imwrite(str(synthetic / "images" / "val" / "b.jpg"), np.full((320, 320, 3), 128, np.uint8))
+    ten_s, nine_s = CARD_CODES.index("10S"), CARD_CODES.index("9S")
+    (synthetic / "labels" / "val" / "b.txt").write_text(
+        f"{ten_s} {100 / 320} {100 / 320} {30 / 320} {40 / 320}\n{nine_s} {220 / 320} {200 / 320} {30 / 320} {40 / 320}\n")
+    labels = [{"code": "10S", "card_id": 0, "corner": "tl", "box": [85, 80, 115, 120], "down": [0, 1], "rank_visible": 1.0},
+              {"code": "9S", "card_id": 1, "corner": "tl", "box": [205, 180, 235, 220], "down": [0, 1], "rank_visible": 0.3}]
+    record = {"image": "images/val/b.jpg", "cards": [{"card_id": 0, "code": "10S", "deck": "d"},
+                                                     {"card_id": 1, "code": "9S", "deck": "d"}], "labels": labels}
+    (synthetic / "meta" / "val.jsonl").write_text(json.dumps(record) + "\n")
+
+    s = evaluate_synthetic(CardDetector(models), synthetic, progress=lambda line: None)
+    every, showing = s["map50_breakdown"]["every label"], s["map50_breakdown"]["rank showing"]
+    assert every["all sizes"]["map50"] == pytest.approx(s["map50"]) == pytest.approx(0.5)
+    assert every["24 px and up"]["index_boxes"] == 2 and every["under 16 px"]["index_boxes"] == 0
+    # The covered 9S need not be found, but the second box's 10S reading is still a false
+    # 10S: precision 1 then 1/2 at full recall, AP 1.
+    assert showing["all sizes"]["index_boxes"] == 1
+    assert showing["all sizes"]["map50"] == pytest.approx(1.0)

@@ -13,7 +13,7 @@ from onze_vision.cards import CARD_CODES as RULES_CARD_CODES
 from onze_vision.synth.art import DECKS, KDE_DIR, NPM_CARD_FILES, find_index_box, load_decks
 from onze_vision.synth.backgrounds import BackgroundBank, generated_surface, read_gimp_pattern
 from onze_vision.synth.codes import CARD_CODES
-from onze_vision.synth.dataset import make_dataset
+from onze_vision.synth.dataset import deck_names, make_dataset
 from onze_vision.synth.scenes import MIN_VISIBLE, compose_scene, place_card
 
 pytestmark = pytest.mark.skipif(
@@ -55,6 +55,14 @@ def test_held_out_designs_never_train():
     train = {d.name for d in DECKS if d.split == "train"}
     val = {d.name for d in DECKS if d.split == "val"}
     assert len(val) >= 2 and not train & val
+
+
+def test_validation_scenes_can_draw_on_either_side_of_the_design_split():
+    held_out, training = deck_names("held-out"), deck_names("training")
+    assert set(held_out) == {"tigullio", "ornamental", "heruka-2color-bf"}
+    assert set(training) == {d.name for d in DECKS} - set(held_out)
+    with pytest.raises(ValueError, match="'test'"):
+        deck_names("test")
 
 
 @pytest.mark.parametrize(
@@ -143,6 +151,31 @@ def test_a_corner_half_visible_is_labelled_only_above_the_threshold(anglo):
             assert shown, f"{share:.0%} covered must stay labelled"
         else:
             assert not shown, f"{share:.0%} covered must lose its label"
+
+
+@pytest.mark.parametrize(
+    "corner, covered, rank_shows",
+    [
+        ("tl", "rank", False),  # the top-left index reads downwards: its rank is on top
+        ("tl", "pip", True),
+        ("br", "rank", False),  # the turned copy reads upwards: its rank is at the bottom
+        ("br", "pip", True),
+    ],
+)
+def test_a_label_records_how_much_of_its_rank_shows(anglo, corner: str, covered: str, rank_shows: bool):
+    card = place_card(anglo, "9C", (160, 160), 0, 200)
+    label = next(l for l in plain_scene([card]).labels if l.corner == corner)
+    assert label.rank_visible == pytest.approx(1.0, abs=0.02)
+    x1, y1, x2, y2 = label.box
+    rank_on_top = corner == "tl"
+    cover_top = (covered == "rank") == rank_on_top  # cover the index's upper 40 % or its lower 40 %
+    art_h, art_w = anglo.cards["2D"].shape[:2]
+    edge = y1 + 0.4 * (y2 - y1) if cover_top else y2 - 0.4 * (y2 - y1)
+    cover = place_card(anglo, "2D", ((x1 + x2) / 2, edge - 100 if cover_top else edge + 100), 0, 200)
+    assert 200 * art_w / art_h > 2 * (x2 - x1)  # the cover spans the index sideways
+    shown = next(l for l in plain_scene([card, cover]).labels if l.code == "9C" and l.corner == corner)
+    assert shown.visible >= MIN_VISIBLE  # still labelled: the evaluation decides what a covered rank counts for
+    assert (shown.rank_visible > 0.9) == rank_shows, f"{covered} covered: rank_visible {shown.rank_visible:.2f}"
 
 
 def test_two_identical_cards_from_two_decks_are_two_cards(anglo):

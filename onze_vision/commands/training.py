@@ -12,7 +12,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 def _make_dataset(args: argparse.Namespace) -> int:
     from onze_vision.synth.art import ArtNotInstalledError
-    from onze_vision.synth.dataset import make_dataset
+    from onze_vision.synth.dataset import deck_names, make_dataset
 
     try:
         summary = make_dataset(
@@ -23,6 +23,7 @@ def _make_dataset(args: argparse.Namespace) -> int:
             image_size=args.size,
             workers=args.workers,
             index_px=tuple(args.index_px),
+            val_decks=deck_names(args.val_designs),
         )
     except ArtNotInstalledError as error:
         print(f"onze-vision make-dataset: {error}", file=sys.stderr)
@@ -56,6 +57,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     make.add_argument("--index-px", type=float, nargs=2, default=[11.0, 60.0], metavar=("MIN", "MAX"),
                       help="corner-index height range in pixels, log-uniform (default 11 60; "
                            "close-ups for the classifier: 20 70)")
+    make.add_argument("--val-designs", choices=("held-out", "training"), default="held-out",
+                      help="designs of the validation scenes: the held-out ones (default), or new scenes of "
+                           "the training designs, to tell what unseen designs cost from what the scenes cost")
     make.set_defaults(handler=_make_dataset)
 
     train = subparsers.add_parser(

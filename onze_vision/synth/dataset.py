@@ -6,7 +6,8 @@ Layout under ``out_dir``::
     images/{train,val}/*.jpg       scenes
     labels/{train,val}/*.txt       one line per visible corner index: class cx cy w h
     meta/{train,val}.jsonl         per scene: layout, cards (id, code, deck, centre) and
-                                   labels (code, card_id, corner, box, visible, down)
+                                   labels (code, card_id, corner, box, visible, down,
+                                   rank_visible)
     contact_sheet.png              sample scenes with their labels drawn
     summary.json                   counts, decks, seed and measured speed
 
@@ -146,6 +147,14 @@ def _progress(done: int, total: int, started: float) -> None:
     sys.stderr.flush()
 
 
+def deck_names(split: str) -> list[str]:
+    """The deck designs of one split: ``"training"`` or ``"held-out"`` (validation only)."""
+    if split not in ("training", "held-out"):
+        raise ValueError(f"no split of the deck designs is called {split!r}; use 'training' or 'held-out'")
+    wanted = "train" if split == "training" else "val"
+    return [deck.name for deck in DECKS if deck.split == wanted]
+
+
 def make_dataset(
     out_dir: Path,
     train_images: int = 12000,
@@ -162,8 +171,8 @@ def make_dataset(
     """Render the dataset into ``out_dir`` and return what was written."""
     out_dir = Path(out_dir)
     split_decks = {
-        "train": train_decks or [d.name for d in DECKS if d.split == "train"],
-        "val": val_decks or [d.name for d in DECKS if d.split == "val"],
+        "train": train_decks or deck_names("training"),
+        "val": val_decks or deck_names("held-out"),
     }
     counts = {"train": train_images, "val": val_images}
     for split in counts:

@@ -6,6 +6,8 @@ falloff and shadows, glare, white balance, blur, noise and JPEG. Every card is d
 z-order and writes its id into an *owner map*, so after drawing we know, pixel by pixel,
 which card is seen. A corner index is labelled only when at least ``MIN_VISIBLE`` of
 its area shows; the rest is covered by another card, a thumb or the photo's edge.
+It also records how much of its rank half shows (``rank_visible``): half an index can
+show with its rank glyph covered, and such a corner cannot be read for sure.
 
 Labels say which physical card each index belongs to (``card_id``), so the two corners
 of one card count once and two identical cards from two decks count twice.
@@ -40,6 +42,7 @@ class IndexLabel:
     box: tuple[float, float, float, float]  # x1, y1, x2, y2 in image pixels
     visible: float
     down: tuple[float, float]  # unit vector of "down" as the index reads
+    rank_visible: float = 1.0  # share of the index's rank half (nearer the card's corner) that shows
 
 
 @dataclass
@@ -221,6 +224,24 @@ def _index_quads(card: CardPlacement) -> list[tuple[str, np.ndarray, np.ndarray]
     return [("tl", tl, np.array([0.0, 1.0])), ("br", br, np.array([0.0, -1.0]))]
 
 
+def _shown_share(quad: np.ndarray, owner: np.ndarray, card_id: int) -> float:
+    """The share of a quad (image pixels) where the owner map shows the card: off the photo counts as hidden."""
+    mask = np.zeros(owner.shape, np.uint8)
+    cv2.fillConvexPoly(mask, np.round(quad).astype(np.int32), 1)
+    return float(np.count_nonzero((owner == card_id) & (mask > 0))) / max(_polygon_area(quad), 1.0)
+
+
+def _rank_half(quad: np.ndarray) -> np.ndarray:
+    """The half of an index quad from :func:`_index_quads` that holds the rank glyph.
+
+    The rank reads above the suit pip: the half on the side of the quad's first two
+    points, in the top-left index and in its 180-degree turned copy alike.
+    """
+    top, bottom = quad[[0, 1]], quad[[3, 2]]
+    middle = (top + bottom) / 2
+    return np.array([top[0], top[1], middle[1], middle[0]])
+
+
 def _lighting(rng: np.random.Generator, image: np.ndarray) -> np.ndarray:
     """Uneven light, a cast shadow, a glare spot and a white balance, in float."""
     h, w = image.shape[:2]
@@ -340,17 +361,17 @@ def compose_scene(
             x2, y2 = quad.max(axis=0)
             if area < 1 or min(x2 - x1, y2 - y1) < MIN_INDEX_PX:
                 continue
-            mask = np.zeros((height, width), np.uint8)
-            cv2.fillConvexPoly(mask, np.round(quad).astype(np.int32), 1)
-            visible = float(np.count_nonzero((owner == card_id) & (mask > 0))) / area
+            visible = _shown_share(quad, owner, card_id)
             if visible < MIN_VISIBLE:
                 continue
+            rank_visible = _shown_share(_apply(full, _rank_half(quad_card)), owner, card_id)
             mid = quad_card.mean(axis=0)
             a, b = _apply(full, np.array([mid, mid + down_card * 5]))
             down = (b - a) / max(np.linalg.norm(b - a), 1e-6)
             box = (max(0.0, x1), max(0.0, y1), min(float(width), x2), min(float(height), y2))
             scene.labels.append(
-                IndexLabel(card.code, card_id, corner, box, min(visible, 1.0), (float(down[0]), float(down[1])))
+                IndexLabel(card.code, card_id, corner, box, min(visible, 1.0), (float(down[0]), float(down[1])),
+                           min(rank_visible, 1.0))
             )
             placed.labelled_corners += 1
         scene.cards.append(placed)
