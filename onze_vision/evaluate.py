@@ -234,10 +234,9 @@ def match_with_ignored(
     """
     thresholds = np.asarray(thresholds, dtype=np.float32)
     tp = np.zeros((len(pred_xyxy), len(thresholds)), bool)
-    ignored = np.zeros_like(tp)
     gt_ignored = np.zeros(len(gt_xyxy), bool) if gt_ignored is None else np.asarray(gt_ignored, bool)
     out_of_range = np.zeros(len(pred_xyxy), bool) if pred_out_of_range is None else np.asarray(pred_out_of_range, bool)
-    ignored[:] = out_of_range[:, None]
+    ignored = np.repeat(out_of_range[:, None], len(thresholds), axis=1)  # until a match says otherwise
     if len(pred_xyxy) == 0 or len(gt_xyxy) == 0:
         return tp, ignored
     iou = box_iou(pred_xyxy, gt_xyxy)
@@ -451,8 +450,8 @@ def _add_to_breakdown(breakdown: dict[tuple[str, str], dict[str, Any]], indices:
     ranges: a prediction on one is neither right nor wrong, and an unmatched prediction
     outside the size band is left out.
     """
-    gt_size = np.maximum(gt_xyxy[:, 2] - gt_xyxy[:, 0], gt_xyxy[:, 3] - gt_xyxy[:, 1])
-    pred_size = np.maximum(indices.xyxy[:, 2] - indices.xyxy[:, 0], indices.xyxy[:, 3] - indices.xyxy[:, 1])
+    gt_size = (gt_xyxy[:, 2:] - gt_xyxy[:, :2]).max(axis=1, initial=0.0)  # long side, as SIZE_BANDS measure
+    pred_size = indices.wh.max(axis=1, initial=0.0)
     for labels in LABEL_SETS:
         hidden_rank = rank_visible < RANK_LEGIBLE if labels == "rank showing" else np.zeros(len(gt_xyxy), bool)
         for band, low, high in SIZE_BANDS:
