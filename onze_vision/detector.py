@@ -116,7 +116,9 @@ class DetectorConfig:
         decode_factor: Decode the photo with its long side >= this x ``imgsz``.
         nested_overlap: Of two named indices whose intersection covers more than this
             share of the smaller box, only the more confident is kept (one index boxed
-            twice, whole and rank alone).
+            twice, whole and rank alone: nearly all of the smaller box lies inside). Two
+            real neighbours in a tight fan overlap less (up to 0.76 of the smaller box for
+            99 % of the labels of generated scenes), and both must stay.
     """
 
     imgsz: int = 640
@@ -132,7 +134,7 @@ class DetectorConfig:
     index_aspect: float = 0.0
     pair_min_agreement: float = 0.05
     decode_factor: float = 1.5
-    nested_overlap: float = 0.6
+    nested_overlap: float = 0.85
 
     @classmethod
     def from_dict(cls, values: dict[str, Any]) -> DetectorConfig:
