@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from test_detector import make_fake_models
 
+from onze_vision.detections import Detections
 from onze_vision.detector import CARD_CODES, CardDetector
 from onze_vision.evaluate import (
     average_precision,
@@ -17,6 +18,7 @@ from onze_vision.evaluate import (
     format_summary,
     match_predictions,
     match_with_ignored,
+    named_as_labelled,
     read_yolo_labels,
     run_evaluation,
 )
@@ -121,6 +123,8 @@ def test_full_run_on_tiny_sets(tmp_path: Path) -> None:
     assert s["map50"] == pytest.approx(0.5)
     # A classifier sure of one code: scoring every code of a box changes nothing.
     assert s["map50_every_code"] == pytest.approx(0.5)
+    # Every index was boxed: named as labelled, nothing would be lost.
+    assert s["map50_named_right"] == pytest.approx(1.0)
     assert s["recall_per_class"] == {"10S": 1.0, "9S": 0.0}
     # Per design: alpha's two 10S are read; beta's 9S is read as a 10S.
     assert s["per_design"]["alpha"] == {"scenes": 1, "index_boxes": 2, "map50": 1.0, "recall": 1.0, "located": 1.0}
@@ -170,6 +174,24 @@ def test_every_code_map_scores_a_boxs_runner_up_as_ultralytics_does(tmp_path: Pa
 
 
 BOX_A, BOX_B = [0, 0, 10, 10], [50, 50, 60, 60]
+
+
+@pytest.mark.parametrize(
+    ("box", "expected_code", "expected_confidence"),
+    [
+        ([0, 0, 10, 20], "9S", 0.8),  # on the 9S index, read 10S: named 9S, scored by the detector alone
+        ([1, 1, 11, 21], "9S", 0.8),  # a little off, still on it (IoU >= 0.5)
+        ([50, 50, 60, 70], "10S", 0.4),  # on no index: keeps its reading
+    ],
+)
+def test_named_as_labelled_gives_each_box_on_an_index_its_label(
+    box: list[int], expected_code: str, expected_confidence: float
+) -> None:
+    reading = Detections(np.array([box], np.float32), np.array([0.4], np.float32),
+                         np.array([CARD_CODES.index("10S")]), {"det_score": np.array([0.8], np.float32)})
+    named = named_as_labelled(reading, np.array([[0, 0, 10, 20]], np.float32), np.array([CARD_CODES.index("9S")]))
+    assert CARD_CODES[int(named.class_id[0])] == expected_code
+    assert named.confidence[0] == pytest.approx(expected_confidence)
 
 
 @pytest.mark.parametrize(
