@@ -117,8 +117,9 @@ class DetectorConfig:
         nested_overlap: Of two named indices whose intersection covers more than this
             share of the smaller box, only the more confident is kept (one index boxed
             twice, whole and rank alone: nearly all of the smaller box lies inside). Two
-            real neighbours in a tight fan overlap less (up to 0.76 of the smaller box for
-            99 % of the labels of generated scenes), and both must stay.
+            real neighbours in a tight fan overlap less (of the labels of generated scenes
+            that overlap another by more than 0.3, 99 % overlap it by at most 0.76), and
+            both must stay.
     """
 
     imgsz: int = 640
