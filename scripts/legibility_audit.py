@@ -15,6 +15,13 @@ This script measures how far a person gets on the same crops the classifier read
 
     python scripts/legibility_audit.py sheet --data datasets/onze-val --out reports/legibility
     python scripts/legibility_audit.py score --out reports/legibility --answers reports/legibility/answers.txt
+
+The shipped readings (two samples of 80, seeds 2026 and 2027):
+
+    python scripts/legibility_audit.py sheet --out reports/legibility
+    python scripts/legibility_audit.py sheet --seed 2027 --out reports/legibility2
+    python scripts/legibility_audit.py score --out reports/legibility reports/legibility2 \
+        --answers models/evaluation/legibility_answers.txt models/evaluation/legibility_answers_2.txt
 """
 
 from __future__ import annotations
@@ -94,8 +101,12 @@ def read_answers(path: Path, count: int) -> list[str | None]:
     return answers
 
 
-def score(out: Path, answers_path: Path, models: Path) -> dict[str, dict[str, int]]:
-    """Right / abstained / wrong for the reader, right for the classifier, per group of crops."""
+def score(out: Path, answers_path: Path, models: Path,
+          groups: dict[str, dict[str, int]] | None = None) -> dict[str, dict[str, int]]:
+    """Right / abstained / wrong for the reader, right for the classifier, per group of crops.
+
+    Pass the ``groups`` of an earlier sample to add this one to them.
+    """
     import onnxruntime as ort
 
     truth = json.loads((out / "truth.json").read_text())
@@ -105,7 +116,7 @@ def score(out: Path, answers_path: Path, models: Path) -> dict[str, dict[str, in
     images = [crop_index(cv2.imread(str(data / c["image"]), cv2.IMREAD_COLOR), c["box"]) for c in crops]
     probs = session.run(["probs"], {"crops": crops_to_tensor(images)})[0]
     read_by_model = [CARD_CODES[p] if p < len(CARD_CODES) else "none" for p in probs.argmax(axis=1)]
-    groups: dict[str, dict[str, int]] = {}
+    groups = {} if groups is None else groups
     for crop, answer, model in zip(crops, answers, read_by_model):
         small = crop["long_side"] < SMALL
         covered = crop["rank_visible"] < RANK_LEGIBLE
@@ -131,16 +142,22 @@ def main() -> None:
     sheet.add_argument("--seed", type=int, default=2026)
     sheet.add_argument("--out", type=Path, default=REPO / "reports" / "legibility")
     marking = commands.add_parser("score", help="compare the reader's answers with the truth and the classifier")
-    marking.add_argument("--out", type=Path, default=REPO / "reports" / "legibility")
-    marking.add_argument("--answers", type=Path, required=True)
+    marking.add_argument("--out", type=Path, nargs="+", default=[REPO / "reports" / "legibility"],
+                         help="sheet folders (several: their samples are added up)")
+    marking.add_argument("--answers", type=Path, nargs="+", required=True, help="one answers file per folder")
     marking.add_argument("--models", type=Path, default=DEFAULT_MODEL_DIR)
     args = parser.parse_args()
     if args.command == "sheet":
         sheets = write_sheets(args.data, args.split, args.count, args.seed, args.out)
         print(f"{sheets} sheet(s) in {args.out}; read them before opening truth.json")
         return
+    if len(args.out) != len(args.answers):
+        parser.error(f"{len(args.out)} sheet folder(s) but {len(args.answers)} answers file(s)")
+    groups: dict[str, dict[str, int]] = {}
+    for out, answers in zip(args.out, args.answers):
+        score(out, answers, args.models, groups)
     print(f"{'crops':<36} {'n':>4} {'reader right':>13} {'abstained':>10} {'wrong':>6} {'classifier right':>17}")
-    for name, t in score(args.out, args.answers, args.models).items():
+    for name, t in groups.items():
         n = t["crops"]
         print(f"{name:<36} {n:>4} {t['reader right'] / n:>13.2f} {t['reader abstained'] / n:>10.2f} "
               f"{t['reader wrong'] / n:>6.2f} {t['classifier right'] / n:>17.2f}")
