@@ -291,3 +291,54 @@ def test_the_classifier_seed_reaches_training(tiny_dataset: Path, tmp_path: Path
                                       "--classifier-seed", "7"])
     assert train_all(args) == 0
     assert seeds == [7]
+
+
+def test_widening_the_last_stage_keeps_what_the_network_computes() -> None:
+    import torch
+
+    from onze_vision.training.classifier import widen_top
+
+    narrow = _random_classifier(0)
+    wide = widen_top(narrow, 192, noise=0.0)
+    assert wide.rank.in_features == 192 and sum(p.numel() for p in wide.parameters()) > sum(
+        p.numel() for p in narrow.parameters())
+    x = torch.rand(6, 3, 48, 48)
+    with torch.no_grad():
+        for before, after in zip(narrow(x), wide(x)):
+            assert torch.allclose(before, after, atol=1e-5)
+    # With the default noise the copies differ (or training could never tell them apart), barely.
+    noisy = widen_top(narrow, 192)
+    with torch.no_grad():
+        assert (noisy(x)[0] - narrow(x)[0]).abs().max() < 0.05
+    with pytest.raises(ValueError, match="has 128 channels; cannot narrow it to 64"):
+        widen_top(narrow, 64)
+
+
+def test_a_widened_member_saves_and_loads_beside_narrow_ones(tmp_path: Path) -> None:
+    import torch
+
+    from onze_vision.training.classifier import load_classifier_members, save_classifier, widen_top
+
+    members = [_random_classifier(0), widen_top(_random_classifier(1), 256)]
+    save_classifier(members, tmp_path / "mixed.pt")
+    loaded = load_classifier_members(tmp_path / "mixed.pt")
+    assert [m.rank.in_features for m in loaded] == [128, 256]
+    assert torch.equal(loaded[1].features[8][0].weight, members[1].features[8][0].weight)
+
+
+def test_the_widen_option_reaches_training(tiny_dataset: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    from onze_vision.cli import build_parser
+    from onze_vision.training import classifier
+
+    asked = []
+
+    def fake_training(*args, widen: int | None = None, **kwargs):
+        asked.append(widen)
+        return _random_classifier(0)
+
+    monkeypatch.setattr(classifier, "train_classifier", fake_training)
+    args = build_parser().parse_args(["train", "--data", str(tiny_dataset), "--stage", "classifier",
+                                      "--out", str(tmp_path / "out"), "--runs", str(tmp_path / "runs"),
+                                      "--classifier-widen", "256"])
+    assert train_all(args) == 0
+    assert asked == [256]

@@ -102,6 +102,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     train.add_argument("--resume", action="store_true", help="resume the detector from its last checkpoint")
     train.add_argument("--classifier-init", default=None, metavar="PT",
                        help="continue the classifier from a state dict (models/index_classifier.pt) or an ONNX export")
+    train.add_argument("--classifier-widen", type=int, default=None, metavar="C",
+                       help="grow the last stage of the --classifier-init network to C channels (it has 128) "
+                            "before training on, keeping what it computes")
     train.add_argument("--ensemble-with", default=None, metavar="PT",
                        help="ship the trained classifier averaged with the classifier(s) in this .pt "
                             "(one ONNX file; 0 --classifier-minutes ensembles --classifier-init as it is)")

@@ -35,18 +35,25 @@ class IndexClassifier(nn.Module):
 
     About 25 M multiply-adds per crop: small enough to train for hundreds of
     thousands of crops in minutes on two CPU cores.
+
+    Args:
+        width: Channels of the 24x24 stage; the later stages double it.
+        top: Channels of the last (6x6) stage, ``4 * width`` by default. It holds most
+            of the parameters at a fraction of the multiply-adds; :func:`widen_top`
+            grows a trained network's there without changing what it computes.
     """
 
-    def __init__(self, width: int = 32) -> None:
+    def __init__(self, width: int = 32, top: int | None = None) -> None:
         super().__init__()
+        top = top or width * 4
         self.features = nn.Sequential(
             _conv(3, width // 2), _conv(width // 2, width, stride=2),  # 24
             _conv(width, width), nn.MaxPool2d(2),  # 12
             _conv(width, width * 2), _conv(width * 2, width * 2), nn.MaxPool2d(2),  # 6
-            _conv(width * 2, width * 4), _conv(width * 4, width * 4),
+            _conv(width * 2, top), _conv(top, top),
             nn.AdaptiveAvgPool2d(1), nn.Flatten(),
         )
-        features = width * 4
+        features = top
         self.rank = nn.Linear(features, len(RANK_CLASSES))
         self.suit = nn.Linear(features, len(SUITS))
         self.down = nn.Linear(features, 2)
@@ -94,6 +101,53 @@ class ExportedEnsemble(nn.Module):
         probs = torch.stack([probs for probs, _ in outputs]).mean(dim=0)
         down = torch.stack([down for _, down in outputs]).sum(dim=0)
         return probs, F.normalize(down, dim=1)
+
+
+def widen_top(model: IndexClassifier, top: int, seed: int = 0, noise: float = 0.01) -> IndexClassifier:
+    """Nearly the same function with ``top`` channels in the last stage (Net2WiderNet).
+
+    Each new channel copies a random old one (convolution, batch norm); whatever reads a
+    copied channel has its weight split between the copies, so the outputs stay as they
+    were and training goes on from where the narrow network stood. Exact copies would
+    get equal gradients and stay copies for ever, so the split weights get ``noise``
+    (relative) to tell them apart.
+    """
+    blocks = [m for m in model.features if isinstance(m, nn.Sequential)]
+    first, second = blocks[-2], blocks[-1]
+    old = second[0].out_channels
+    if top < old:
+        raise ValueError(f"widen_top: the last stage has {old} channels; cannot narrow it to {top}")
+    width = blocks[1][0].out_channels
+    wide = IndexClassifier(width=width, top=top)
+    wide.load_state_dict({k: v for k, v in model.state_dict().items()
+                          if not k.startswith(("features.7", "features.8", "rank", "suit", "down"))}, strict=False)
+    gen = torch.Generator().manual_seed(seed)
+
+    def mapping() -> torch.Tensor:
+        return torch.cat([torch.arange(old), torch.randint(0, old, (top - old,), generator=gen)])
+
+    def copy_block(src: nn.Sequential, dst: nn.Sequential, out_map: torch.Tensor, in_map: torch.Tensor | None) -> None:
+        weight = src[0].weight.data[out_map]
+        if in_map is not None:  # split each input channel's weight between its copies
+            counts = torch.bincount(in_map, minlength=old).float()
+            weight = weight[:, in_map] / counts[in_map].view(1, -1, 1, 1)
+            weight = weight * (1 + noise * torch.randn(weight.shape, generator=gen))
+        dst[0].weight.data.copy_(weight)
+        for name in ("weight", "bias", "running_mean", "running_var"):
+            getattr(dst[1], name).data.copy_(getattr(src[1], name).data[out_map])
+
+    wide_blocks = [m for m in wide.features if isinstance(m, nn.Sequential)]
+    map_first, map_second = mapping(), mapping()
+    with torch.no_grad():
+        copy_block(first, wide_blocks[-2], map_first, None)
+        copy_block(second, wide_blocks[-1], map_second, map_first)
+        counts = torch.bincount(map_second, minlength=old).float()
+        for head in ("rank", "suit", "down"):
+            src, dst = getattr(model, head), getattr(wide, head)
+            split = src.weight[:, map_second] / counts[map_second].view(1, -1)
+            dst.weight.copy_(split * (1 + noise * torch.randn(split.shape, generator=gen)))
+            dst.bias.copy_(src.bias)
+    return wide.train(model.training)
 
 
 def _members(models: IndexClassifier | Sequence[IndexClassifier]) -> list[IndexClassifier]:
@@ -191,6 +245,7 @@ def train_classifier(
     seed: int = 0,
     log=print,
     init: Path | None = None,
+    widen: int | None = None,
 ) -> IndexClassifier:
     """Train for a wall-clock budget, checkpointing to ``out_path``.
 
@@ -201,6 +256,8 @@ def train_classifier(
     torch.manual_seed(seed)
     gen = torch.Generator().manual_seed(seed)
     model = load_classifier(init, train) if init is not None else IndexClassifier()  # continue a run
+    if widen:
+        model = widen_top(model, widen, seed=seed)
     if minutes <= 0:  # nothing to train: the initial model as it is (e.g. to ensemble it)
         return model.eval()
     images = _to_tensor(train.images)
@@ -261,7 +318,8 @@ def load_classifier_members(path: Path) -> list[IndexClassifier]:
     states = saved["members"] if isinstance(saved, dict) and "members" in saved else [saved]
     models = []
     for state in states:
-        model = IndexClassifier()
+        # The architecture from the weights: stage widths are the convolutions' output channels.
+        model = IndexClassifier(width=state["features.1.0.weight"].shape[0], top=state["rank.weight"].shape[1])
         model.load_state_dict(state)
         models.append(model.eval())
     return models

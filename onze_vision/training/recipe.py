@@ -278,7 +278,8 @@ def train_all(args: argparse.Namespace) -> int:
         init = getattr(args, "classifier_init", None)
         model = train_classifier(train, val, args.classifier_minutes, runs / "classifier.pt",
                                  seed=getattr(args, "classifier_seed", 0),
-                                 log=lambda m: print(m, flush=True), init=Path(init) if init else None)
+                                 log=lambda m: print(m, flush=True), init=Path(init) if init else None,
+                                 widen=getattr(args, "classifier_widen", None))
         metrics = evaluate_classifier(model, val)
         print(f"classifier on held-out decks: {metrics}", flush=True)
         ensemble_with = getattr(args, "ensemble_with", None)
