@@ -274,23 +274,29 @@ def test_an_ensembles_onnx_export_is_not_taken_for_one_classifier(tiny_dataset: 
         load_classifier(tmp_path / "ensemble.onnx", build_crops(tiny_dataset, "train", limit=2))
 
 
-def test_the_classifier_seed_reaches_training(tiny_dataset: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    # A new seed is what makes a second ensemble member from the same data err differently.
+# A new seed is what makes a second ensemble member from the same data err differently;
+# a wider last stage is what gives an underfitting member room to learn.
+@pytest.mark.parametrize(("option", "value", "keyword", "expected"), [
+    ("--classifier-seed", "7", "seed", 7),
+    ("--classifier-widen", "256", "widen", 256),
+])
+def test_a_classifier_option_reaches_training(tiny_dataset: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                              option: str, value: str, keyword: str, expected: int):
     from onze_vision.cli import build_parser
     from onze_vision.training import classifier
 
-    seeds = []
+    asked = []
 
-    def fake_training(*args, seed: int = 0, **kwargs):
-        seeds.append(seed)
-        return _random_classifier(seed)
+    def fake_training(*args, **kwargs):
+        asked.append(kwargs.get(keyword))
+        return _random_classifier(0)
 
     monkeypatch.setattr(classifier, "train_classifier", fake_training)
     args = build_parser().parse_args(["train", "--data", str(tiny_dataset), "--stage", "classifier",
                                       "--out", str(tmp_path / "out"), "--runs", str(tmp_path / "runs"),
-                                      "--classifier-seed", "7"])
+                                      option, value])
     assert train_all(args) == 0
-    assert seeds == [7]
+    assert asked == [expected]
 
 
 def test_widening_the_last_stage_keeps_what_the_network_computes() -> None:
@@ -324,21 +330,3 @@ def test_a_widened_member_saves_and_loads_beside_narrow_ones(tmp_path: Path) -> 
     loaded = load_classifier_members(tmp_path / "mixed.pt")
     assert [m.rank.in_features for m in loaded] == [128, 256]
     assert torch.equal(loaded[1].features[8][0].weight, members[1].features[8][0].weight)
-
-
-def test_the_widen_option_reaches_training(tiny_dataset: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    from onze_vision.cli import build_parser
-    from onze_vision.training import classifier
-
-    asked = []
-
-    def fake_training(*args, widen: int | None = None, **kwargs):
-        asked.append(widen)
-        return _random_classifier(0)
-
-    monkeypatch.setattr(classifier, "train_classifier", fake_training)
-    args = build_parser().parse_args(["train", "--data", str(tiny_dataset), "--stage", "classifier",
-                                      "--out", str(tmp_path / "out"), "--runs", str(tmp_path / "runs"),
-                                      "--classifier-widen", "256"])
-    assert train_all(args) == 0
-    assert asked == [256]

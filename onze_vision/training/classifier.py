@@ -119,8 +119,10 @@ def widen_top(model: IndexClassifier, top: int, seed: int = 0, noise: float = 0.
         raise ValueError(f"widen_top: the last stage has {old} channels; cannot narrow it to {top}")
     width = blocks[1][0].out_channels
     wide = IndexClassifier(width=width, top=top)
+    # Everything before the last stage carries over as it is; the last stage and heads are copied below.
+    rebuilt = tuple(f"features.{i}." for i, m in enumerate(model.features) if m is first or m is second)
     wide.load_state_dict({k: v for k, v in model.state_dict().items()
-                          if not k.startswith(("features.7", "features.8", "rank", "suit", "down"))}, strict=False)
+                          if not k.startswith((*rebuilt, "rank", "suit", "down"))}, strict=False)
     gen = torch.Generator().manual_seed(seed)
 
     def mapping() -> torch.Tensor:
