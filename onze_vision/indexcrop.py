@@ -5,6 +5,9 @@ detector's boxes) must cut exactly the same way, so both call :func:`crop_index`
 The crop is a square centred on the box, ``CROP_CONTEXT`` times its longer side,
 so a rotated index keeps its proportions and the suit pip under the rank stays
 inside: that pip is what tells a 6 from an upside-down 9.
+
+At run time an index can be read from several crops (:func:`crop_views`): the centred
+one and four moved a little off the detector's box, whose readings are averaged.
 """
 
 from __future__ import annotations
@@ -40,6 +43,31 @@ def crop_index(
     return cv2.warpAffine(
         image_bgr, matrix, (size, size), flags=interpolation, borderMode=cv2.BORDER_REPLICATE
     )
+
+
+def view_boxes(
+    box: tuple[float, float, float, float] | np.ndarray, shift: float
+) -> list[tuple[float, float, float, float]]:
+    """``box`` itself, then (``shift`` > 0) moved by ``shift`` x its longer side left, right, up and down.
+
+    Raises:
+        ValueError: ``shift`` is negative.
+    """
+    if shift < 0:
+        raise ValueError(f"crop shift must be >= 0, got {shift}")
+    x1, y1, x2, y2 = (float(v) for v in box)
+    if shift == 0:
+        return [(x1, y1, x2, y2)]
+    step = shift * max(x2 - x1, y2 - y1)
+    moves = ((0.0, 0.0), (-step, 0.0), (step, 0.0), (0.0, -step), (0.0, step))
+    return [(x1 + dx, y1 + dy, x2 + dx, y2 + dy) for dx, dy in moves]
+
+
+def crop_views(
+    image_bgr: np.ndarray, box: tuple[float, float, float, float] | np.ndarray, shift: float
+) -> list[np.ndarray]:
+    """The crops of :func:`view_boxes`: one (``shift`` 0) or five views of one index."""
+    return [crop_index(image_bgr, view) for view in view_boxes(box, shift)]
 
 
 def crops_to_tensor(crops: list[np.ndarray]) -> np.ndarray:

@@ -345,6 +345,58 @@ def test_boxes_map_back_to_full_photo_pixels(tmp_path: Path) -> None:
     assert [c.card for c in reading.cards] == ["QH", "QH"]  # same orientation: two cards
 
 
+def recording_classifier(detector: CardDetector, batches: list[int], swap_after_first: tuple[str, str] | None = None):
+    """Wrap the detector's classifier: record each batch size; with ``swap_after_first``,
+    later batches (the moved views) give the two codes each other's probabilities."""
+    classify = detector._classify
+
+    def wrapped(tensor: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        probs, down = classify(tensor)
+        if batches and swap_after_first:
+            a, b = (CARD_CODES.index(code) for code in swap_after_first)
+            probs[:, [a, b]] = probs[:, [b, a]]
+        batches.append(len(tensor))
+        return probs, down
+
+    detector._classify = wrapped  # type: ignore[method-assign]
+
+
+@pytest.mark.parametrize(("crop_shift", "reread_below", "batches"), [
+    (0.0, 1.01, [2]),     # no views: one crop per index
+    (0.05, 0.9, [2, 8]),  # read at 0.731, unsure: four moved crops of each index
+    (0.05, 0.7, [2]),     # 0.731 is sure enough: read once
+])
+def test_unsure_indices_are_read_again_from_moved_crops(
+        tmp_path: Path, crop_shift: float, reread_below: float, batches: list[int]) -> None:
+    make_fake_models(tmp_path, [[160, 160, 32, 16, 0.9], [16, 56, 8, 8, 0.8]], 320, "QH", runner_up="KH")
+    config = replace(DetectorConfig(), crop_shift=crop_shift, reread_below=reread_below, min_class_prob=0.3)
+    detector = CardDetector(tmp_path, config=config)
+    seen: list[int] = []
+    recording_classifier(detector, seen)
+    indices = detector.read_indices(np.full((300, 400, 3), 200, np.uint8))
+    assert seen == batches
+    assert [CARD_CODES[i] for i in indices.class_id] == ["QH", "QH"]
+    np.testing.assert_allclose(indices.data["class_prob"], [0.731, 0.731], atol=1e-3)
+    np.testing.assert_allclose(indices.data["down"], [[0, 1], [0, 1]], atol=1e-6)
+
+
+def test_four_moved_views_outvote_an_unsure_centred_crop(tmp_path: Path) -> None:
+    # Centred: QH 0.731, KH 0.269; each moved view: KH 0.731, QH 0.269. Averaged: KH 0.639.
+    make_fake_models(tmp_path, [[160, 160, 32, 16, 0.9]], 320, "QH", runner_up="KH")
+    detector = CardDetector(tmp_path, config=replace(DetectorConfig(), crop_shift=0.05, reread_below=0.9))
+    recording_classifier(detector, [], swap_after_first=("QH", "KH"))
+    indices = detector.read_indices(np.full((300, 400, 3), 200, np.uint8))
+    assert [CARD_CODES[i] for i in indices.class_id] == ["KH"]
+    np.testing.assert_allclose(indices.data["class_prob"], [(0.269 + 4 * 0.731) / 5], atol=1e-3)
+
+
+@pytest.mark.parametrize(("shift", "says"), [(-0.05, "crop_shift must be >= 0, got -0.05"), ("wide", "'wide'")])
+def test_a_bad_crop_shift_in_the_config_is_refused(tmp_path: Path, shift: object, says: str) -> None:
+    (tmp_path / "detector.json").write_text(json.dumps({"crop_shift": shift}))
+    with pytest.raises(InvalidModelError, match=f"not a valid detector config: .*{says}"):
+        DetectorConfig.from_json(tmp_path / "detector.json")
+
+
 # ------------------------------------------------------------ the shipped models
 
 @needs_models
