@@ -6,11 +6,11 @@ Pipeline (all numpy / OpenCV / onnxruntime; no torch):
    side >= ``decode_factor`` x the detector's input size.
 2. The image is letterboxed (grey 114) to the detector's square input, as Ultralytics does.
 3. The one-class detector finds corner indices; confidence threshold + numpy NMS.
-4. Each box is cut with :func:`~onze_vision.indexcrop.crop_views` from the decoded image
-   (more pixels than the letterboxed one; centred, and with ``crop_shift`` also four
-   crops moved a little off the box) and all crops are classified in one batch: 53 codes
-   + "none", and the card's ``down`` direction as the index reads; an index's views are
-   averaged.
+4. Each box is cut with :func:`~onze_vision.indexcrop.crop_index` from the decoded image
+   (more pixels than the letterboxed one) and all crops are classified in one batch: 53
+   codes + "none", and the card's ``down`` direction as the index reads. An index read
+   unsure is read again from moved and turned crops
+   (:func:`~onze_vision.indexcrop.reading_views`) and its readings are averaged.
 5. :func:`read_corners_together`: two indices that sit on one card's diagonal and whose
    readings can agree are read as one card, each with the product of their
    probabilities (a sharp corner outvotes its blurred partner).
@@ -58,7 +58,7 @@ import numpy as np
 from onze_vision.cards import CARD_CODES
 from onze_vision.detections import Detections
 from onze_vision.imageio import ImageSource, LoadedImage, load_image
-from onze_vision.indexcrop import NONE_CLASS, crop_index, crop_views, crops_to_tensor
+from onze_vision.indexcrop import NONE_CLASS, crop_index, crop_view, crops_to_tensor, reading_views, turn_back
 
 #: Where the shipped models live; ``ONZE_VISION_MODELS`` overrides it.
 DEFAULT_MODEL_DIR = Path(os.environ.get("ONZE_VISION_MODELS", Path(__file__).resolve().parent.parent / "models"))
@@ -124,11 +124,14 @@ class DetectorConfig:
             both must stay.
         crop_shift: An index the centred crop reads unsure of (see ``reread_below``) is
             read again from four crops moved by this share of the box's longer side left,
-            right, up and down, and the five readings are averaged
-            (:func:`~onze_vision.indexcrop.view_boxes`): a detector's box is off the true
-            one by a few pixels, and the average is less often sure of a wrong code than
-            one view. 0 reads the centred crop alone.
-        reread_below: Top probability of the centred reading under which the moved crops
+            right, up and down (0: none), and its readings are averaged
+            (:func:`~onze_vision.indexcrop.reading_views`): a detector's box is off the
+            true one by a few pixels, and the average is less often sure of a wrong code
+            than one view.
+        crop_turns: Such an index is also read from its centred crop turned a quarter, a
+            half and three quarters (the classifier learned every quarter turn, and each
+            turn is a different input to it), the ``down`` vectors turned back.
+        reread_below: Top probability of the centred reading under which the other views
             are read too (above 1: every index; the sure ones are rarely changed by them).
     """
 
@@ -147,6 +150,7 @@ class DetectorConfig:
     decode_factor: float = 1.5
     nested_overlap: float = 0.85
     crop_shift: float = 0.0
+    crop_turns: bool = False
     reread_below: float = 1.01
 
     def __post_init__(self) -> None:
@@ -164,6 +168,9 @@ class DetectorConfig:
                 continue
             if key == "imgsz":
                 value = int(value[0] if isinstance(value, (list, tuple)) else value)
+            elif key == "crop_turns":
+                if not isinstance(value, bool):
+                    raise TypeError(f"crop_turns must be true or false, got {value!r}")
             elif key in ("center_offset", "pair_distance"):
                 value = (float(value[0]), float(value[1]))
             else:
@@ -569,16 +576,17 @@ class CardDetector:
         clock.lap("preprocess")
 
         probs, down = self._classify(tensor)
-        if config.crop_shift > 0:
-            # Indices the centred crop reads unsure of are read again from four moved crops.
-            unsure = np.flatnonzero(probs.max(axis=1) < config.reread_below)
-            moved = [crop for i in unsure for crop in crop_views(loaded.image, xyxy[i], config.crop_shift)[1:]]
-            if moved:
-                more_probs, more_down = self._classify(crops_to_tensor(moved))
-                views = 1 + len(moved) // len(unsure)
-                probs[unsure] = (probs[unsure] + more_probs.reshape(len(unsure), views - 1, -1).sum(axis=1)) / views
-                summed = down[unsure] + more_down.reshape(len(unsure), views - 1, 2).sum(axis=1)
-                down[unsure] = summed / np.maximum(np.linalg.norm(summed, axis=1, keepdims=True), 1e-6)
+        extra_views = reading_views(config.crop_shift, config.crop_turns)[1:]
+        unsure = np.flatnonzero(probs.max(axis=1) < config.reread_below) if extra_views else []
+        if len(unsure):
+            # Indices the centred crop reads unsure of are read again from the other views.
+            more = crops_to_tensor([crop_view(loaded.image, xyxy[i], view) for i in unsure for view in extra_views])
+            more_probs, more_down = self._classify(more)
+            shape = (len(unsure), len(extra_views))
+            probs[unsure] = (probs[unsure] + more_probs.reshape(*shape, -1).sum(axis=1)) / (1 + len(extra_views))
+            turns = np.array([view.turns for view in extra_views])
+            summed = down[unsure] + turn_back(more_down.reshape(*shape, 2), turns).sum(axis=1)
+            down[unsure] = summed / np.maximum(np.linalg.norm(summed, axis=1, keepdims=True), 1e-6)
         clock.lap("classifier")
 
         probs = read_corners_together(xyxy, probs, down, boxes.confidence, config)

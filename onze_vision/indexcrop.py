@@ -6,11 +6,14 @@ The crop is a square centred on the box, ``CROP_CONTEXT`` times its longer side,
 so a rotated index keeps its proportions and the suit pip under the rank stays
 inside: that pip is what tells a 6 from an upside-down 9.
 
-At run time an index can be read from several crops (:func:`crop_views`): the centred
-one and four moved a little off the detector's box, whose readings are averaged.
+At run time an index can be read from several crops (:func:`reading_views`): the centred
+one, four moved a little off the detector's box and three turned a quarter, a half and
+three quarters, whose readings are averaged.
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import cv2
 import numpy as np
@@ -45,29 +48,57 @@ def crop_index(
     )
 
 
-def view_boxes(
-    box: tuple[float, float, float, float] | np.ndarray, shift: float
-) -> list[tuple[float, float, float, float]]:
-    """``box`` itself, then (``shift`` > 0) moved by ``shift`` x its longer side left, right, up and down.
+class View(NamedTuple):
+    """One way to cut an index for the classifier.
+
+    Attributes:
+        dx: Box moved right by this share of its longer side (negative: left).
+        dy: Box moved down by this share of its longer side (negative: up).
+        turns: The crop then turned this many quarter turns counter-clockwise as displayed,
+            as the classifier's training turns its crops.
+    """
+
+    dx: float = 0.0
+    dy: float = 0.0
+    turns: int = 0
+
+
+def reading_views(shift: float, turned: bool) -> list[View]:
+    """The centred upright view, then with ``shift`` > 0 four moved by ``shift`` left, right,
+    up and down, and when ``turned`` the centred crop turned one, two and three quarter turns.
 
     Raises:
         ValueError: ``shift`` is negative.
     """
     if shift < 0:
         raise ValueError(f"crop shift must be >= 0, got {shift}")
+    views = [View()]
+    if shift > 0:
+        views += [View(-shift, 0.0), View(shift, 0.0), View(0.0, -shift), View(0.0, shift)]
+    if turned:
+        views += [View(turns=turns) for turns in (1, 2, 3)]
+    return views
+
+
+def crop_view(image_bgr: np.ndarray, box: tuple[float, float, float, float] | np.ndarray, view: View) -> np.ndarray:
+    """The :func:`crop_index` crop of ``box`` as ``view`` cuts it."""
     x1, y1, x2, y2 = (float(v) for v in box)
-    if shift == 0:
-        return [(x1, y1, x2, y2)]
-    step = shift * max(x2 - x1, y2 - y1)
-    moves = ((0.0, 0.0), (-step, 0.0), (step, 0.0), (0.0, -step), (0.0, step))
-    return [(x1 + dx, y1 + dy, x2 + dx, y2 + dy) for dx, dy in moves]
+    step = max(x2 - x1, y2 - y1)
+    dx, dy = view.dx * step, view.dy * step
+    crop = crop_index(image_bgr, (x1 + dx, y1 + dy, x2 + dx, y2 + dy))
+    return np.ascontiguousarray(np.rot90(crop, view.turns)) if view.turns % 4 else crop
 
 
-def crop_views(
-    image_bgr: np.ndarray, box: tuple[float, float, float, float] | np.ndarray, shift: float
-) -> list[np.ndarray]:
-    """The crops of :func:`view_boxes`: one (``shift`` 0) or five views of one index."""
-    return [crop_index(image_bgr, view) for view in view_boxes(box, shift)]
+def turn_back(down: np.ndarray, turns: np.ndarray | int) -> np.ndarray:
+    """``down`` vectors read from crops turned ``turns`` quarter turns, in the unturned crop.
+
+    A quarter turn counter-clockwise takes (x, y) to (y, -x) in image coordinates (y
+    down); this undoes ``turns`` of them. ``turns`` broadcasts against ``down[..., 0]``.
+    """
+    angle = np.asarray(turns) * (np.pi / 2)
+    cos, sin = np.rint(np.cos(angle)), np.rint(np.sin(angle))
+    x, y = down[..., 0], down[..., 1]
+    return np.stack([x * cos - y * sin, x * sin + y * cos], axis=-1).astype(down.dtype)
 
 
 def crops_to_tensor(crops: list[np.ndarray]) -> np.ndarray:

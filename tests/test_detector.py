@@ -361,15 +361,18 @@ def recording_classifier(detector: CardDetector, batches: list[int], swap_after_
     detector._classify = wrapped  # type: ignore[method-assign]
 
 
-@pytest.mark.parametrize(("crop_shift", "reread_below", "batches"), [
-    (0.0, 1.01, [2]),     # no views: one crop per index
-    (0.05, 0.9, [2, 8]),  # read at 0.731, unsure: four moved crops of each index
-    (0.05, 0.7, [2]),     # 0.731 is sure enough: read once
+@pytest.mark.parametrize(("crop_shift", "crop_turns", "reread_below", "batches"), [
+    (0.0, False, 1.01, [2]),     # no other views: one crop per index
+    (0.05, False, 0.9, [2, 8]),  # read at 0.731, unsure: four moved crops of each index
+    (0.05, True, 0.9, [2, 14]),  # and three turned ones
+    (0.0, True, 0.9, [2, 6]),    # turned ones alone
+    (0.05, True, 0.7, [2]),      # 0.731 is sure enough: read once
 ])
-def test_unsure_indices_are_read_again_from_moved_crops(
-        tmp_path: Path, crop_shift: float, reread_below: float, batches: list[int]) -> None:
+def test_unsure_indices_are_read_again_from_other_views(
+        tmp_path: Path, crop_shift: float, crop_turns: bool, reread_below: float, batches: list[int]) -> None:
     make_fake_models(tmp_path, [[160, 160, 32, 16, 0.9], [16, 56, 8, 8, 0.8]], 320, "QH", runner_up="KH")
-    config = replace(DetectorConfig(), crop_shift=crop_shift, reread_below=reread_below, min_class_prob=0.3)
+    config = replace(DetectorConfig(), crop_shift=crop_shift, crop_turns=crop_turns, reread_below=reread_below,
+                     min_class_prob=0.3)
     detector = CardDetector(tmp_path, config=config)
     seen: list[int] = []
     recording_classifier(detector, seen)
@@ -377,7 +380,8 @@ def test_unsure_indices_are_read_again_from_moved_crops(
     assert seen == batches
     assert [CARD_CODES[i] for i in indices.class_id] == ["QH", "QH"]
     np.testing.assert_allclose(indices.data["class_prob"], [0.731, 0.731], atol=1e-3)
-    np.testing.assert_allclose(indices.data["down"], [[0, 1], [0, 1]], atol=1e-6)
+    if not crop_turns:  # this fake reads (0, 1) from a turned crop too; see the test below
+        np.testing.assert_allclose(indices.data["down"], [[0, 1], [0, 1]], atol=1e-6)
 
 
 def test_four_moved_views_outvote_an_unsure_centred_crop(tmp_path: Path) -> None:
@@ -390,9 +394,31 @@ def test_four_moved_views_outvote_an_unsure_centred_crop(tmp_path: Path) -> None
     np.testing.assert_allclose(indices.data["class_prob"], [(0.269 + 4 * 0.731) / 5], atol=1e-3)
 
 
-@pytest.mark.parametrize(("shift", "says"), [(-0.05, "crop_shift must be >= 0, got -0.05"), ("wide", "'wide'")])
-def test_a_bad_crop_shift_in_the_config_is_refused(tmp_path: Path, shift: object, says: str) -> None:
-    (tmp_path / "detector.json").write_text(json.dumps({"crop_shift": shift}))
+def test_down_read_from_turned_crops_is_turned_back(tmp_path: Path) -> None:
+    # A faithful classifier reads the turned crops' down turned as the crops are: the
+    # average must come back to the upright crop's (0, 1).
+    make_fake_models(tmp_path, [[160, 160, 32, 16, 0.9]], 320, "QH", runner_up="KH")
+    detector = CardDetector(tmp_path, config=replace(DetectorConfig(), crop_turns=True, reread_below=0.9))
+    classify = detector._classify
+
+    def turning(tensor: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        probs, down = classify(tensor)
+        if len(tensor) == 3:  # the turned views, 1, 2 and 3 quarter turns: (x, y) -> (y, -x) each
+            down = np.array([[1.0, 0.0], [0.0, -1.0], [-1.0, 0.0]], np.float32)
+        return probs, down
+
+    detector._classify = turning  # type: ignore[method-assign]
+    indices = detector.read_indices(np.full((300, 400, 3), 200, np.uint8))
+    np.testing.assert_allclose(indices.data["down"], [[0, 1]], atol=1e-6)
+
+
+@pytest.mark.parametrize(("values", "says"), [
+    ({"crop_shift": -0.05}, "crop_shift must be >= 0, got -0.05"),
+    ({"crop_shift": "wide"}, "'wide'"),
+    ({"crop_turns": "yes"}, "crop_turns must be true or false, got 'yes'"),
+])
+def test_bad_reading_views_in_the_config_are_refused(tmp_path: Path, values: dict, says: str) -> None:
+    (tmp_path / "detector.json").write_text(json.dumps(values))
     with pytest.raises(InvalidModelError, match=f"not a valid detector config: .*{says}"):
         DetectorConfig.from_json(tmp_path / "detector.json")
 

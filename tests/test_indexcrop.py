@@ -1,48 +1,80 @@
-"""The crops the index classifier reads: one centred crop, or five views of one index."""
+"""The crops the index classifier reads: one centred crop, or several views of one index."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from onze_vision.indexcrop import CROP_SIZE, crop_index, crop_views, view_boxes
+from onze_vision.indexcrop import CROP_SIZE, View, crop_index, crop_view, reading_views, turn_back
 
-BOX = (10.0, 20.0, 20.0, 40.0)  # 10 x 20: the longer side is 20 px
-
-
-def test_no_shift_reads_the_box_alone() -> None:
-    assert view_boxes(BOX, 0.0) == [BOX]
+BOX = (40.0, 40.0, 60.0, 60.0)
 
 
-@pytest.mark.parametrize(("view", "moved_by"), [
-    (0, (0, 0)),   # centred
-    (1, (-2, 0)),  # left by 0.1 x 20 px
-    (2, (2, 0)),   # right
-    (3, (0, -2)),  # up
-    (4, (0, 2)),   # down
+def white_dot_image() -> np.ndarray:
+    """A 4-px white dot on black at the centre of BOX."""
+    image = np.zeros((100, 100, 3), np.uint8)
+    image[48:52, 48:52] = 255
+    return image
+
+
+def centre_of_white(crop: np.ndarray) -> np.ndarray:
+    ys, xs = np.nonzero(crop[..., 0] > 127)
+    return np.array([xs.mean(), ys.mean()])
+
+
+@pytest.mark.parametrize(("shift", "turned", "views"), [
+    (0.0, False, [View()]),
+    (0.1, False, [View(), View(-0.1, 0), View(0.1, 0), View(0, -0.1), View(0, 0.1)]),
+    (0.0, True, [View(), View(turns=1), View(turns=2), View(turns=3)]),
+    (0.1, True, [View(), View(-0.1, 0), View(0.1, 0), View(0, -0.1), View(0, 0.1),
+                 View(turns=1), View(turns=2), View(turns=3)]),
 ])
-def test_views_move_by_the_shift_times_the_longer_side(view: int, moved_by: tuple[int, int]) -> None:
-    dx, dy = moved_by
-    assert view_boxes(BOX, 0.1)[view] == pytest.approx((BOX[0] + dx, BOX[1] + dy, BOX[2] + dx, BOX[3] + dy))
+def test_the_centred_upright_view_comes_first_then_moved_then_turned(
+        shift: float, turned: bool, views: list[View]) -> None:
+    assert reading_views(shift, turned) == views
 
 
 def test_a_negative_shift_is_refused() -> None:
     with pytest.raises(ValueError, match="crop shift must be >= 0, got -0.1"):
-        view_boxes(BOX, -0.1)
+        reading_views(-0.1, False)
 
 
-def test_views_are_crops_of_the_moved_boxes() -> None:
-    # A white square on black: moving the crop right moves the square left in it.
+def test_the_centred_upright_view_is_the_plain_crop() -> None:
+    image = white_dot_image()
+    crop = crop_view(image, BOX, View())
+    assert crop.shape == (CROP_SIZE, CROP_SIZE, 3)
+    np.testing.assert_array_equal(crop, crop_index(image, BOX))
+
+
+@pytest.mark.parametrize(("view", "dot_moves"), [
+    (View(-0.25, 0), (1, 0)),   # box moved left: the dot lies further right in the crop
+    (View(0.25, 0), (-1, 0)),
+    (View(0, -0.25), (0, 1)),   # box moved up: the dot lies lower
+    (View(0, 0.25), (0, -1)),
+])
+def test_moving_the_box_moves_what_it_shows_the_other_way(view: View, dot_moves: tuple[int, int]) -> None:
+    image = white_dot_image()
+    moved = centre_of_white(crop_view(image, BOX, view)) - centre_of_white(crop_view(image, BOX, View()))
+    # 0.25 x 20 px = 5 px in the photo; the crop is 48 px for 26 px (20 x 1.3): about 9 px.
+    np.testing.assert_allclose(moved, np.array(dot_moves) * 5 * CROP_SIZE / 26, atol=1.0)
+
+
+@pytest.mark.parametrize("turns", [1, 2, 3])
+def test_turned_views_turn_down_as_training_does_and_turn_back_undoes_it(turns: int) -> None:
+    # A mark below the centre: the index's "down" is (0, 1) in the upright crop.
     image = np.zeros((100, 100, 3), np.uint8)
-    image[40:60, 40:60] = 255
-    centred, left, right, up, down = crop_views(image, (40, 40, 60, 60), 0.25)
-    assert centred.shape == (CROP_SIZE, CROP_SIZE, 3)
-    np.testing.assert_array_equal(centred, crop_index(image, (40, 40, 60, 60)))
+    image[55:60, 48:52] = 255
+    turned = crop_view(image, BOX, View(turns=turns))
+    seen = centre_of_white(turned) - (CROP_SIZE - 1) / 2
+    seen /= np.linalg.norm(seen)
+    # The training's quarter turn (onze_vision.training.classifier._augment): (x, y) -> (y, -x).
+    expected = np.array([0.0, 1.0])
+    for _ in range(turns):
+        expected = np.array([expected[1], -expected[0]])
+    np.testing.assert_allclose(seen, expected, atol=0.05)
+    np.testing.assert_allclose(turn_back(expected[None], turns)[0], [0.0, 1.0], atol=1e-6)
 
-    def centre_of_white(crop: np.ndarray) -> np.ndarray:
-        ys, xs = np.nonzero(crop[..., 0] > 127)
-        return np.array([xs.mean(), ys.mean()])
 
-    middle = centre_of_white(centred)
-    assert centre_of_white(left)[0] > middle[0] + 5 and centre_of_white(right)[0] < middle[0] - 5
-    assert centre_of_white(up)[1] > middle[1] + 5 and centre_of_white(down)[1] < middle[1] - 5
+def test_turn_back_takes_one_number_of_turns_per_view() -> None:
+    read = np.array([[[1.0, 0.0], [0.0, -1.0], [-1.0, 0.0]]], np.float32)  # down (0, 1) turned 1, 2, 3 times
+    np.testing.assert_allclose(turn_back(read, np.array([1, 2, 3])), [[[0, 1], [0, 1], [0, 1]]], atol=1e-6)
