@@ -131,8 +131,9 @@ class DetectorConfig:
         crop_turns: Such an index is also read from its centred crop turned a quarter, a
             half and three quarters (the classifier learned every quarter turn, and each
             turn is a different input to it), the ``down`` vectors turned back.
-        reread_below: Top probability of the centred reading under which the other views
-            are read too (above 1: every index; the sure ones are rarely changed by them).
+        reread_below: Top probability of the centred reading (after a card's corners are
+            read together) under which the other views are read too (above 1: every index;
+            the sure ones are rarely changed by them).
     """
 
     imgsz: int = 640
@@ -577,9 +578,11 @@ class CardDetector:
 
         probs, down = self._classify(tensor)
         extra_views = reading_views(config.crop_shift, config.crop_turns)[1:]
-        unsure = np.flatnonzero(probs.max(axis=1) < config.reread_below) if extra_views else []
-        if len(unsure):
-            # Indices the centred crop reads unsure of are read again from the other views.
+        # Unsure is judged after a card's two corners are read together: a corner its sure
+        # partner settles needs no more views (most corners of a spread card).
+        joint = read_corners_together(xyxy, probs, down, boxes.confidence, config)
+        unsure = np.flatnonzero(joint.max(axis=1) < config.reread_below) if extra_views else []
+        if len(unsure):  # read those again from the other views and average
             more = crops_to_tensor([crop_view(loaded.image, xyxy[i], view) for i in unsure for view in extra_views])
             more_probs, more_down = self._classify(more)
             shape = (len(unsure), len(extra_views))
@@ -587,9 +590,10 @@ class CardDetector:
             turns = np.array([view.turns for view in extra_views])
             summed = down[unsure] + turn_back(more_down.reshape(*shape, 2), turns).sum(axis=1)
             down[unsure] = summed / np.maximum(np.linalg.norm(summed, axis=1, keepdims=True), 1e-6)
+            joint = read_corners_together(xyxy, probs, down, boxes.confidence, config)
         clock.lap("classifier")
 
-        probs = read_corners_together(xyxy, probs, down, boxes.confidence, config)
+        probs = joint
 
         code = probs.argmax(axis=1) if len(probs) else np.zeros(0, np.int64)
         prob = probs[np.arange(len(probs)), code]

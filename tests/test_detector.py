@@ -384,6 +384,33 @@ def test_unsure_indices_are_read_again_from_other_views(
         np.testing.assert_allclose(indices.data["down"], [[0, 1], [0, 1]], atol=1e-6)
 
 
+@pytest.mark.parametrize(("corners", "batches"), [
+    (("tl", "br"), [2]),  # each corner 0.731 alone, 0.88 read together: sure enough
+    (("tl",), [1, 3]),    # one corner at 0.731: read again from its three turns
+])
+def test_a_corner_its_partner_settles_is_not_read_again(
+        tmp_path: Path, corners: tuple[str, ...], batches: list[int]) -> None:
+    rows = card_indices((160, 160), "QH", corners=corners)
+    boxes = [[(b[0] + b[2]) / 2, (b[1] + b[3]) / 2, b[2] - b[0], b[3] - b[1], score]
+             for (b, _, _, _), score in zip(rows, (0.9, 0.8))]
+    make_fake_models(tmp_path, boxes, 320, "QH", runner_up="KH")
+    config = replace(CONFIG, conf_threshold=0.25, crop_turns=True, reread_below=0.85, min_class_prob=0.3)
+    detector = CardDetector(tmp_path, config=config)
+    classify = detector._classify
+    seen: list[int] = []
+
+    def with_corner_downs(tensor: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        probs, down = classify(tensor)
+        if not seen:  # the centred crops: each corner reads its own way
+            down = np.array([row[3] for row in rows], np.float32)
+        seen.append(len(tensor))
+        return probs, down
+
+    detector._classify = with_corner_downs  # type: ignore[method-assign]
+    detector.read_indices(np.full((320, 320, 3), 200, np.uint8))
+    assert seen == batches
+
+
 def test_four_moved_views_outvote_an_unsure_centred_crop(tmp_path: Path) -> None:
     # Centred: QH 0.731, KH 0.269; each moved view: KH 0.731, QH 0.269. Averaged: KH 0.639.
     make_fake_models(tmp_path, [[160, 160, 32, 16, 0.9]], 320, "QH", runner_up="KH")
