@@ -58,7 +58,15 @@ import numpy as np
 from onze_vision.cards import CARD_CODES
 from onze_vision.detections import Detections
 from onze_vision.imageio import ImageSource, LoadedImage, load_image
-from onze_vision.indexcrop import NONE_CLASS, crop_index, crop_view, crops_to_tensor, reading_views, turn_back
+from onze_vision.indexcrop import (
+    NONE_CLASS,
+    View,
+    crop_index,
+    crop_view,
+    crops_to_tensor,
+    reading_views,
+    turn_back,
+)
 
 #: Where the shipped models live; ``ONZE_VISION_MODELS`` overrides it.
 DEFAULT_MODEL_DIR = Path(os.environ.get("ONZE_VISION_MODELS", Path(__file__).resolve().parent.parent / "models"))
@@ -582,14 +590,8 @@ class CardDetector:
         # partner settles needs no more views (most corners of a spread card).
         joint = read_corners_together(xyxy, probs, down, boxes.confidence, config)
         unsure = np.flatnonzero(joint.max(axis=1) < config.reread_below) if extra_views else []
-        if len(unsure):  # read those again from the other views and average
-            more = crops_to_tensor([crop_view(loaded.image, xyxy[i], view) for i in unsure for view in extra_views])
-            more_probs, more_down = self._classify(more)
-            shape = (len(unsure), len(extra_views))
-            probs[unsure] = (probs[unsure] + more_probs.reshape(*shape, -1).sum(axis=1)) / (1 + len(extra_views))
-            turns = np.array([view.turns for view in extra_views])
-            summed = down[unsure] + turn_back(more_down.reshape(*shape, 2), turns).sum(axis=1)
-            down[unsure] = summed / np.maximum(np.linalg.norm(summed, axis=1, keepdims=True), 1e-6)
+        if len(unsure):
+            self._read_again(loaded.image, xyxy[unsure], extra_views, probs, down, unsure)
             joint = read_corners_together(xyxy, probs, down, boxes.confidence, config)
         clock.lap("classifier")
 
@@ -612,6 +614,19 @@ class CardDetector:
         """The detector alone (see :meth:`IndexDetector.locate`), at the config's thresholds by default."""
         conf = self.config.conf_threshold if conf_threshold is None else conf_threshold
         return self._indices.locate(image_bgr, conf, self.config.iou_threshold, clock)
+
+    def _read_again(self, image_bgr: np.ndarray, xyxy: np.ndarray, views: list[View],
+                    probs: np.ndarray, down: np.ndarray, rows: np.ndarray) -> None:
+        """Average ``probs[rows]`` and ``down[rows]`` (the centred readings of the boxes
+        ``xyxy``) with the boxes' readings from ``views``, in place."""
+        crops = crops_to_tensor([crop_view(image_bgr, box, view) for box in xyxy for view in views])
+        more_probs, more_down = self._classify(crops)
+        shape = (len(xyxy), len(views))
+        probs[rows] = (probs[rows] + more_probs.reshape(*shape, -1).sum(axis=1)) / (1 + len(views))
+        # A turned crop's down is turned with it; the sum of unit vectors, renormalised, as the ensemble does.
+        turns = np.array([view.turns for view in views])
+        summed = down[rows] + turn_back(more_down.reshape(*shape, 2), turns).sum(axis=1)
+        down[rows] = summed / np.maximum(np.linalg.norm(summed, axis=1, keepdims=True), 1e-6)
 
     def _classify(self, tensor: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Run the classifier (in chunks when the export has a fixed batch size)."""

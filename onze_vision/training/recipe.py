@@ -167,10 +167,11 @@ def write_detector_json(out_dir: Path, dataset: Path, extra: dict[str, object] |
         "nms_iou": 0.5,
         "classifier_min_prob": 0.35,
         "nested_overlap": 0.85,
-        # An index read below 0.95 is read again from four crops moved 0.05 of its box and
-        # three turned a quarter, a half and three quarters, the eight readings averaged
-        # (chosen on the held-out scenes of datasets/onze3, see models/README.md: mAP50
-        # 0.853 centred alone, 0.867 moved, 0.872 turned, 0.875 both).
+        # An index read below 0.95 (its card's two corners read together) is read again
+        # from four crops moved 0.05 of its box and three turned a quarter, a half and three
+        # quarters, the eight readings averaged (chosen on the held-out scenes of
+        # datasets/onze3, see models/README.md: mAP50 0.853 centred alone, 0.867 moved,
+        # 0.872 turned, 0.875 both).
         "crop_shift": 0.05,
         "crop_turns": True,
         "reread_below": 0.95,
