@@ -11,7 +11,8 @@ This script measures how far a person gets on the same crops the classifier read
 2. The reader writes one code per crop, in number order, into a text file
    (whitespace-separated; ``?`` where the crop cannot be read; ``#`` starts a note).
 3. ``score`` compares the readings with the truth, beside the shipped classifier on the
-   same crops, by index size and by how much of the rank shows.
+   same crops (the centred crop alone, and averaged over every view the runtime reads an
+   unsure index from), by index size and by how much of the rank shows.
 
     python scripts/legibility_audit.py sheet --data datasets/onze-val --out reports/legibility
     python scripts/legibility_audit.py score --out reports/legibility --answers reports/legibility/answers.txt
@@ -35,8 +36,8 @@ import cv2
 import numpy as np
 
 from onze_vision.cards import Card, InvalidCardError
-from onze_vision.detector import DEFAULT_MODEL_DIR
-from onze_vision.indexcrop import crop_index, crops_to_tensor
+from onze_vision.detector import CONFIG_FILE, DEFAULT_MODEL_DIR, DetectorConfig
+from onze_vision.indexcrop import crop_index, crop_view, crops_to_tensor, reading_views
 from onze_vision.synth.codes import CARD_CODES
 
 REPO = Path(__file__).resolve().parents[1]
@@ -113,22 +114,30 @@ def score(out: Path, answers_path: Path, models: Path,
     data, crops = Path(truth["data"]), truth["crops"]
     answers = read_answers(answers_path, len(crops))
     session = ort.InferenceSession(str(models / "index_classifier.onnx"), providers=["CPUExecutionProvider"])
-    images = [crop_index(cv2.imread(str(data / c["image"]), cv2.IMREAD_COLOR), c["box"]) for c in crops]
-    probs = session.run(["probs"], {"crops": crops_to_tensor(images)})[0]
-    read_by_model = [CARD_CODES[p] if p < len(CARD_CODES) else "none" for p in probs.argmax(axis=1)]
+    # Every view the runtime can read an unsure index from (detector.json), each crop read from all of them.
+    config = DetectorConfig.from_json(models / CONFIG_FILE)
+    views = reading_views(config.crop_shift, config.crop_turns)
+    photos = [cv2.imread(str(data / c["image"]), cv2.IMREAD_COLOR) for c in crops]
+    tensor = crops_to_tensor([crop_view(photo, c["box"], view) for photo, c in zip(photos, crops) for view in views])
+    probs = session.run(["probs"], {"crops": tensor})[0].reshape(len(crops), len(views), -1)
+    names = [*CARD_CODES, "none"]
+    read_by_model = [names[p] for p in probs[:, 0].argmax(axis=1)]
+    read_with_views = [names[p] for p in probs.mean(axis=1).argmax(axis=1)]
     groups = {} if groups is None else groups
-    for crop, answer, model in zip(crops, answers, read_by_model):
+    for crop, answer, model, with_views in zip(crops, answers, read_by_model, read_with_views):
         small = crop["long_side"] < SMALL
         covered = crop["rank_visible"] < RANK_LEGIBLE
         group = "rank covered" if covered else f"rank showing, {'under' if small else 'at least'} {SMALL:g} px"
         for name in ("all", group):
             tally = groups.setdefault(name, {"crops": 0, "reader right": 0, "reader abstained": 0,
-                                             "reader wrong": 0, "classifier right": 0})
+                                             "reader wrong": 0, "classifier right": 0,
+                                             "classifier with views right": 0})
             tally["crops"] += 1
             tally["reader right"] += answer == crop["code"]
             tally["reader abstained"] += answer is None
             tally["reader wrong"] += answer is not None and answer != crop["code"]
             tally["classifier right"] += model == crop["code"]
+            tally["classifier with views right"] += with_views == crop["code"]
     return groups
 
 
@@ -156,11 +165,13 @@ def main() -> None:
     groups: dict[str, dict[str, int]] = {}
     for out, answers in zip(args.out, args.answers):
         score(out, answers, args.models, groups)
-    print(f"{'crops':<36} {'n':>4} {'reader right':>13} {'abstained':>10} {'wrong':>6} {'classifier right':>17}")
+    print(f"{'crops':<36} {'n':>4} {'reader right':>13} {'abstained':>10} {'wrong':>6} {'classifier right':>17} "
+          f"{'with views':>11}")
     for name, t in groups.items():
         n = t["crops"]
         print(f"{name:<36} {n:>4} {t['reader right'] / n:>13.2f} {t['reader abstained'] / n:>10.2f} "
-              f"{t['reader wrong'] / n:>6.2f} {t['classifier right'] / n:>17.2f}")
+              f"{t['reader wrong'] / n:>6.2f} {t['classifier right'] / n:>17.2f} "
+              f"{t['classifier with views right'] / n:>11.2f}")
 
 
 if __name__ == "__main__":

@@ -102,6 +102,7 @@ def test_score_counts_right_unread_and_wrong_per_group(audit: ModuleType, datase
     assert groups["rank showing, under 24 px"]["reader abstained"] == 1
     assert groups["rank covered"]["reader wrong"] == 1
     assert 0 <= groups["all"]["classifier right"] <= 3
+    assert 0 <= groups["all"]["classifier with views right"] <= 3
     # A second sample adds to the first.
     audit.score(out, out / "answers.txt", DEFAULT_MODEL_DIR, groups)
     assert (groups["all"]["crops"], groups["all"]["reader right"]) == (6, 2)
