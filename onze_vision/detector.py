@@ -60,7 +60,6 @@ from onze_vision.detections import Detections
 from onze_vision.imageio import ImageSource, LoadedImage, load_image
 from onze_vision.indexcrop import (
     NONE_CLASS,
-    View,
     crop_index,
     crop_view,
     crops_to_tensor,
@@ -283,6 +282,11 @@ def index_size(wh: np.ndarray, down: np.ndarray, aspect: float) -> np.ndarray:
     return size / np.sqrt(np.maximum(growth, 1.0))
 
 
+def _unit(vectors: np.ndarray) -> np.ndarray:
+    """Each row scaled to length 1 (a zero row stays zero)."""
+    return vectors / np.maximum(np.linalg.norm(vectors, axis=-1, keepdims=True), 1e-9)
+
+
 def _diagonal_partners(centres: np.ndarray, wh: np.ndarray, down: np.ndarray,
                        config: DetectorConfig) -> tuple[np.ndarray, np.ndarray]:
     """Which indices sit where each other's partner corner would: ``fits`` [n, n] and ``miss``
@@ -291,8 +295,7 @@ def _diagonal_partners(centres: np.ndarray, wh: np.ndarray, down: np.ndarray,
     ``fits[i, j]``: the ``down`` vectors point roughly opposite, each index sees the other
     within ``pair_max_angle`` of the diagonal, and they are ``pair_distance`` index sizes apart.
     """
-    down = np.asarray(down, dtype=np.float64).reshape(-1, 2)
-    down = down / np.maximum(np.linalg.norm(down, axis=1, keepdims=True), 1e-9)
+    down = _unit(np.asarray(down, dtype=np.float64).reshape(-1, 2))
     right = np.stack([down[:, 1], -down[:, 0]], axis=1)
     size = index_size(wh, down, config.index_aspect)
     a, b = config.center_offset
@@ -507,6 +510,8 @@ class CardDetector:
         self.config = DetectorConfig(**{**{f.name: getattr(base, f.name) for f in fields(base)},
                                         "imgsz": max(self.input_size)})
         self._check_classifier()
+        # The views an unsure index is read from besides its centred crop.
+        self._extra_views = reading_views(self.config.crop_shift, self.config.crop_turns)[1:]
 
     def _check_classifier(self) -> None:
         inputs = self._classifier.get_inputs()
@@ -585,13 +590,12 @@ class CardDetector:
         clock.lap("preprocess")
 
         probs, down = self._classify(tensor)
-        extra_views = reading_views(config.crop_shift, config.crop_turns)[1:]
         # Unsure is judged after a card's two corners are read together: a corner its sure
         # partner settles needs no more views (most corners of a spread card).
         joint = read_corners_together(xyxy, probs, down, boxes.confidence, config)
-        unsure = np.flatnonzero(joint.max(axis=1) < config.reread_below) if extra_views else []
+        unsure = np.flatnonzero(joint.max(axis=1) < config.reread_below) if self._extra_views else []
         if len(unsure):
-            self._read_again(loaded.image, xyxy[unsure], extra_views, probs, down, unsure)
+            self._read_again(loaded.image, xyxy, unsure, probs, down)
             joint = read_corners_together(xyxy, probs, down, boxes.confidence, config)
         clock.lap("classifier")
 
@@ -615,18 +619,18 @@ class CardDetector:
         conf = self.config.conf_threshold if conf_threshold is None else conf_threshold
         return self._indices.locate(image_bgr, conf, self.config.iou_threshold, clock)
 
-    def _read_again(self, image_bgr: np.ndarray, xyxy: np.ndarray, views: list[View],
-                    probs: np.ndarray, down: np.ndarray, rows: np.ndarray) -> None:
+    def _read_again(self, image_bgr: np.ndarray, xyxy: np.ndarray, rows: np.ndarray,
+                    probs: np.ndarray, down: np.ndarray) -> None:
         """Average ``probs[rows]`` and ``down[rows]`` (the centred readings of the boxes
-        ``xyxy``) with the boxes' readings from ``views``, in place."""
-        crops = crops_to_tensor([crop_view(image_bgr, box, view) for box in xyxy for view in views])
+        ``xyxy[rows]``) with those boxes' readings from the other views, in place."""
+        views = self._extra_views
+        crops = crops_to_tensor([crop_view(image_bgr, xyxy[i], view) for i in rows for view in views])
         more_probs, more_down = self._classify(crops)
-        shape = (len(xyxy), len(views))
+        shape = (len(rows), len(views))
         probs[rows] = (probs[rows] + more_probs.reshape(*shape, -1).sum(axis=1)) / (1 + len(views))
         # A turned crop's down is turned with it; the sum of unit vectors, renormalised, as the ensemble does.
         turns = np.array([view.turns for view in views])
-        summed = down[rows] + turn_back(more_down.reshape(*shape, 2), turns).sum(axis=1)
-        down[rows] = summed / np.maximum(np.linalg.norm(summed, axis=1, keepdims=True), 1e-6)
+        down[rows] = _unit(down[rows] + turn_back(more_down.reshape(*shape, 2), turns).sum(axis=1))
 
     def _classify(self, tensor: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Run the classifier (in chunks when the export has a fixed batch size)."""

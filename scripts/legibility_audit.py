@@ -36,9 +36,8 @@ import cv2
 import numpy as np
 
 from onze_vision.cards import Card, InvalidCardError
-from onze_vision.detector import CONFIG_FILE, DEFAULT_MODEL_DIR, DetectorConfig
+from onze_vision.detector import CLASS_NAMES, CONFIG_FILE, DEFAULT_MODEL_DIR, DetectorConfig
 from onze_vision.indexcrop import crop_index, crop_view, crops_to_tensor, reading_views
-from onze_vision.synth.codes import CARD_CODES
 
 REPO = Path(__file__).resolve().parents[1]
 TILE = 128  # px on the sheet: a 48-px crop enlarged so that its pixels can be told apart
@@ -120,9 +119,8 @@ def score(out: Path, answers_path: Path, models: Path,
     photos = [cv2.imread(str(data / c["image"]), cv2.IMREAD_COLOR) for c in crops]
     tensor = crops_to_tensor([crop_view(photo, c["box"], view) for photo, c in zip(photos, crops) for view in views])
     probs = session.run(["probs"], {"crops": tensor})[0].reshape(len(crops), len(views), -1)
-    names = [*CARD_CODES, "none"]
-    read_by_model = [names[p] for p in probs[:, 0].argmax(axis=1)]
-    read_with_views = [names[p] for p in probs.mean(axis=1).argmax(axis=1)]
+    read_by_model = [CLASS_NAMES[p] for p in probs[:, 0].argmax(axis=1)]
+    read_with_views = [CLASS_NAMES[p] for p in probs.mean(axis=1).argmax(axis=1)]
     groups = {} if groups is None else groups
     for crop, answer, model, with_views in zip(crops, answers, read_by_model, read_with_views):
         small = crop["long_side"] < SMALL

@@ -4,6 +4,7 @@ the shipped models on real photos, thread safety and the no-torch import."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import replace
 import math
 import subprocess
@@ -345,18 +346,21 @@ def test_boxes_map_back_to_full_photo_pixels(tmp_path: Path) -> None:
     assert [c.card for c in reading.cards] == ["QH", "QH"]  # same orientation: two cards
 
 
-def recording_classifier(detector: CardDetector, batches: list[int], swap_after_first: tuple[str, str] | None = None):
-    """Wrap the detector's classifier: record each batch size; with ``swap_after_first``,
-    later batches (the moved views) give the two codes each other's probabilities."""
+Readings = tuple[np.ndarray, np.ndarray]
+
+
+def recording_classifier(detector: CardDetector, batches: list[int],
+                         adjust: Callable[[int, Readings], Readings] | None = None) -> None:
+    """Wrap the detector's classifier: record each batch size in ``batches``; ``adjust``
+    gets the call's number (0: the centred crops, 1: the other views) and its readings."""
     classify = detector._classify
 
-    def wrapped(tensor: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        probs, down = classify(tensor)
-        if batches and swap_after_first:
-            a, b = (CARD_CODES.index(code) for code in swap_after_first)
-            probs[:, [a, b]] = probs[:, [b, a]]
+    def wrapped(tensor: np.ndarray) -> Readings:
+        readings = classify(tensor)
+        if adjust is not None:
+            readings = adjust(len(batches), readings)
         batches.append(len(tensor))
-        return probs, down
+        return readings
 
     detector._classify = wrapped  # type: ignore[method-assign]
 
@@ -396,17 +400,15 @@ def test_a_corner_its_partner_settles_is_not_read_again(
     make_fake_models(tmp_path, boxes, 320, "QH", runner_up="KH")
     config = replace(CONFIG, conf_threshold=0.25, crop_turns=True, reread_below=0.85, min_class_prob=0.3)
     detector = CardDetector(tmp_path, config=config)
-    classify = detector._classify
     seen: list[int] = []
 
-    def with_corner_downs(tensor: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        probs, down = classify(tensor)
-        if not seen:  # the centred crops: each corner reads its own way
+    def with_corner_downs(call: int, readings: Readings) -> Readings:
+        probs, down = readings
+        if call == 0:  # the centred crops: each corner reads its own way
             down = np.array([row[3] for row in rows], np.float32)
-        seen.append(len(tensor))
         return probs, down
 
-    detector._classify = with_corner_downs  # type: ignore[method-assign]
+    recording_classifier(detector, seen, with_corner_downs)
     detector.read_indices(np.full((320, 320, 3), 200, np.uint8))
     assert seen == batches
 
@@ -415,7 +417,15 @@ def test_four_moved_views_outvote_an_unsure_centred_crop(tmp_path: Path) -> None
     # Centred: QH 0.731, KH 0.269; each moved view: KH 0.731, QH 0.269. Averaged: KH 0.639.
     make_fake_models(tmp_path, [[160, 160, 32, 16, 0.9]], 320, "QH", runner_up="KH")
     detector = CardDetector(tmp_path, config=replace(DetectorConfig(), crop_shift=0.05, reread_below=0.9))
-    recording_classifier(detector, [], swap_after_first=("QH", "KH"))
+    qh, kh = CARD_CODES.index("QH"), CARD_CODES.index("KH")
+
+    def swapped_in_other_views(call: int, readings: Readings) -> Readings:
+        probs, down = readings
+        if call == 1:
+            probs[:, [qh, kh]] = probs[:, [kh, qh]]
+        return probs, down
+
+    recording_classifier(detector, [], swapped_in_other_views)
     indices = detector.read_indices(np.full((300, 400, 3), 200, np.uint8))
     assert [CARD_CODES[i] for i in indices.class_id] == ["KH"]
     np.testing.assert_allclose(indices.data["class_prob"], [(0.269 + 4 * 0.731) / 5], atol=1e-3)
@@ -426,16 +436,17 @@ def test_down_read_from_turned_crops_is_turned_back(tmp_path: Path) -> None:
     # average must come back to the upright crop's (0, 1).
     make_fake_models(tmp_path, [[160, 160, 32, 16, 0.9]], 320, "QH", runner_up="KH")
     detector = CardDetector(tmp_path, config=replace(DetectorConfig(), crop_turns=True, reread_below=0.9))
-    classify = detector._classify
 
-    def turning(tensor: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        probs, down = classify(tensor)
-        if len(tensor) == 3:  # the turned views, 1, 2 and 3 quarter turns: (x, y) -> (y, -x) each
+    def turning(call: int, readings: Readings) -> Readings:
+        probs, down = readings
+        if call == 1:  # the turned views, 1, 2 and 3 quarter turns: (x, y) -> (y, -x) each
             down = np.array([[1.0, 0.0], [0.0, -1.0], [-1.0, 0.0]], np.float32)
         return probs, down
 
-    detector._classify = turning  # type: ignore[method-assign]
+    seen: list[int] = []
+    recording_classifier(detector, seen, turning)
     indices = detector.read_indices(np.full((300, 400, 3), 200, np.uint8))
+    assert seen == [1, 3]
     np.testing.assert_allclose(indices.data["down"], [[0, 1]], atol=1e-6)
 
 
