@@ -55,6 +55,11 @@ SPEED_SIZE = (4000, 3000)
 #: a Q into an O): the held-out breakdown ignores labels with less than this share of their
 #: rank half showing (``rank_visible`` in the generator's records).
 RANK_LEGIBLE = 0.9
+#: The held-out scenes are drawn at 320 px, the training scale, where a far table's index
+#: is 11 px tall. The runtime reads a phone photo decoded with its long side >= 960 px
+#: (``decode_factor`` x ``imgsz``), so the same scene as the product reads it is this many
+#: times larger: ``make-dataset --size 960 --index-px 33 180`` (datasets/README.md).
+PRODUCT_SCALE = 3
 #: Index sizes (long side of the label box, pixels) the held-out breakdown scores apart.
 #: Real photos read at the runtime's decode size have indices of 20 px and up (1st percentile).
 SIZE_BANDS: tuple[tuple[str, float, float], ...] = (
@@ -712,6 +717,7 @@ def summary_rows(results: dict[str, Any]) -> list[dict[str, Any]]:
     """The figures with bars: name, value, bar text and ok (None when not measured)."""
     real = results.get("real") or {}
     synthetic = results.get("synthetic") or {}
+    product = results.get("synthetic_product") or {}
     speed = results.get("speed") or {}
 
     def row(name: str, value: float | None, bar: str, ok: Callable[[float], bool], fmt: str) -> dict[str, Any]:
@@ -736,8 +742,11 @@ def summary_rows(results: dict[str, Any]) -> list[dict[str, Any]]:
             "(reported)", lambda v: True, ".3f"),
         row("synthetic mAP50 if every located index were named right", synthetic.get("map50_named_right"),
             "(reported)", lambda v: True, ".3f"),
-        row("synthetic mAP50, rank showing, index 24 px and up",
-            ((synthetic.get("map50_breakdown") or {}).get("rank showing") or {}).get("24 px and up", {}).get("map50"),
+        row("synthetic mAP50, rank showing, index 24 px and up", _breakdown_map50(synthetic, "rank showing", "24 px and up"),
+            "(reported)", lambda v: True, ".3f"),
+        row(f"synthetic mAP50 at the product's reading resolution ({PRODUCT_SCALE}x)", product.get("map50"),
+            "(reported)", lambda v: True, ".3f"),
+        row("the same, rank showing", _breakdown_map50(product, "rank showing", "all sizes"),
             "(reported)", lambda v: True, ".3f"),
         row("median ms per 4000x3000 JPEG", speed.get("median_ms"), f"<= {BAR_MEDIAN_MS:.0f}",
             lambda v: v <= BAR_MEDIAN_MS, ".1f"),
@@ -747,6 +756,11 @@ def summary_rows(results: dict[str, Any]) -> list[dict[str, Any]]:
         row("Ultralytics PyTorch / ONNX pipeline (median)", speed.get("ultralytics_over_onnx"), "(reported)",
             lambda v: True, ".2f"),
     ]
+
+
+def _breakdown_map50(synthetic: dict[str, Any], labels: str, band: str) -> float | None:
+    """One cell of :func:`evaluate_synthetic`'s mAP50 breakdown (None when not measured)."""
+    return ((synthetic.get("map50_breakdown") or {}).get(labels) or {}).get(band, {}).get("map50")
 
 
 def format_summary(results: dict[str, Any]) -> str:
@@ -766,6 +780,7 @@ def run_evaluation(
     realphotos: Path | None = None,
     synthetic_val: Path | None = None,
     speed_photos: int = 20,
+    synthetic_product: Path | None = None,
     limit: int | None = None,
     ultralytics: bool = True,
     progress: Progress = _stderr,
@@ -776,7 +791,9 @@ def run_evaluation(
         detector: The detector to measure.
         report_dir: Output folder (created).
         realphotos: Real-photo set with ``manifest.json`` (also the source of speed photos).
-        synthetic_val: Ultralytics-format held-out-deck dataset.
+        synthetic_val: Ultralytics-format held-out-deck dataset (the bar's figure).
+        synthetic_product: The same kind of dataset rendered at the resolution the runtime
+            reads a phone photo at (see :data:`PRODUCT_SCALE`), reported beside the bar's.
         speed_photos: How many 4000x3000 JPEGs to time (0 skips).
         limit: At most this many photos of each set.
         ultralytics: Also time Ultralytics' PyTorch predict (needs ``index_detector.pt``).
@@ -797,6 +814,10 @@ def run_evaluation(
         start = time.perf_counter()
         results["synthetic"] = evaluate_synthetic(detector, synthetic_val, limit, progress)
         results["synthetic"]["seconds"] = time.perf_counter() - start
+    if synthetic_product is not None and (synthetic_product / "images").exists():
+        start = time.perf_counter()
+        results["synthetic_product"] = evaluate_synthetic(detector, synthetic_product, limit, progress)
+        results["synthetic_product"]["seconds"] = time.perf_counter() - start
     if speed_photos > 0 and realphotos is not None and (realphotos / "manifest.json").exists():
         manifest = json.loads((realphotos / "manifest.json").read_text(encoding="utf-8"))
         step = max(1, len(manifest) // speed_photos)
@@ -923,45 +944,14 @@ def format_report(results: dict[str, Any]) -> str:
                   "Windows-10 (commit c1645825822622fc75919b6be253779d49678f55), Apache-2.0."]
     synthetic = results.get("synthetic")
     if synthetic:
-        lines += ["", "## Synthetic held-out decks (corner indices, before pairing)", "",
-                  f"{synthetic['images']} images, {synthetic['index_boxes']} index boxes.", "",
-                  f"- mAP50 {_fmt(synthetic['map50'])}, mAP50-95 {_fmt(synthetic['map50_95'])} "
-                  "(COCO 101-point, detector confidence >= 0.001)",
-                  f"- mAP50 with every code of a box scored, as Ultralytics' val does (`multi_label`): "
-                  f"{_fmt(synthetic.get('map50_every_code'))}; the bar is judged on the one code each box is read as",
-                  f"- mAP50 if every reported box on an index were named as its label (scored by the detector "
-                  f"alone): {_fmt(synthetic.get('map50_named_right'))}, the ceiling the detector and the "
-                  "post-processing leave to the classifier",
-                  f"- at the runtime thresholds (conf {synthetic['thresholds']['conf']}, class probability "
-                  f"{synthetic['thresholds']['min_class_prob']}): recall {_fmt(synthetic['recall'])}, "
-                  f"precision {_fmt(synthetic['precision'])}, right code on matched boxes "
-                  f"{_fmt(synthetic['code_accuracy_on_matched_boxes'])}", "",
-                  *_breakdown_lines(synthetic.get("map50_breakdown")),
-                  "Look-alikes (matched boxes, IoU >= 0.5):", "",
-                  "| pair | errors | of boxes of those codes | rate | worst (true -> read: n) |", "|---|---|---|---|---|"]
-        for item in synthetic["lookalikes"]:
-            worst = ", ".join(f"{t}->{p}: {n}" for t, p, n in item["worst"])
-            lines.append(f"| {item['pair']} | {item['errors']} | {item['of_matched']} | {_fmt(item['rate'])} | {worst} |")
-        if synthetic.get("per_design"):
-            lines += ["", "Per held-out design (scenes drawn from one design; \"located\": an index box kept at the "
-                      "runtime thresholds, whatever code it got):", "",
-                      "| design | scenes | index boxes | mAP50 | recall | located |", "|---|---|---|---|---|---|"]
-            for name, item in synthetic["per_design"].items():
-                lines.append(f"| {name} | {item['scenes']} | {item['index_boxes']} | {_fmt(item['map50'])} | "
-                             f"{_fmt(item['recall'])} | {_fmt(item['located'])} |")
-        recall = sorted(synthetic["recall_per_class"].items(), key=lambda kv: kv[1])
-        lines += ["", "Lowest per-class recall: " + ", ".join(f"{c} {v:.2f}" for c, v in recall[:12])]
-        cards = synthetic.get("cards")
-        if cards:
-            pairing = cards["pairing_on_true_indices"]
-            lines += ["", "Cards after pairing (what scoring sees), against the generator's scene records:", "",
-                      f"- {cards['scenes']} scenes, {cards['cards']} cards with a visible index: card recall "
-                      f"{_fmt(cards['recall'])}, precision {_fmt(cards['precision'])}, scenes read exactly "
-                      f"{_fmt(cards['exact_scene_rate'])}",
-                      f"- pairing alone (true index boxes, codes and down vectors): {_fmt(pairing['card_accuracy'])} "
-                      f"of cards grouped right, {_fmt(pairing['exact_scene_rate'])} of scenes; "
-                      f"{pairing['missed_pairs']} of {pairing['true_pairs']} two-corner cards split, "
-                      f"{pairing['false_pairs']} false pairs"]
+        lines += _synthetic_lines(synthetic, "Synthetic held-out decks (corner indices, before pairing)")
+    product = results.get("synthetic_product")
+    if product:
+        lines += _synthetic_lines(
+            product, f"The same held-out decks at the product's reading resolution ({PRODUCT_SCALE}x)",
+            [f"The held-out scenes drawn {PRODUCT_SCALE} times larger, indices and all, as a phone photo is read "
+             "(decoded with its long side >= 960 px): `make-dataset --size 960 --index-px 33 180`. Reported "
+             "beside the bar's figure above, which stays on the 320-px scenes.", ""])
     speed = results.get("speed")
     if speed and speed.get("photos"):
         stages = speed["stage_mean_ms"]
@@ -984,6 +974,50 @@ def format_report(results: dict[str, Any]) -> str:
     for plot in results.get("plots", []):
         lines += ["", f"![{plot}]({plot})"]
     return "\n".join(lines) + "\n"
+
+
+def _synthetic_lines(synthetic: dict[str, Any], heading: str, intro: Sequence[str] = ()) -> list[str]:
+    """The report section of one :func:`evaluate_synthetic` result."""
+    lines = ["", f"## {heading}", "", *intro,
+             f"{synthetic['images']} images, {synthetic['index_boxes']} index boxes.", "",
+             f"- mAP50 {_fmt(synthetic['map50'])}, mAP50-95 {_fmt(synthetic['map50_95'])} "
+             "(COCO 101-point, detector confidence >= 0.001)",
+             f"- mAP50 with every code of a box scored, as Ultralytics' val does (`multi_label`): "
+             f"{_fmt(synthetic.get('map50_every_code'))}; the bar is judged on the one code each box is read as",
+             f"- mAP50 if every reported box on an index were named as its label (scored by the detector "
+             f"alone): {_fmt(synthetic.get('map50_named_right'))}, the ceiling the detector and the "
+             "post-processing leave to the classifier",
+             f"- at the runtime thresholds (conf {synthetic['thresholds']['conf']}, class probability "
+             f"{synthetic['thresholds']['min_class_prob']}): recall {_fmt(synthetic['recall'])}, "
+             f"precision {_fmt(synthetic['precision'])}, right code on matched boxes "
+             f"{_fmt(synthetic['code_accuracy_on_matched_boxes'])}", "",
+             *_breakdown_lines(synthetic.get("map50_breakdown")),
+             "Look-alikes (matched boxes, IoU >= 0.5):", "",
+             "| pair | errors | of boxes of those codes | rate | worst (true -> read: n) |", "|---|---|---|---|---|"]
+    for item in synthetic["lookalikes"]:
+        worst = ", ".join(f"{t}->{p}: {n}" for t, p, n in item["worst"])
+        lines.append(f"| {item['pair']} | {item['errors']} | {item['of_matched']} | {_fmt(item['rate'])} | {worst} |")
+    if synthetic.get("per_design"):
+        lines += ["", "Per held-out design (scenes drawn from one design; \"located\": an index box kept at the "
+                  "runtime thresholds, whatever code it got):", "",
+                  "| design | scenes | index boxes | mAP50 | recall | located |", "|---|---|---|---|---|---|"]
+        for name, item in synthetic["per_design"].items():
+            lines.append(f"| {name} | {item['scenes']} | {item['index_boxes']} | {_fmt(item['map50'])} | "
+                         f"{_fmt(item['recall'])} | {_fmt(item['located'])} |")
+    recall = sorted(synthetic["recall_per_class"].items(), key=lambda kv: kv[1])
+    lines += ["", "Lowest per-class recall: " + ", ".join(f"{c} {v:.2f}" for c, v in recall[:12])]
+    cards = synthetic.get("cards")
+    if cards:
+        pairing = cards["pairing_on_true_indices"]
+        lines += ["", "Cards after pairing (what scoring sees), against the generator's scene records:", "",
+                  f"- {cards['scenes']} scenes, {cards['cards']} cards with a visible index: card recall "
+                  f"{_fmt(cards['recall'])}, precision {_fmt(cards['precision'])}, scenes read exactly "
+                  f"{_fmt(cards['exact_scene_rate'])}",
+                  f"- pairing alone (true index boxes, codes and down vectors): {_fmt(pairing['card_accuracy'])} "
+                  f"of cards grouped right, {_fmt(pairing['exact_scene_rate'])} of scenes; "
+                  f"{pairing['missed_pairs']} of {pairing['true_pairs']} two-corner cards split, "
+                  f"{pairing['false_pairs']} false pairs"]
+    return lines
 
 
 def _breakdown_lines(breakdown: dict[str, dict[str, dict[str, Any]]] | None) -> list[str]:

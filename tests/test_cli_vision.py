@@ -119,12 +119,13 @@ def test_evaluate_writes_report_and_strict_fails_bars(fake_models: Path, tmp_pat
     (real / "manifest.json").write_text(json.dumps([
         {"image": "p.jpg", "width": 320, "height": 320, "cards": [{"rank": "10", "box": [60, 60, 160, 200]}]}]))
     args = ["evaluate", "--models", str(fake_models), "--realphotos", str(real),
-            "--synthetic-val", str(tmp_path / "no-such-set"), "--speed-photos", "1", "--no-ultralytics",
+            "--synthetic-val", str(tmp_path / "no-such-set"), "--synthetic-product", str(tmp_path / "no-such-960"),
+            "--speed-photos", "1", "--no-ultralytics",
             "--report-dir", str(tmp_path / "report")]
     assert main(args) == 0
     captured = capsys.readouterr()
     assert "real-photo rank recall" in captured.out and "1.000" in captured.out
-    assert "no-such-set does not exist" in captured.err
+    assert "no-such-set does not exist" in captured.err and "--synthetic-product" in captured.err
     assert (tmp_path / "report" / "report.md").exists() and (tmp_path / "report" / "report.json").exists()
     # One invented card (the second fake box) misses the invented-cards bar.
     assert main([*args, "--strict"]) == 1

@@ -108,8 +108,9 @@ def test_full_run_on_tiny_sets(tmp_path: Path) -> None:
          "cards": [{"rank": "10", "box": [60, 60, 160, 200]}, {"rank": "K", "box": [0, 250, 50, 320]}]}]))
 
     # Two speed photos asked for, but the set has only one.
+    # The same scenes stand in for the held-out set drawn at the product's reading resolution.
     results = run_evaluation(detector, tmp_path / "report", real, synthetic, speed_photos=2,
-                             ultralytics=False, progress=lambda line: None)
+                             synthetic_product=synthetic, ultralytics=False, progress=lambda line: None)
 
     r = results["real"]
     assert r["labelled_cards"] == 2 and r["rank_recall"] == pytest.approx(0.5)
@@ -150,6 +151,15 @@ def test_full_run_on_tiny_sets(tmp_path: Path) -> None:
         assert (report / plot).stat().st_size > 1000
     summary = format_summary(results)
     assert "real-photo rank recall" in summary and "0.500" in summary
+
+    # The product-resolution set is scored like the bar's set and reported beside it, never judged.
+    assert results["synthetic_product"]["map50"] == pytest.approx(s["map50"])
+    rows = {row["name"]: row for row in results["summary"]}
+    product_row = rows["synthetic mAP50 at the product's reading resolution (3x)"]
+    assert (product_row["value"], product_row["bar"], product_row["ok"]) == (pytest.approx(0.5), "(reported)", None)
+    assert rows["synthetic mAP50"]["ok"] is False
+    text = (report / "report.md").read_text()
+    assert "## Synthetic held-out decks" in text and "## The same held-out decks at the product's reading" in text
 
 
 def test_every_code_map_scores_a_boxs_runner_up_as_ultralytics_does(tmp_path: Path) -> None:

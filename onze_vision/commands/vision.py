@@ -17,6 +17,8 @@ DEFAULT_REALPHOTOS = REPO_ROOT.parent / "shared" / "realphotos" / "edje"
 DEFAULT_SYNTHETIC_VAL = REPO_ROOT / "datasets" / "onze-val"
 # The training dataset keeps its held-out decks in images/val/: the fallback.
 FALLBACK_SYNTHETIC_VAL = REPO_ROOT / "datasets" / "onze"
+# The same held-out scenes at the resolution the product reads a photo (datasets/README.md).
+DEFAULT_SYNTHETIC_PRODUCT = REPO_ROOT / "datasets" / "onze-val960"
 
 
 def register(subparsers: Any) -> None:
@@ -49,6 +51,9 @@ def register(subparsers: Any) -> None:
     evaluate.add_argument("--synthetic-val", type=Path, default=DEFAULT_SYNTHETIC_VAL, metavar="DIR",
                           help="Ultralytics-format held-out-deck dataset; its images/val/ when it has "
                                "one (default: datasets/onze-val, else datasets/onze)")
+    evaluate.add_argument("--synthetic-product", type=Path, default=DEFAULT_SYNTHETIC_PRODUCT, metavar="DIR",
+                          help="the held-out scenes drawn at the resolution the product reads a photo, "
+                               "reported beside the bar's figure (default: datasets/onze-val960)")
     evaluate.add_argument("--speed-photos", type=int, default=20, metavar="N",
                           help="4000x3000 JPEGs to time (0 skips the speed test; default 20)")
     evaluate.add_argument("--limit", type=int, default=None, metavar="N",
@@ -161,7 +166,8 @@ def run_evaluate(args: argparse.Namespace) -> int:
         return 1
     if args.synthetic_val == DEFAULT_SYNTHETIC_VAL and not DEFAULT_SYNTHETIC_VAL.exists():
         args.synthetic_val = FALLBACK_SYNTHETIC_VAL
-    for option, path in (("--realphotos", args.realphotos), ("--synthetic-val", args.synthetic_val)):
+    for option, path in (("--realphotos", args.realphotos), ("--synthetic-val", args.synthetic_val),
+                         ("--synthetic-product", args.synthetic_product)):
         if path is not None and not path.exists():
             print(f"onze-vision evaluate: note: {option} {path} does not exist; that part is skipped",
                   file=sys.stderr)
@@ -171,6 +177,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
         realphotos=args.realphotos if args.realphotos.exists() else None,
         synthetic_val=args.synthetic_val if args.synthetic_val.exists() else None,
         speed_photos=args.speed_photos,
+        synthetic_product=args.synthetic_product if args.synthetic_product.exists() else None,
         limit=args.limit,
         ultralytics=not args.no_ultralytics,
     )
