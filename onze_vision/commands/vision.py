@@ -176,8 +176,8 @@ def run_evaluate(args: argparse.Namespace) -> int:
         report_dir=args.report_dir,
         realphotos=args.realphotos if args.realphotos.exists() else None,
         synthetic_val=args.synthetic_val if args.synthetic_val.exists() else None,
-        speed_photos=args.speed_photos,
         synthetic_product=args.synthetic_product if args.synthetic_product.exists() else None,
+        speed_photos=args.speed_photos,
         limit=args.limit,
         ultralytics=not args.no_ultralytics,
     )
