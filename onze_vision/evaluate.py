@@ -67,6 +67,14 @@ SIZE_BANDS: tuple[tuple[str, float, float], ...] = (
     ("24 px and up", 24.0, float("inf")),
 )
 LABEL_SETS = ("every label", "rank showing")
+#: Bands of ``rank_visible`` (share of the rank half showing) the held-out labels are read by.
+RANK_SHOWN_BANDS: tuple[tuple[str, float, float], ...] = (
+    ("under 0.5", 0.0, 0.5), ("0.5-0.7", 0.5, 0.7), ("0.7-0.9", 0.7, RANK_LEGIBLE),
+    (f"{RANK_LEGIBLE:g} and more", RANK_LEGIBLE, float("inf")),
+)
+#: How a label is read: by the surest reported box lying on it (IoU >= 0.5), or not at all
+#: ("missed": not found, or its box called "not an index", which the runtime drops).
+READINGS = ("right", "wrong", "missed")
 SPEED_JPEG_QUALITY = 90
 
 # Look-alikes users complain about: (name, predicate on (true code, predicted code)).
@@ -311,6 +319,8 @@ def evaluate_synthetic(
     breakdown = {(labels, band): {"scores": defaultdict(list), "tp": defaultdict(list), "gt": np.zeros(n_codes, np.int64)}
                  for labels in LABEL_SETS for band, _, _ in SIZE_BANDS}
     metas = load_scene_meta(root)
+    # Labels read right / wrong / missed, by how much of their rank half shows.
+    by_rank_shown = {band: Counter() for band, _, _ in RANK_SHOWN_BANDS}
     cards_true = cards_read = cards_right = scenes_exact = scenes_with_meta = 0
     # The same figures per held-out design (scenes drawn from one design; "mixed" otherwise).
     designs: dict[str, dict[str, Any]] = defaultdict(lambda: {
@@ -342,7 +352,11 @@ def evaluate_synthetic(
         named = named_as_labelled(indices, gt_xyxy, gt_class)
         tp_named = match_predictions(named.xyxy, named.confidence, named.class_id, gt_xyxy, gt_class, [0.5])
         _add_by_class(named_right_scores, named_right_tp, named.class_id, named.confidence, tp_named)
-        _add_to_breakdown(breakdown, indices, gt_xyxy, gt_class, _rank_visible(meta, len(gt_xyxy)))
+        rank_visible = _rank_visible(meta, len(gt_xyxy))
+        _add_to_breakdown(breakdown, indices, gt_xyxy, gt_class, rank_visible)
+        for shown, reading in zip(rank_visible, label_readings(indices, gt_xyxy, gt_class)):
+            band = next(name for name, low, high in RANK_SHOWN_BANDS if low <= shown < high)
+            by_rank_shown[band][reading] += 1
 
         operating = indices[(indices.data["det_score"] >= config.conf_threshold)
                             & (indices.data["class_prob"] >= config.min_class_prob)]
@@ -428,6 +442,8 @@ def evaluate_synthetic(
         "map50_every_code": float(np.nanmean(ap_every_code[present, 0])) if present.any() else None,
         "map50_named_right": float(np.nanmean(ap_named_right[present, 0])) if present.any() else None,
         "map50_breakdown": dict(map50_breakdown),
+        "labels_by_rank_shown": {band: {"labels": sum(tally.values()), **{r: tally[r] for r in READINGS}}
+                                 for band, tally in by_rank_shown.items()},
         "ap50_per_class": {CARD_CODES[c]: float(ap[c, 0]) for c in range(n_codes) if present[c]},
         "recall": float(gt_found.sum() / gt_count.sum()) if gt_count.sum() else None,
         "precision": (float(np.trace(matched)) / operating_predictions) if operating_predictions else None,
@@ -494,6 +510,26 @@ def _add_to_breakdown(breakdown: dict[tuple[str, str], dict[str, Any]], indices:
             cell = breakdown[(labels, band)]
             _add_by_class(cell["scores"], cell["tp"], indices.class_id[keep], indices.confidence[keep], tp[keep])
             cell["gt"] += np.bincount(gt_class[~gt_ignored], minlength=len(cell["gt"]))
+
+
+def label_readings(indices: Detections, gt_xyxy: np.ndarray, gt_class: np.ndarray) -> list[str]:
+    """How each label is read (one of :data:`READINGS`) by the surest reported box on it.
+
+    A box on a label is one with IoU >= 0.5; "missed" is a label no reported box lies on.
+    """
+    if not len(gt_xyxy):
+        return []
+    if not len(indices):
+        return ["missed"] * len(gt_xyxy)
+    on_label = box_iou(gt_xyxy, indices.xyxy) >= 0.5
+    readings = []
+    for label, boxes in enumerate(on_label):
+        if not boxes.any():
+            readings.append("missed")
+            continue
+        surest = np.flatnonzero(boxes)[np.argmax(indices.confidence[boxes])]
+        readings.append("right" if indices.class_id[surest] == gt_class[label] else "wrong")
+    return readings
 
 
 def _add_by_class(scores_by_class: dict[int, list[np.ndarray]], tp_by_class: dict[int, list[np.ndarray]],
@@ -992,6 +1028,7 @@ def _synthetic_lines(synthetic: dict[str, Any], heading: str, intro: Sequence[st
              f"precision {_fmt(synthetic['precision'])}, right code on matched boxes "
              f"{_fmt(synthetic['code_accuracy_on_matched_boxes'])}", "",
              *_breakdown_lines(synthetic.get("map50_breakdown")),
+             *_rank_shown_lines(synthetic.get("labels_by_rank_shown")),
              "Look-alikes (matched boxes, IoU >= 0.5):", "",
              "| pair | errors | of boxes of those codes | rate | worst (true -> read: n) |", "|---|---|---|---|---|"]
     for item in synthetic["lookalikes"]:
@@ -1035,6 +1072,22 @@ def _breakdown_lines(breakdown: dict[str, dict[str, dict[str, Any]]] | None) -> 
         lines.append(f"| {labels} | " + " | ".join(
             f"{_fmt(cells[band]['map50'])} ({cells[band]['index_boxes']})" for band in bands) + " |")
     return lines + ["", "(index boxes counted in brackets)", ""]
+
+
+def _rank_shown_lines(by_band: dict[str, dict[str, int]] | None) -> list[str]:
+    """How labels are read by how much of their rank shows (empty without the records)."""
+    if not by_band:
+        return []
+    total = sum(cell["labels"] for cell in by_band.values()) or 1
+    lines = ["Labels read by the surest reported box on them (IoU >= 0.5, detector confidence >= 0.001), "
+             "by how much of their rank half shows:", "",
+             "| rank half showing | labels | share | " + " | ".join(READINGS) + " |",
+             "|---|---|---|" + "---|" * len(READINGS)]
+    for band, cell in by_band.items():
+        n = cell["labels"]
+        lines.append(f"| {band} | {n} | {n / total:.3f} | "
+                     + " | ".join(_fmt(cell[r] / n if n else None) for r in READINGS) + " |")
+    return lines + [""]
 
 
 def _fmt(value: float | None) -> str:

@@ -16,6 +16,7 @@ from onze_vision.evaluate import (
     average_precision,
     evaluate_synthetic,
     format_summary,
+    label_readings,
     match_predictions,
     match_with_ignored,
     named_as_labelled,
@@ -204,6 +205,28 @@ def test_named_as_labelled_gives_each_box_on_an_index_its_label(
     assert named.confidence[0] == pytest.approx(expected_confidence)
 
 
+NINE_S, TEN_S = CARD_CODES.index("9S"), CARD_CODES.index("10S")
+
+
+@pytest.mark.parametrize(
+    ("case", "boxes", "confidences", "codes", "expected"),
+    [
+        ("a box on the label with its code reads it right", [[0, 0, 10, 20]], [0.9], [NINE_S], ["right"]),
+        ("a box on the label with another code reads it wrong", [[0, 0, 10, 20]], [0.9], [TEN_S], ["wrong"]),
+        ("a box beside the label (IoU < 0.5) misses it", [[6, 0, 16, 20]], [0.9], [NINE_S], ["missed"]),
+        ("no box misses it", [], [], [], ["missed"]),
+        ("of two boxes on it, the surer one reads it", [[0, 0, 10, 20], [1, 1, 11, 21]], [0.3, 0.8], [NINE_S, TEN_S],
+         ["wrong"]),
+    ],
+)
+def test_label_readings_take_the_surest_box_on_each_label(
+    case: str, boxes: list[list[int]], confidences: list[float], codes: list[int], expected: list[str]
+) -> None:
+    indices = Detections(np.array(boxes, np.float32).reshape(-1, 4), np.array(confidences, np.float32),
+                         np.array(codes, np.int64))
+    assert label_readings(indices, np.array([[0, 0, 10, 20]], np.float32), np.array([NINE_S])) == expected
+
+
 @pytest.mark.parametrize(
     "case, gt_ignored, pred_class, out_of_range, expected_tp, expected_ignored",
     [
@@ -257,3 +280,8 @@ def test_breakdown_ignores_labels_whose_rank_is_covered(tmp_path: Path) -> None:
     # 10S: precision 1 then 1/2 at full recall, AP 1.
     assert showing["all sizes"]["index_boxes"] == 1
     assert showing["all sizes"]["map50"] == pytest.approx(1.0)
+    # Read label by label: the covered 9S is read as the 10S, the 10S with its rank showing right.
+    by_band = s["labels_by_rank_shown"]
+    assert by_band["under 0.5"] == {"labels": 1, "right": 0, "wrong": 1, "missed": 0}
+    assert by_band["0.9 and more"] == {"labels": 1, "right": 1, "wrong": 0, "missed": 0}
+    assert by_band["0.5-0.7"]["labels"] == by_band["0.7-0.9"]["labels"] == 0
