@@ -846,14 +846,11 @@ def run_evaluation(
         start = time.perf_counter()
         results["real"] = evaluate_real_photos(detector, realphotos, limit, progress)
         results["real"]["seconds"] = time.perf_counter() - start
-    if synthetic_val is not None and (synthetic_val / "images").exists():
-        start = time.perf_counter()
-        results["synthetic"] = evaluate_synthetic(detector, synthetic_val, limit, progress)
-        results["synthetic"]["seconds"] = time.perf_counter() - start
-    if synthetic_product is not None and (synthetic_product / "images").exists():
-        start = time.perf_counter()
-        results["synthetic_product"] = evaluate_synthetic(detector, synthetic_product, limit, progress)
-        results["synthetic_product"]["seconds"] = time.perf_counter() - start
+    for key, root in (("synthetic", synthetic_val), ("synthetic_product", synthetic_product)):
+        if root is not None and (root / "images").exists():
+            start = time.perf_counter()
+            results[key] = evaluate_synthetic(detector, root, limit, progress)
+            results[key]["seconds"] = time.perf_counter() - start
     if speed_photos > 0 and realphotos is not None and (realphotos / "manifest.json").exists():
         manifest = json.loads((realphotos / "manifest.json").read_text(encoding="utf-8"))
         step = max(1, len(manifest) // speed_photos)
