@@ -141,6 +141,12 @@ class DetectorConfig:
         reread_below: Top probability of the centred reading (after a card's corners are
             read together) under which the other views are read too (above 1: every index;
             the sure ones are rarely changed by them).
+        unsure_below: A card whose code is read with a probability under this is reported
+            unsure, with its next most likely code as the ``alternative`` the player is
+            offered (0: never); a wrong reading is mostly an unsure one, and mostly its
+            runner-up is the card (``models/README.md``).
+        alternative_min: The runner-up is offered only when its probability is at least
+            this: a card unsure between its code and "not an index" has no alternative code.
     """
 
     imgsz: int = 640
@@ -160,10 +166,15 @@ class DetectorConfig:
     crop_shift: float = 0.0
     crop_turns: bool = False
     reread_below: float = 1.01
+    unsure_below: float = 0.0
+    alternative_min: float = 0.0
 
     def __post_init__(self) -> None:
         if self.crop_shift < 0:
             raise ValueError(f"crop_shift must be >= 0, got {self.crop_shift}")
+        for name in ("unsure_below", "alternative_min"):
+            if not 0.0 <= getattr(self, name) <= 1.0:
+                raise ValueError(f"{name} must be between 0 and 1, got {getattr(self, name)}")
 
     @classmethod
     def from_dict(cls, values: dict[str, Any]) -> DetectorConfig:
@@ -210,17 +221,28 @@ class DetectedCard:
         confidence: Detector score x classifier probability (the better of its indices).
         box: (x1, y1, x2, y2) in full-photo pixels: the union of its index boxes.
         corners: How many of its corner indices were read (1 or 2).
+        alternative: When the code was read unsure (``unsure_below``), the next most
+            likely code, for the player to check against the photo; otherwise None.
     """
 
     card: str
     confidence: float
     box: tuple[float, float, float, float]
     corners: int = 1
+    alternative: str | None = None
+
+    @property
+    def is_unsure(self) -> bool:
+        """True when the reading comes with an alternative code to check."""
+        return self.alternative is not None
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready ``{"card", "confidence", "box"}``."""
-        return {"card": self.card, "confidence": round(self.confidence, 4),
-                "box": [round(v, 1) for v in self.box]}
+        """JSON-ready ``{"card", "confidence", "box"}``, plus ``"alternative"`` when unsure."""
+        out: dict[str, Any] = {"card": self.card, "confidence": round(self.confidence, 4),
+                               "box": [round(v, 1) for v in self.box]}
+        if self.alternative is not None:
+            out["alternative"] = self.alternative
+        return out
 
 
 @dataclass(frozen=True)
@@ -392,19 +414,38 @@ def pair_indices(indices: Detections, config: DetectorConfig = DetectorConfig())
 
     Returns:
         One :class:`DetectedCard` per card, sorted left to right; its box is the union
-        of its index boxes and its confidence the best of theirs.
+        of its index boxes, its confidence the best of theirs, and its alternative (see
+        :func:`runner_up`) that of its best index.
     """
     cards: list[DetectedCard] = []
+    probs = indices.data.get("probs")
     for members in pair_groups(indices, config):
         rows = list(members)
         boxes = indices.xyxy[rows]
         box = (float(boxes[:, 0].min()), float(boxes[:, 1].min()),
                float(boxes[:, 2].max()), float(boxes[:, 3].max()))
         best = rows[int(indices.confidence[rows].argmax())]
-        cards.append(DetectedCard(CARD_CODES[int(indices.class_id[best])], float(indices.confidence[best]),
-                                  box, len(rows)))
+        code = int(indices.class_id[best])
+        alternative = runner_up(probs[best], code, config) if probs is not None else None
+        cards.append(DetectedCard(CARD_CODES[code], float(indices.confidence[best]), box, len(rows), alternative))
     cards.sort(key=lambda card: (card.box[0], card.box[1]))
     return cards
+
+
+def runner_up(probs: np.ndarray, code: int, config: DetectorConfig = DetectorConfig()) -> str | None:
+    """The code to offer beside ``code`` when an index reads it unsure, or None.
+
+    Args:
+        probs: One index's classifier probabilities [54] (53 codes, then "none").
+        code: The code it is read as (a column of ``probs``).
+        config: Supplies ``unsure_below`` and ``alternative_min``.
+    """
+    if probs[code] >= config.unsure_below:
+        return None
+    others = np.array(probs[: len(CARD_CODES)], dtype=np.float64)
+    others[code] = -1.0
+    best = int(others.argmax())
+    return CARD_CODES[best] if others[best] >= config.alternative_min else None
 
 
 def _session(path: Path, threads: int | None) -> Any:

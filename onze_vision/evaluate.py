@@ -321,7 +321,8 @@ def evaluate_synthetic(
     metas = load_scene_meta(root)
     # Labels read right / wrong / missed, by how much of their rank half shows.
     by_rank_shown = {band: Counter() for band, _, _ in RANK_SHOWN_BANDS}
-    cards_true = cards_read = cards_right = scenes_exact = scenes_with_meta = 0
+    cards_true = cards_read = cards_right = scenes_exact = scenes_with_meta = scenes_exact_after_fixes = 0
+    offered: Counter = Counter()  # unsure cards and the alternatives they offer (offered_fixes)
     # The same figures per held-out design (scenes drawn from one design; "mixed" otherwise).
     designs: dict[str, dict[str, Any]] = defaultdict(lambda: {
         "scores": defaultdict(list), "tp": defaultdict(list), "gt": np.zeros(n_codes, np.int64),
@@ -378,13 +379,19 @@ def evaluate_synthetic(
         if meta is not None:
             # What scoring needs: the multiset of cards, after pairing.
             truth = Counter(_visible_cards(meta).values())
-            read = Counter(card.card for card in pair_indices(operating, config))
+            scene_cards = pair_indices(operating, config)
+            read = Counter(card.card for card in scene_cards)
             right = sum((truth & read).values())
             cards_true += sum(truth.values())
             cards_read += sum(read.values())
             cards_right += right
             scenes_exact += truth == read
             scenes_with_meta += 1
+            fixes = offered_fixes(truth, scene_cards)
+            offered += fixes
+            # Exact once the player takes every right alternative (and rejects the rest).
+            scenes_exact_after_fixes += (fixes["wrong"] == fixes["fixed"]
+                                         and fixes["right_after_fixes"] == fixes["true"])
         if number % 100 == 0:
             progress(f"synthetic: {number}/{len(images)}")
 
@@ -430,6 +437,16 @@ def evaluate_synthetic(
             "recall": cards_right / cards_true if cards_true else None,
             "precision": cards_right / cards_read if cards_read else None,
             "exact_scene_rate": scenes_exact / scenes_with_meta,
+            "alternatives": {
+                "unsure_share": offered["unsure"] / cards_read if cards_read else None,
+                "wrong": offered["wrong"],
+                "wrong_unsure_share": offered["wrong_unsure"] / offered["wrong"] if offered["wrong"] else None,
+                "fixed_share": offered["fixed"] / offered["wrong"] if offered["wrong"] else None,
+                "right_unsure_share": (offered["right_unsure"] / (cards_read - offered["wrong"])
+                                       if cards_read > offered["wrong"] else None),
+                "recall_after_fixes": offered["right_after_fixes"] / cards_true if cards_true else None,
+                "exact_scene_rate_after_fixes": scenes_exact_after_fixes / scenes_with_meta,
+            },
             "pairing_on_true_indices": evaluate_pairing_on_truth(
                 [metas[key] for key in evaluated if key in metas], config),
         }
@@ -575,6 +592,40 @@ def load_scene_meta(root: Path) -> dict[str, dict[str, Any]]:
 def _visible_cards(meta: dict[str, Any]) -> dict[int, str]:
     """card_id -> code of each card with at least one labelled corner index."""
     return {label["card_id"]: label["code"] for label in meta["labels"]}
+
+
+def offered_fixes(truth: Counter, cards: Sequence[DetectedCard]) -> Counter:
+    """How a scene's cards read against its true cards, with the alternatives offered.
+
+    Readings are matched to the true multiset of codes. A reading of a code the scene
+    has no more of is wrong; a wrong reading whose ``alternative`` is a true card still
+    unread is one the player fixes with one tap (those are matched first, so each true
+    card is fixed at most once).
+
+    Returns:
+        Counts: ``read``, ``unsure`` (readings with an alternative), ``wrong``,
+        ``wrong_unsure`` (wrong and offered an alternative), ``fixed`` (the alternative
+        is right), ``right_unsure`` (right, yet offered an alternative: a needless check),
+        ``true`` and ``right_after_fixes``.
+    """
+    excess = Counter(card.card for card in cards) - truth
+    unread = truth - Counter(card.card for card in cards)
+    tally: Counter = Counter(read=len(cards), true=sum(truth.values()))
+    # Wrong readings whose alternative is an unread card first: the player checks every unsure card.
+    for card in sorted(cards, key=lambda c: not (c.alternative and unread[c.alternative] > 0)):
+        unsure = card.alternative is not None
+        tally["unsure"] += unsure
+        if excess[card.card] > 0:
+            excess[card.card] -= 1
+            tally["wrong"] += 1
+            tally["wrong_unsure"] += unsure
+            if unsure and unread[card.alternative] > 0:
+                unread[card.alternative] -= 1
+                tally["fixed"] += 1
+        else:
+            tally["right_unsure"] += unsure
+    tally["right_after_fixes"] = tally["true"] - sum(unread.values())
+    return tally
 
 
 def evaluate_pairing_on_truth(metas: Sequence[dict[str, Any]], config: DetectorConfig) -> dict[str, Any]:
@@ -1047,11 +1098,24 @@ def _synthetic_lines(synthetic: dict[str, Any], heading: str, intro: Sequence[st
                   f"- {cards['scenes']} scenes, {cards['cards']} cards with a visible index: card recall "
                   f"{_fmt(cards['recall'])}, precision {_fmt(cards['precision'])}, scenes read exactly "
                   f"{_fmt(cards['exact_scene_rate'])}",
+                  *_alternative_lines(cards.get("alternatives")),
                   f"- pairing alone (true index boxes, codes and down vectors): {_fmt(pairing['card_accuracy'])} "
                   f"of cards grouped right, {_fmt(pairing['exact_scene_rate'])} of scenes; "
                   f"{pairing['missed_pairs']} of {pairing['true_pairs']} two-corner cards split, "
                   f"{pairing['false_pairs']} false pairs"]
     return lines
+
+
+def _alternative_lines(alternatives: dict[str, Any] | None) -> list[str]:
+    """The line on unsure cards and their one-tap alternatives (empty without figures)."""
+    if not alternatives:
+        return []
+    return [f"- unsure cards, shown with their next most likely code: {_fmt(alternatives['unsure_share'])} of the "
+            f"cards read; of the {alternatives['wrong']} wrong readings {_fmt(alternatives['wrong_unsure_share'])} "
+            f"are shown unsure and {_fmt(alternatives['fixed_share'])} have the right code as their alternative; "
+            f"{_fmt(alternatives['right_unsure_share'])} of the right readings are shown unsure (a needless check). "
+            f"Taking each right alternative: card recall {_fmt(alternatives['recall_after_fixes'])}, scenes read "
+            f"exactly {_fmt(alternatives['exact_scene_rate_after_fixes'])}"]
 
 
 def _breakdown_lines(breakdown: dict[str, dict[str, dict[str, Any]]] | None) -> list[str]:

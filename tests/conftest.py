@@ -23,6 +23,7 @@ class FakeCard:
     card: str
     confidence: float
     box: tuple[float, float, float, float]
+    alternative: str | None = None
 
 
 @dataclass
@@ -37,12 +38,14 @@ class FakeDetector:
 
     def __init__(self) -> None:
         self.cards: list[str] = ["QH", "7S", "JK"]
+        self.alternatives: dict[str, str] = {}  # code -> the alternative offered when read unsure
         self.calls = 0
 
     def __call__(self, data: bytes) -> FakeReading:
         self.calls += 1
         image = load_image(data, max_side=64)
-        boxes = [FakeCard(code, 0.9, (10.0 + 60 * i, 10.0, 60.0 + 60 * i, 90.0)) for i, code in enumerate(self.cards)]
+        boxes = [FakeCard(code, 0.9, (10.0 + 60 * i, 10.0, 60.0 + 60 * i, 90.0), self.alternatives.get(code))
+                 for i, code in enumerate(self.cards)]
         return FakeReading(image.width, image.height, boxes)
 
 

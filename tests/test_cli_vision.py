@@ -55,6 +55,24 @@ def test_detect_plain_text(fake_models: Path, photos: list[Path], capsys: pytest
     assert out[1].split()[0] == "10S" and out[1].strip().endswith("]")
 
 
+@pytest.fixture(scope="module")
+def unsure_models(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Every index read 10S at 0.73 with 9S at 0.27, and alternatives offered under 0.9."""
+    folder = tmp_path_factory.mktemp("unsure-models")
+    make_fake_models(folder, FAKE_BOXES, 320, "10S", runner_up="9S")
+    (folder / "detector.json").write_text(json.dumps({"unsure_below": 0.9, "alternative_min": 0.1}))
+    return folder
+
+
+def test_detect_names_the_alternative_of_an_unsure_card(unsure_models: Path, photos: list[Path],
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["detect", "--models", str(unsure_models), "--json", str(photos[0])]) == 0
+    cards = json.loads(capsys.readouterr().out)[0]["cards"]
+    assert [(c["card"], c["alternative"]) for c in cards] == [("10S", "9S"), ("10S", "9S")]
+    assert main(["detect", "--models", str(unsure_models), str(photos[0])]) == 0
+    assert capsys.readouterr().out.splitlines()[1].endswith("unsure: or 9S?")
+
+
 def test_detect_annotates_each_photo(fake_models: Path, photos: list[Path], tmp_path: Path,
                                      capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "annotated.png"

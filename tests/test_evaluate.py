@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 
 import cv2
@@ -11,7 +12,7 @@ import pytest
 from test_detector import make_fake_models
 
 from onze_vision.detections import Detections
-from onze_vision.detector import CARD_CODES, CardDetector
+from onze_vision.detector import CARD_CODES, CardDetector, DetectedCard
 from onze_vision.evaluate import (
     average_precision,
     evaluate_synthetic,
@@ -20,6 +21,7 @@ from onze_vision.evaluate import (
     match_predictions,
     match_with_ignored,
     named_as_labelled,
+    offered_fixes,
     read_yolo_labels,
     run_evaluation,
 )
@@ -139,6 +141,9 @@ def test_full_run_on_tiny_sets(tmp_path: Path) -> None:
     assert (cards["scenes"], cards["cards"]) == (2, 4)
     assert cards["recall"] == pytest.approx(0.75) and cards["exact_scene_rate"] == pytest.approx(0.5)
     assert cards["pairing_on_true_indices"]["card_accuracy"] == 1.0
+    # The 9S read as a 10S is the one wrong reading; the fake classifier is sure of it.
+    assert cards["alternatives"]["wrong"] == 1 and cards["alternatives"]["fixed_share"] == 0.0
+    assert cards["alternatives"]["recall_after_fixes"] == pytest.approx(0.75)
 
     speed = results["speed"]
     assert speed["photos"] == 1 and speed["median_ms"] > 0
@@ -285,3 +290,32 @@ def test_breakdown_ignores_labels_whose_rank_is_covered(tmp_path: Path) -> None:
     assert by_band["under 0.5"] == {"labels": 1, "right": 0, "wrong": 1, "missed": 0}
     assert by_band["0.9 and more"] == {"labels": 1, "right": 1, "wrong": 0, "missed": 0}
     assert by_band["0.5-0.7"]["labels"] == by_band["0.7-0.9"]["labels"] == 0
+
+
+def read(*cards: str | tuple[str, str]) -> list[DetectedCard]:
+    """Detected cards: "8H" read sure, ("8H", "6H") read unsure with 6H offered."""
+    pairs = [c if isinstance(c, tuple) else (c, None) for c in cards]
+    return [DetectedCard(code, 0.9, (0, 0, 1, 1), alternative=alternative) for code, alternative in pairs]
+
+
+@pytest.mark.parametrize(("truth", "cards", "expected"), [
+    # Every card right and sure: nothing to check.
+    ("8H KS", read("8H", "KS"), dict(read=2, wrong=0, unsure=0, fixed=0, right_unsure=0, right_after_fixes=2)),
+    # A 6H read 8H, unsure, with the 6H offered: one tap fixes it.
+    ("6H KS", read(("8H", "6H"), "KS"), dict(wrong=1, wrong_unsure=1, fixed=1, right_after_fixes=2)),
+    # Offered the wrong alternative: shown unsure, not fixed.
+    ("6H KS", read(("8H", "8D"), "KS"), dict(wrong=1, wrong_unsure=1, fixed=0, right_after_fixes=1)),
+    # Wrong and sure: neither flagged nor fixed.
+    ("6H KS", read("8H", "KS"), dict(wrong=1, wrong_unsure=0, fixed=0, right_after_fixes=1)),
+    # A right reading shown unsure is a needless check.
+    ("8H KS", read(("8H", "6H"), "KS"), dict(wrong=0, unsure=1, right_unsure=1, right_after_fixes=2)),
+    # Two decks: two 8H read, one of them is the 6H; the unsure one is the one to fix.
+    ("8H 6H", read("8H", ("8H", "6H")), dict(wrong=1, fixed=1, right_unsure=0, right_after_fixes=2)),
+    # One missing 6H cannot be fixed twice.
+    ("6H KS", read(("8H", "6H"), ("9H", "6H"), "KS"), dict(read=3, wrong=2, fixed=1, right_after_fixes=2)),
+    # A card not read at all stays missing.
+    ("6H KS", read("KS"), dict(read=1, true=2, wrong=0, right_after_fixes=1)),
+])
+def test_offered_alternatives_fix_the_wrong_readings_they_name(truth: str, cards: list, expected: dict) -> None:
+    tally = offered_fixes(Counter(truth.split()), cards)
+    assert {key: tally[key] for key in expected} == expected

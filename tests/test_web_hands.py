@@ -242,3 +242,24 @@ def test_photo_with_no_card_read_says_so(client: Any, token: str, game_id: int, 
                        follow_redirects=True).get_data(as_text=True)
     assert "No card could be read in this photo" in page
     assert 'value=""' in page and "<rect " not in page
+
+
+def test_an_unsure_card_is_dashed_and_offers_its_alternative(client: Any, token: str, game_id: int, detector: Any,
+                                                             jpeg_bytes: bytes) -> None:
+    detector.alternatives = {"7S": "7C"}
+    page = client.post(f"/games/{game_id}/hands/1/players/2/photo",
+                       data={"csrf_token": token, "photo": (io.BytesIO(jpeg_bytes), "hand.jpg")},
+                       follow_redirects=True).get_data(as_text=True)
+    assert page.count("stroke-dasharray") == 1 and "7♠?" in page     # only the unsure box is dashed
+    assert "Check this card" in page
+    assert 'data-from="7S" data-to="7C"' in page and "It is 7♣" in page
+    assert 'value="QH 7S JK"' in page                                  # the list keeps what was read
+    stored = client.get("/api/photos/1").get_json()
+    assert [c.get("alternative") for c in stored["cards"]] == [None, "7C", None]
+
+
+def test_a_sure_reading_asks_for_no_check(client: Any, token: str, game_id: int, jpeg_bytes: bytes) -> None:
+    page = client.post(f"/games/{game_id}/hands/1/players/2/photo",
+                       data={"csrf_token": token, "photo": (io.BytesIO(jpeg_bytes), "hand.jpg")},
+                       follow_redirects=True).get_data(as_text=True)
+    assert "stroke-dasharray" not in page and "swap-btn" not in page and "Check this" not in page

@@ -185,7 +185,8 @@ def godown() -> Response:
 def detect() -> Response:
     """Read the cards in a photo (multipart field "photo", or the raw image as the body).
 
-    Nothing is stored: {"width", "height", "cards": [{"card", "confidence", "box"}]}.
+    Nothing is stored: {"width", "height", "cards": [{"card", "confidence", "box"}]}; a card
+    read unsure also has "alternative", its next most likely code.
     """
     return jsonify(model.read_photo(_photo_bytes()))
 

@@ -26,7 +26,9 @@ def register(subparsers: Any) -> None:
     detect = subparsers.add_parser(
         "detect",
         help="read the cards in one or more photos",
-        description="Read the cards in photos (JPEG, PNG or WebP). One line per card, or JSON.",
+        description="Read the cards in photos (JPEG, PNG or WebP). One line per card, or JSON. "
+                    "A card read unsure also names its next most likely code (JSON: \"alternative\"): "
+                    "check it against the photo.",
         epilog="With several photos, --annotate OUT.png writes OUT-<photo name>.png for each "
                "(OUT-<photo name>-2.png when two photos share a name).",
     )
@@ -109,7 +111,8 @@ def draw_cards(image_bgr: Any, cards: list[Any]) -> Any:
         x1, y1, x2, y2 = (round(v) for v in card.box)
         colour = (40, 40, 230) if card.card[-1] in "HD" or card.card == "JK" else (40, 160, 40)
         cv2.rectangle(canvas, (x1, y1), (x2, y2), colour, thickness)
-        label = f"{card.card} {card.confidence:.2f}"
+        alternative = getattr(card, "alternative", None)
+        label = f"{card.card} {card.confidence:.2f}" + (f" or {alternative}?" if alternative else "")
         (w, h), base = cv2.getTextSize(label, cv2.FONT_HERSHEY_SIMPLEX, font_scale, thickness)
         top = max(0, y1 - h - base - thickness)
         cv2.rectangle(canvas, (x1, top), (x1 + w + 2 * thickness, top + h + base + thickness), colour, -1)
@@ -145,7 +148,8 @@ def run_detect(args: argparse.Namespace) -> int:
                   f"{'' if len(reading.cards) == 1 else 's'}")
             for card in reading.cards:
                 box = ", ".join(f"{v:.0f}" for v in card.box)
-                print(f"  {card.card:<3} {card.confidence:.2f}  [{box}]")
+                unsure = f"  unsure: or {card.alternative}?" if card.alternative else ""
+                print(f"  {card.card:<3} {card.confidence:.2f}  [{box}]{unsure}")
         if out_path is not None and loaded is not None:
             if not cv2.imwrite(str(out_path), draw_cards(loaded.image, reading.cards)):
                 _error("detect", f"cannot write '{out_path}' (folder missing or unknown image extension)")

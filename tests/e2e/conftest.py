@@ -48,7 +48,14 @@ def _ensure_playwright() -> None:
 
 
 class StandInDetector:
-    """Reads a test photo's labelled cards, for page tests that must not depend on the model."""
+    """Reads a test photo's labelled cards, for page tests that must not depend on the model.
+
+    ``misread`` maps a labelled code to (code read, alternative offered): a card read
+    unsure, as the real detector reports it.
+    """
+
+    def __init__(self, misread: dict[str, tuple[str, str]] | None = None) -> None:
+        self.misread = misread or {}
 
     def __call__(self, data: bytes) -> Any:
         from onze_vision.imageio import load_image
@@ -57,9 +64,15 @@ class StandInDetector:
         known = next((cards for name, cards in PHOTO_CARDS.items()
                       if (DATA / name).exists() and (DATA / name).read_bytes() == data), [])
 
+        misread = self.misread
+
         class Card:
             def __init__(self, code: str, box: tuple[float, float, float, float]) -> None:
                 self.card, self.confidence, self.box = code, 0.99, box
+                self.alternative = None
+                if code in misread:
+                    self.card, self.alternative = misread[code]
+                    self.confidence = 0.55
 
         class Reading:
             width, height = image.width, image.height

@@ -151,6 +151,36 @@ def test_photo_boxes_are_drawn_on_the_cards(page: Any, live_server: Any) -> None
         live_server.app.config["DETECT"] = saved
 
 
+def test_an_unsure_card_is_fixed_with_one_tap(page: Any, live_server: Any) -> None:
+    """A 9H read as 6H, unsure, with 9H offered: one tap puts the 9H in the list and rescores."""
+    saved = live_server.app.config["DETECT"]
+    live_server.app.config["DETECT"] = StandInDetector(misread={"9H": ("6H", "9H")})
+    try:
+        page.goto(live_server.url + "/games/new")
+        for i, name in enumerate(["Kit", "Lou"], start=1):
+            page.fill(f"input[name=player{i}]", name)
+        page.click("button:has-text('Start the game')")
+        page.wait_for_selector("table.sheet")
+        page.goto(page.url + "/hands/1/players/2")
+        with page.expect_navigation():
+            page.set_input_files("#photo-input", str(DATA / "web_edje_IMG_2571.jpg"))
+        page.wait_for_selector(".unsure-cards")
+        assert page.locator("svg.boxes text").all_text_contents() == ["Q♣", "10♠", "6♥?"]
+        assert page.locator("svg.boxes .unsure rect").count() == 1
+        page.wait_for_function("document.querySelector('.points-total').textContent.trim() === '26'")
+        shoot(page, "04c-unsure-card")
+        page.click(".swap-btn")
+        page.wait_for_function("document.querySelector('.points-total').textContent.trim() === '29'")
+        assert page.input_value(".cards-text") == "QC 10S 9H"
+        assert page.locator(".swap-btn").inner_text() == "Changed to 9♥" and page.locator(".swap-btn").is_disabled()
+        page.click(".save-btn")
+        page.wait_for_selector("text=Saved")
+        score = _api(live_server, f"/api/games/{page.url.split('/games/')[1].split('/')[0]}")["hands"][0]["scores"][1]
+        assert score["cards"] == ["QC", "10S", "9H"] and score["points"] == 29
+    finally:
+        live_server.app.config["DETECT"] = saved
+
+
 def test_check_a_go_down(page: Any, live_server: Any) -> None:
     page.goto(live_server.url + "/godown")
     page.select_option("select[name=variant]", "llenroc")

@@ -130,6 +130,25 @@
     });
     text.addEventListener("change", function () { cards = splitCodes(text.value); changed(); });
 
+    // "It is 6H" beside a reading the detector was unsure of (the photo's check list):
+    // one tap swaps one such card in this list. Only the page's first editor takes them.
+    if (editor === document.querySelector(".card-editor")) {
+      document.querySelectorAll(".swap-btn").forEach(function (button) {
+        button.hidden = false;
+        button.addEventListener("click", function () {
+          const i = cards.indexOf(button.dataset.from);
+          button.disabled = true;
+          if (i < 0) {
+            button.textContent = (labels[button.dataset.from] || button.dataset.from) + " is no longer in the list";
+            return;
+          }
+          cards[i] = button.dataset.to;
+          button.textContent = "Changed to " + (labels[button.dataset.to] || button.dataset.to);
+          changed();
+        });
+      });
+    }
+
     changed();
   }
 
