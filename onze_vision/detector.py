@@ -56,7 +56,7 @@ import cv2
 import numpy as np
 
 from onze_vision.cards import CARD_CODES
-from onze_vision.detections import Detections
+from onze_vision.detections import Detections, box_iou
 from onze_vision.imageio import ImageSource, LoadedImage, load_image
 from onze_vision.indexcrop import (
     NONE_CLASS,
@@ -147,6 +147,10 @@ class DetectorConfig:
             runner-up is the card (``models/README.md``).
         alternative_min: The runner-up is offered only when its probability is at least
             this: a card unsure between its code and "not an index" has no alternative code.
+        maybe_conf: Indices the operating point leaves out with a detector score of at
+            least this (and ``maybe_prob``) are offered as cards possibly missed, for the
+            player to add with one tap (0: never; see :func:`possibly_missed`).
+        maybe_prob: The classifier probability of their code such a card needs.
     """
 
     imgsz: int = 640
@@ -168,11 +172,13 @@ class DetectorConfig:
     reread_below: float = 1.01
     unsure_below: float = 0.0
     alternative_min: float = 0.0
+    maybe_conf: float = 0.0
+    maybe_prob: float = 0.0
 
     def __post_init__(self) -> None:
         if self.crop_shift < 0:
             raise ValueError(f"crop_shift must be >= 0, got {self.crop_shift}")
-        for name in ("unsure_below", "alternative_min"):
+        for name in ("unsure_below", "alternative_min", "maybe_conf", "maybe_prob"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ValueError(f"{name} must be between 0 and 1, got {getattr(self, name)}")
 
@@ -254,16 +260,22 @@ class PhotoReading:
         height: Full-photo height.
         cards: One entry per physical card, left to right.
         timings: Milliseconds per stage (see :data:`TIMING_KEYS`).
+        maybe: Cards possibly missed: read below the operating point, on no card read
+            (:func:`possibly_missed`), for the player to confirm; never scored unasked.
     """
 
     width: int
     height: int
     cards: list[DetectedCard]
     timings: dict[str, float] = field(default_factory=dict, compare=False)
+    maybe: list[DetectedCard] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready ``{"width", "height", "cards": [...]}``."""
-        return {"width": self.width, "height": self.height, "cards": [c.to_dict() for c in self.cards]}
+        """JSON-ready ``{"width", "height", "cards": [...]}``, plus ``"maybe": [...]`` when there are any."""
+        out: dict[str, Any] = {"width": self.width, "height": self.height, "cards": [c.to_dict() for c in self.cards]}
+        if self.maybe:
+            out["maybe"] = [c.to_dict() for c in self.maybe]
+        return out
 
 
 def letterbox(image: np.ndarray, size: tuple[int, int]) -> tuple[np.ndarray, float, tuple[int, int]]:
@@ -448,6 +460,29 @@ def runner_up(probs: np.ndarray, code: int, config: DetectorConfig = DetectorCon
     return CARD_CODES[best] if others[best] >= config.alternative_min else None
 
 
+#: A candidate index overlapping a read one by more than this is that index seen again.
+MAYBE_MAX_IOU = 0.3
+
+
+def possibly_missed(indices: Detections, candidates: Detections,
+                    config: DetectorConfig = DetectorConfig()) -> list[DetectedCard]:
+    """Cards the operating point left out, for the player to confirm.
+
+    ``candidates`` are named indices under the operating point (see ``maybe_conf``). One
+    that overlaps a read index (IoU > :data:`MAYBE_MAX_IOU`) is that index seen again, and
+    one that pairs with a read index is the other corner of a card already read: both
+    are dropped. The rest are paired into cards as :func:`pair_indices` pairs.
+    """
+    if len(candidates) == 0:
+        return []
+    if len(indices):
+        candidates = candidates[box_iou(candidates.xyxy, indices.xyxy).max(axis=1) <= MAYBE_MAX_IOU]
+        groups = pair_groups(Detections.merge([indices, candidates]), config)
+        partnered = {row - len(indices) for group in groups if min(group) < len(indices) for row in group}
+        candidates = candidates[np.array([row not in partnered for row in range(len(candidates))], bool)]
+    return pair_indices(candidates, config) if len(candidates) else []
+
+
 def _session(path: Path, threads: int | None) -> Any:
     """An onnxruntime CPU session: ``threads`` intra-op threads (default: every core)."""
     import onnxruntime as ort  # heavy: only when a model is loaded
@@ -603,11 +638,12 @@ class CardDetector:
             InvalidImageError: The input is not a readable photo.
         """
         timings: dict[str, float] = {}
-        loaded, indices = self._read(src, None, None, timings)
+        loaded, indices, candidates = self._read(src, None, None, timings)
         start = time.perf_counter()
         cards = pair_indices(indices, self.config)
+        maybe = possibly_missed(indices, candidates, self.config)
         timings["postprocess"] += (time.perf_counter() - start) * 1000
-        return PhotoReading(loaded.width, loaded.height, cards, timings)
+        return PhotoReading(loaded.width, loaded.height, cards, timings, maybe)
 
     def _read(
         self,
@@ -615,7 +651,8 @@ class CardDetector:
         conf_threshold: float | None,
         min_class_prob: float | None,
         timings: dict[str, float] | None,
-    ) -> tuple[LoadedImage, Detections]:
+    ) -> tuple[LoadedImage, Detections, Detections]:
+        """The photo, its named indices at the thresholds, and the candidates under them (``maybe_conf``)."""
         config = self.config
         conf = config.conf_threshold if conf_threshold is None else conf_threshold
         min_prob = config.min_class_prob if min_class_prob is None else min_class_prob
@@ -625,7 +662,9 @@ class CardDetector:
             src, max_side=math.ceil(config.decode_factor * max(self.input_size)))
         clock.lap("decode")
 
-        boxes = self.locate_indices(loaded.image, conf, clock)
+        # Candidates for "possibly missed" are located in the same pass, down to maybe_conf.
+        floor = min(conf, config.maybe_conf) if config.maybe_conf > 0 else conf
+        boxes = self.locate_indices(loaded.image, floor, clock)
         xyxy = boxes.xyxy
         tensor = crops_to_tensor([crop_index(loaded.image, box) for box in xyxy])
         clock.lap("preprocess")
@@ -644,15 +683,22 @@ class CardDetector:
 
         code = probs.argmax(axis=1) if len(probs) else np.zeros(0, np.int64)
         prob = probs[np.arange(len(probs)), code]
-        keep = (code < len(CARD_CODES)) & (prob >= min_prob)
-        indices = Detections(
-            xyxy[keep] / loaded.scale,
-            boxes.confidence[keep] * prob[keep],
-            code[keep],
-            {"down": down[keep], "det_score": boxes.confidence[keep], "class_prob": prob[keep], "probs": probs[keep]},
-        ).without_nested(config.nested_overlap)
+        named = code < len(CARD_CODES)
+        keep = named & (boxes.confidence >= conf) & (prob >= min_prob)
+        maybe = (named & ~keep & (boxes.confidence >= config.maybe_conf) & (prob >= config.maybe_prob)
+                 if config.maybe_conf > 0 else np.zeros(len(keep), bool))
+
+        def named_indices(rows: np.ndarray) -> Detections:
+            return Detections(
+                xyxy[rows] / loaded.scale,
+                boxes.confidence[rows] * prob[rows],
+                code[rows],
+                {"down": down[rows], "det_score": boxes.confidence[rows], "class_prob": prob[rows], "probs": probs[rows]},
+            ).without_nested(config.nested_overlap)
+
+        indices, candidates = named_indices(keep), named_indices(maybe)
         clock.lap("postprocess")
-        return loaded, indices
+        return loaded, indices, candidates
 
     def locate_indices(self, image_bgr: np.ndarray, conf_threshold: float | None = None,
                        clock: _Stopwatch | None = None) -> Detections:

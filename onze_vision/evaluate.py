@@ -35,7 +35,7 @@ import numpy as np
 
 from onze_vision.detections import Detections, box_iou
 from onze_vision.detector import (
-    CARD_CODES, TIMING_KEYS, CardDetector, DetectedCard, DetectorConfig, pair_groups, pair_indices,
+    CARD_CODES, TIMING_KEYS, CardDetector, DetectedCard, DetectorConfig, pair_groups, pair_indices, possibly_missed,
 )
 
 # The bars the product must meet.
@@ -359,8 +359,9 @@ def evaluate_synthetic(
             band = next(name for name, low, high in RANK_SHOWN_BANDS if low <= shown < high)
             by_rank_shown[band][reading] += 1
 
-        operating = indices[(indices.data["det_score"] >= config.conf_threshold)
-                            & (indices.data["class_prob"] >= config.min_class_prob)]
+        is_operating = ((indices.data["det_score"] >= config.conf_threshold)
+                        & (indices.data["class_prob"] >= config.min_class_prob))
+        operating = indices[is_operating]
         operating_predictions += len(operating)
         matched_gt = _matched_gt(operating.xyxy, operating.confidence, operating.class_id, gt_xyxy, gt_class, 0.5)
         gt_found += np.bincount(gt_class[matched_gt[matched_gt >= 0]], minlength=n_codes)
@@ -380,6 +381,8 @@ def evaluate_synthetic(
             # What scoring needs: the multiset of cards, after pairing.
             truth = Counter(_visible_cards(meta).values())
             scene_cards = pair_indices(operating, config)
+            candidates = indices[~is_operating & (indices.data["det_score"] >= config.maybe_conf)
+                                 & (indices.data["class_prob"] >= config.maybe_prob)] if config.maybe_conf > 0 else indices[:0]
             read = Counter(card.card for card in scene_cards)
             right = sum((truth & read).values())
             cards_true += sum(truth.values())
@@ -387,7 +390,7 @@ def evaluate_synthetic(
             cards_right += right
             scenes_exact += truth == read
             scenes_with_meta += 1
-            fixes = offered_fixes(truth, scene_cards)
+            fixes = offered_fixes(truth, scene_cards, possibly_missed(operating, candidates, config))
             offered += fixes
             # Exact once the player takes every right alternative (and rejects the rest).
             scenes_exact_after_fixes += (fixes["wrong"] == fixes["fixed"]
@@ -444,6 +447,8 @@ def evaluate_synthetic(
                 "fixed_share": offered["fixed"] / offered["wrong"] if offered["wrong"] else None,
                 "right_unsure_share": (offered["right_unsure"] / (cards_read - offered["wrong"])
                                        if cards_read > offered["wrong"] else None),
+                "maybe_per_scene": offered["maybe"] / scenes_with_meta,
+                "maybe_right_share": offered["maybe_right"] / offered["maybe"] if offered["maybe"] else None,
                 "recall_after_fixes": offered["right_after_fixes"] / cards_true if cards_true else None,
                 "exact_scene_rate_after_fixes": scenes_exact_after_fixes / scenes_with_meta,
             },
@@ -594,19 +599,22 @@ def _visible_cards(meta: dict[str, Any]) -> dict[int, str]:
     return {label["card_id"]: label["code"] for label in meta["labels"]}
 
 
-def offered_fixes(truth: Counter, cards: Sequence[DetectedCard]) -> Counter:
-    """How a scene's cards read against its true cards, with the alternatives offered.
+def offered_fixes(truth: Counter, cards: Sequence[DetectedCard], maybe: Sequence[DetectedCard] = ()) -> Counter:
+    """How a scene's cards read against its true cards, with the alternatives and the
+    possibly missed cards offered.
 
     Readings are matched to the true multiset of codes. A reading of a code the scene
     has no more of is wrong; a wrong reading whose ``alternative`` is a true card still
     unread is one the player fixes with one tap (those are matched first, so each true
-    card is fixed at most once).
+    card is fixed at most once). Then a possibly missed card whose code is still unread
+    is one the player adds with one tap.
 
     Returns:
         Counts: ``read``, ``unsure`` (readings with an alternative), ``wrong``,
         ``wrong_unsure`` (wrong and offered an alternative), ``fixed`` (the alternative
         is right), ``right_unsure`` (right, yet offered an alternative: a needless check),
-        ``true`` and ``right_after_fixes``.
+        ``maybe`` (possibly missed cards offered), ``maybe_right`` (those that are cards
+        still unread), ``true`` and ``right_after_fixes``.
     """
     excess = Counter(card.card for card in cards) - truth
     unread = truth - Counter(card.card for card in cards)
@@ -624,6 +632,11 @@ def offered_fixes(truth: Counter, cards: Sequence[DetectedCard]) -> Counter:
                 tally["fixed"] += 1
         else:
             tally["right_unsure"] += unsure
+    for card in maybe:
+        tally["maybe"] += 1
+        if unread[card.card] > 0:
+            unread[card.card] -= 1
+            tally["maybe_right"] += 1
     tally["right_after_fixes"] = tally["true"] - sum(unread.values())
     return tally
 
@@ -1113,8 +1126,10 @@ def _alternative_lines(alternatives: dict[str, Any] | None) -> list[str]:
     return [f"- unsure cards, shown with their next most likely code: {_fmt(alternatives['unsure_share'])} of the "
             f"cards read; of the {alternatives['wrong']} wrong readings {_fmt(alternatives['wrong_unsure_share'])} "
             f"are shown unsure and {_fmt(alternatives['fixed_share'])} have the right code as their alternative; "
-            f"{_fmt(alternatives['right_unsure_share'])} of the right readings are shown unsure (a needless check). "
-            f"Taking each right alternative: card recall {_fmt(alternatives['recall_after_fixes'])}, scenes read "
+            f"{_fmt(alternatives['right_unsure_share'])} of the right readings are shown unsure (a needless check); "
+            f"cards possibly missed, offered to add: {_fmt(alternatives.get('maybe_per_scene'))} per scene, "
+            f"{_fmt(alternatives.get('maybe_right_share'))} of them right. Taking each right alternative and "
+            f"each right card offered: card recall {_fmt(alternatives['recall_after_fixes'])}, scenes read "
             f"exactly {_fmt(alternatives['exact_scene_rate_after_fixes'])}"]
 
 

@@ -31,6 +31,7 @@ class FakeReading:
     width: int
     height: int
     cards: list[FakeCard] = field(default_factory=list)
+    maybe: list[FakeCard] = field(default_factory=list)
 
 
 class FakeDetector:
@@ -39,6 +40,7 @@ class FakeDetector:
     def __init__(self) -> None:
         self.cards: list[str] = ["QH", "7S", "JK"]
         self.alternatives: dict[str, str] = {}  # code -> the alternative offered when read unsure
+        self.maybe: list[str] = []  # cards "possibly missed"
         self.calls = 0
 
     def __call__(self, data: bytes) -> FakeReading:
@@ -46,7 +48,8 @@ class FakeDetector:
         image = load_image(data, max_side=64)
         boxes = [FakeCard(code, 0.9, (10.0 + 60 * i, 10.0, 60.0 + 60 * i, 90.0), self.alternatives.get(code))
                  for i, code in enumerate(self.cards)]
-        return FakeReading(image.width, image.height, boxes)
+        maybe = [FakeCard(code, 0.3, (10.0 + 60 * i, 100.0, 60.0 + 60 * i, 180.0)) for i, code in enumerate(self.maybe)]
+        return FakeReading(image.width, image.height, boxes, maybe)
 
 
 @pytest.fixture

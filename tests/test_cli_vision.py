@@ -73,6 +73,18 @@ def test_detect_names_the_alternative_of_an_unsure_card(unsure_models: Path, pho
     assert capsys.readouterr().out.splitlines()[1].endswith("unsure: or 9S?")
 
 
+def test_detect_lists_cards_possibly_missed_apart(tmp_path: Path, photos: list[Path],
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    make_fake_models(tmp_path, [[100, 100, 20, 30, 0.9], [220, 200, 20, 30, 0.4]], 320, "10S")
+    (tmp_path / "detector.json").write_text(json.dumps({"detector_conf": 0.5, "maybe_conf": 0.3, "maybe_prob": 0.2}))
+    assert main(["detect", "--models", str(tmp_path), "--json", str(photos[0])]) == 0
+    entry = json.loads(capsys.readouterr().out)[0]
+    assert [c["card"] for c in entry["cards"]] == ["10S"] and [c["card"] for c in entry["maybe"]] == ["10S"]
+    assert main(["detect", "--models", str(tmp_path), str(photos[0])]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].endswith(": 1 card") and out[2].startswith("  maybe missed: 10S")
+
+
 def test_detect_annotates_each_photo(fake_models: Path, photos: list[Path], tmp_path: Path,
                                      capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "annotated.png"

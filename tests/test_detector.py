@@ -27,6 +27,7 @@ from onze_vision.detector import (
     PhotoReading,
     letterbox,
     pair_indices,
+    possibly_missed,
     read_corners_together,
     runner_up,
 )
@@ -231,6 +232,43 @@ def test_a_card_carries_its_best_corners_alternative_into_its_json() -> None:
 
 def test_indices_without_probabilities_give_cards_without_alternatives() -> None:
     assert [card.alternative for card in pair_indices(detections(card_indices((100, 150), "8H")), UNSURE)] == [None]
+
+
+# ------------------------------------------ cards possibly missed
+
+def test_a_candidate_on_no_card_read_is_offered_as_possibly_missed() -> None:
+    read = detections(card_indices((100, 150), "KS"))
+    candidate = detections(card_indices((300, 150), "7H", corners=("tl",), score=0.35))
+    assert [c.card for c in possibly_missed(read, candidate, CONFIG)] == ["7H"]
+
+
+def test_a_candidate_over_a_read_index_is_that_index_seen_again() -> None:
+    read = detections(card_indices((100, 150), "KS", corners=("tl",)))
+    again = detections(card_indices((101, 151), "KC", corners=("tl",), score=0.35))
+    assert possibly_missed(read, again, CONFIG) == []
+
+
+def test_the_other_corner_of_a_card_read_is_not_offered() -> None:
+    top, bottom = card_indices((100, 150), "KS")
+    assert possibly_missed(detections([top]), detections([(*bottom[:1], 0.35, *bottom[2:])]), CONFIG) == []
+
+
+def test_two_candidate_corners_of_one_card_are_one_card_offered() -> None:
+    candidates = detections(card_indices((300, 150), "7H", score=0.35))
+    offered = possibly_missed(detections(card_indices((100, 150), "KS")), candidates, CONFIG)
+    assert [(c.card, c.corners) for c in offered] == [("7H", 2)]
+
+
+@pytest.mark.parametrize(("maybe_conf", "offered"), [(0.0, []), (0.3, ["QH"]), (0.6, [])])
+def test_the_detector_offers_indices_under_its_operating_point(tmp_path: Path, maybe_conf: float,
+                                                              offered: list[str]) -> None:
+    # A sure index and one at 0.4, far apart, under a detector confidence threshold of 0.5.
+    make_fake_models(tmp_path, [[60, 60, 20, 30, 0.9], [260, 260, 20, 30, 0.4]], 320, "QH")
+    config = replace(DetectorConfig(), conf_threshold=0.5, maybe_conf=maybe_conf, maybe_prob=0.2)
+    reading = CardDetector(tmp_path, config=config).detect_cards(np.full((320, 320, 3), 200, np.uint8))
+    assert [c.card for c in reading.cards] == ["QH"]                 # the operating point is unchanged
+    assert [c.card for c in reading.maybe] == offered
+    assert ("maybe" in reading.to_dict()) == bool(offered)
 
 
 # ------------------------------------------ reading a card's two corners together
@@ -559,3 +597,4 @@ def test_shipped_detector_offers_alternatives_for_unsure_cards() -> None:
     config = CardDetector().config
     # Chosen on held-out scenes (models/README.md): under 0.9 with a runner-up of 0.1 or more.
     assert (config.unsure_below, config.alternative_min) == (0.9, 0.1)
+    assert (config.maybe_conf, config.maybe_prob) == (0.3, 0.2)

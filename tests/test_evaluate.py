@@ -319,3 +319,19 @@ def read(*cards: str | tuple[str, str]) -> list[DetectedCard]:
 def test_offered_alternatives_fix_the_wrong_readings_they_name(truth: str, cards: list, expected: dict) -> None:
     tally = offered_fixes(Counter(truth.split()), cards)
     assert {key: tally[key] for key in expected} == expected
+
+
+@pytest.mark.parametrize(("truth", "cards", "maybe", "expected"), [
+    # A missed 7H offered: one tap adds it.
+    ("7H KS", read("KS"), read("7H"), dict(maybe=1, maybe_right=1, right_after_fixes=2)),
+    # Offered a card the scene does not have: rejected, nothing gained.
+    ("7H KS", read("KS"), read("7D"), dict(maybe=1, maybe_right=0, right_after_fixes=1)),
+    # A card already read right is not counted twice.
+    ("KS", read("KS"), read("KS"), dict(maybe=1, maybe_right=0, right_after_fixes=1)),
+    # The alternative fixes the 6H first; a 6H also offered as missed then gains nothing.
+    ("6H KS", read(("8H", "6H"), "KS"), read("6H"), dict(fixed=1, maybe_right=0, right_after_fixes=2)),
+])
+def test_cards_offered_as_possibly_missed_add_the_ones_the_scene_has(truth: str, cards: list, maybe: list,
+                                                                      expected: dict) -> None:
+    tally = offered_fixes(Counter(truth.split()), cards, maybe)
+    assert {key: tally[key] for key in expected} == expected

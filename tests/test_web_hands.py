@@ -263,3 +263,24 @@ def test_a_sure_reading_asks_for_no_check(client: Any, token: str, game_id: int,
                        data={"csrf_token": token, "photo": (io.BytesIO(jpeg_bytes), "hand.jpg")},
                        follow_redirects=True).get_data(as_text=True)
     assert "stroke-dasharray" not in page and "swap-btn" not in page and "Check this" not in page
+
+
+def test_a_card_possibly_missed_is_offered_but_not_counted(client: Any, token: str, game_id: int, detector: Any,
+                                                           jpeg_bytes: bytes) -> None:
+    detector.maybe = ["9D"]
+    page = client.post(f"/games/{game_id}/hands/1/players/2/photo",
+                       data={"csrf_token": token, "photo": (io.BytesIO(jpeg_bytes), "hand.jpg")},
+                       follow_redirects=True).get_data(as_text=True)
+    assert "Possibly missed" in page and 'class="box maybe' in page and "9♦?" in page
+    assert 'data-card="9D"' in page and "Add 9♦" in page
+    assert 'value="QH 7S JK"' in page                                  # offered, not added
+    assert client.get("/api/photos/1").get_json()["maybe"][0]["card"] == "9D"
+
+
+def test_a_photo_with_only_cards_possibly_missed_says_so(client: Any, token: str, game_id: int, detector: Any,
+                                                         jpeg_bytes: bytes) -> None:
+    detector.cards, detector.maybe = [], ["9D"]
+    page = client.post(f"/games/{game_id}/hands/1/players/2/photo",
+                       data={"csrf_token": token, "photo": (io.BytesIO(jpeg_bytes), "hand.jpg")},
+                       follow_redirects=True).get_data(as_text=True)
+    assert "No card could be read for sure" in page and "Add 9♦" in page and 'value=""' in page

@@ -185,8 +185,9 @@ def godown() -> Response:
 def detect() -> Response:
     """Read the cards in a photo (multipart field "photo", or the raw image as the body).
 
-    Nothing is stored: {"width", "height", "cards": [{"card", "confidence", "box"}]}; a card
-    read unsure also has "alternative", its next most likely code.
+    Nothing is stored: {"width", "height", "cards": [{"card", "confidence", "box"}], "maybe": [...]};
+    a card read unsure also has "alternative", its next most likely code; "maybe" lists
+    cards possibly missed (read under the operating point), never counted unasked.
     """
     return jsonify(model.read_photo(_photo_bytes()))
 

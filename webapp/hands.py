@@ -103,6 +103,9 @@ def player_photo(game_id: int, hand: int, seat: int) -> Any:
     found = len(photo["cards"])
     if found:
         flash(f"Read {found} card{'s' if found != 1 else ''}: check them against the photo, then save.", "ok")
+    elif photo.get("maybe"):
+        flash("No card could be read for sure: add the ones possibly missed if they are there, "
+              "type or pick the others below, or take a closer photo.", "error")
     else:
         flash("No card could be read in this photo: type or pick the cards below, or take a closer photo.",
               "error")

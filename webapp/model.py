@@ -507,6 +507,8 @@ def read_photo(data: bytes | None) -> dict[str, Any]:
     return {
         "width": int(reading.width), "height": int(reading.height),
         "cards": [_card_json(c) for c in reading.cards],
+        # Cards possibly missed: offered to add, never scored unasked.
+        "maybe": [_card_json(c) for c in getattr(reading, "maybe", [])],
     }
 
 

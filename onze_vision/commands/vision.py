@@ -28,7 +28,8 @@ def register(subparsers: Any) -> None:
         help="read the cards in one or more photos",
         description="Read the cards in photos (JPEG, PNG or WebP). One line per card, or JSON. "
                     "A card read unsure also names its next most likely code (JSON: \"alternative\"): "
-                    "check it against the photo.",
+                    "check it against the photo. Cards possibly missed (read under the operating point) "
+                    "are listed apart (JSON: \"maybe\") and never counted.",
         epilog="With several photos, --annotate OUT.png writes OUT-<photo name>.png for each "
                "(OUT-<photo name>-2.png when two photos share a name).",
     )
@@ -142,7 +143,10 @@ def run_detect(args: argparse.Namespace) -> int:
             _error("detect", str(error))
             status = 2
             continue
-        results.append({"image": photo, "cards": [card.to_dict() for card in reading.cards]})
+        entry: dict[str, Any] = {"image": photo, "cards": [card.to_dict() for card in reading.cards]}
+        if reading.maybe:
+            entry["maybe"] = [card.to_dict() for card in reading.maybe]
+        results.append(entry)
         if not args.json:
             print(f"{photo} ({reading.width}x{reading.height}): {len(reading.cards)} card"
                   f"{'' if len(reading.cards) == 1 else 's'}")
@@ -150,6 +154,9 @@ def run_detect(args: argparse.Namespace) -> int:
                 box = ", ".join(f"{v:.0f}" for v in card.box)
                 unsure = f"  unsure: or {card.alternative}?" if card.alternative else ""
                 print(f"  {card.card:<3} {card.confidence:.2f}  [{box}]{unsure}")
+            for card in reading.maybe:
+                box = ", ".join(f"{v:.0f}" for v in card.box)
+                print(f"  maybe missed: {card.card} {card.confidence:.2f}  [{box}] (not counted; add it if it is there)")
         if out_path is not None and loaded is not None:
             if not cv2.imwrite(str(out_path), draw_cards(loaded.image, reading.cards)):
                 _error("detect", f"cannot write '{out_path}' (folder missing or unknown image extension)")

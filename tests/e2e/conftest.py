@@ -51,11 +51,12 @@ class StandInDetector:
     """Reads a test photo's labelled cards, for page tests that must not depend on the model.
 
     ``misread`` maps a labelled code to (code read, alternative offered): a card read
-    unsure, as the real detector reports it.
+    unsure, as the real detector reports it; ``missed`` codes are offered as possibly missed.
     """
 
-    def __init__(self, misread: dict[str, tuple[str, str]] | None = None) -> None:
+    def __init__(self, misread: dict[str, tuple[str, str]] | None = None, missed: tuple[str, ...] = ()) -> None:
         self.misread = misread or {}
+        self.missed = missed  # labelled codes read only as "possibly missed"
 
     def __call__(self, data: bytes) -> Any:
         from onze_vision.imageio import load_image
@@ -64,7 +65,7 @@ class StandInDetector:
         known = next((cards for name, cards in PHOTO_CARDS.items()
                       if (DATA / name).exists() and (DATA / name).read_bytes() == data), [])
 
-        misread = self.misread
+        misread, missed = self.misread, self.missed
 
         class Card:
             def __init__(self, code: str, box: tuple[float, float, float, float]) -> None:
@@ -76,7 +77,8 @@ class StandInDetector:
 
         class Reading:
             width, height = image.width, image.height
-            cards = [Card(code, box) for code, box in known]
+            cards = [Card(code, box) for code, box in known if code not in missed]
+            maybe = [Card(code, box) for code, box in known if code in missed]
 
         return Reading()
 

@@ -152,9 +152,9 @@ def test_photo_boxes_are_drawn_on_the_cards(page: Any, live_server: Any) -> None
 
 
 def test_an_unsure_card_is_fixed_with_one_tap(page: Any, live_server: Any) -> None:
-    """A 9H read as 6H, unsure, with 9H offered: one tap puts the 9H in the list and rescores."""
+    """A 9H read as 6H, unsure, with 9H offered, and a QC possibly missed: a tap each puts them in the list."""
     saved = live_server.app.config["DETECT"]
-    live_server.app.config["DETECT"] = StandInDetector(misread={"9H": ("6H", "9H")})
+    live_server.app.config["DETECT"] = StandInDetector(misread={"9H": ("6H", "9H")}, missed=("QC",))
     try:
         page.goto(live_server.url + "/games/new")
         for i, name in enumerate(["Kit", "Lou"], start=1):
@@ -165,18 +165,22 @@ def test_an_unsure_card_is_fixed_with_one_tap(page: Any, live_server: Any) -> No
         with page.expect_navigation():
             page.set_input_files("#photo-input", str(DATA / "web_edje_IMG_2571.jpg"))
         page.wait_for_selector(".unsure-cards")
-        assert page.locator("svg.boxes text").all_text_contents() == ["Q♣", "10♠", "6♥?"]
+        assert page.locator("svg.boxes text").all_text_contents() == ["10♠", "6♥?", "Q♣?"]
         assert page.locator("svg.boxes .unsure rect").count() == 1
-        page.wait_for_function("document.querySelector('.points-total').textContent.trim() === '26'")
+        assert page.locator("svg.boxes .maybe rect").count() == 1
+        page.wait_for_function("document.querySelector('.points-total').textContent.trim() === '16'")
         shoot(page, "04c-unsure-card")
         page.click(".swap-btn")
+        page.wait_for_function("document.querySelector('.points-total').textContent.trim() === '19'")
+        page.click(".add-maybe-btn")
         page.wait_for_function("document.querySelector('.points-total').textContent.trim() === '29'")
-        assert page.input_value(".cards-text") == "QC 10S 9H"
+        assert page.input_value(".cards-text") == "10S 9H QC"
+        assert page.locator(".add-maybe-btn").inner_text() == "Added Q♣"
         assert page.locator(".swap-btn").inner_text() == "Changed to 9♥" and page.locator(".swap-btn").is_disabled()
         page.click(".save-btn")
         page.wait_for_selector("text=Saved")
         score = _api(live_server, f"/api/games/{page.url.split('/games/')[1].split('/')[0]}")["hands"][0]["scores"][1]
-        assert score["cards"] == ["QC", "10S", "9H"] and score["points"] == 29
+        assert score["cards"] == ["10S", "9H", "QC"] and score["points"] == 29
     finally:
         live_server.app.config["DETECT"] = saved
 

@@ -147,6 +147,16 @@
           changed();
         });
       });
+      // "Add 7H" beside a card possibly missed: one tap adds it to the list.
+      document.querySelectorAll(".add-maybe-btn").forEach(function (button) {
+        button.hidden = false;
+        button.addEventListener("click", function () {
+          cards.push(button.dataset.card);
+          button.disabled = true;
+          button.textContent = "Added " + (labels[button.dataset.card] || button.dataset.card);
+          changed();
+        });
+      });
     }
 
     changed();
