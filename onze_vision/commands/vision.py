@@ -100,20 +100,25 @@ def annotation_paths(out: Path, photos: list[str]) -> list[Path]:
     return paths
 
 
-def draw_cards(image_bgr: Any, cards: list[Any]) -> Any:
-    """Return a copy of the photo with each card's box and code drawn on it."""
+def draw_cards(image_bgr: Any, cards: list[Any], maybe: list[Any] = ()) -> Any:
+    """Return a copy of the photo with each card's box and code drawn on it (grey with a
+    question mark for the cards possibly missed)."""
     import cv2
 
     canvas = image_bgr.copy()
     long_side = max(canvas.shape[:2])
     thickness = max(2, round(long_side / 400))
     font_scale = max(0.5, long_side / 1400)
-    for card in cards:
+    for card, possibly_missed in [*((c, False) for c in cards), *((c, True) for c in maybe)]:
         x1, y1, x2, y2 = (round(v) for v in card.box)
         colour = (40, 40, 230) if card.card[-1] in "HD" or card.card == "JK" else (40, 160, 40)
+        if possibly_missed:
+            colour = (150, 150, 150)
         cv2.rectangle(canvas, (x1, y1), (x2, y2), colour, thickness)
         alternative = getattr(card, "alternative", None)
         label = f"{card.card} {card.confidence:.2f}" + (f" or {alternative}?" if alternative else "")
+        if possibly_missed:
+            label = f"{card.card}? (maybe)"
         (w, h), base = cv2.getTextSize(label, cv2.FONT_HERSHEY_SIMPLEX, font_scale, thickness)
         top = max(0, y1 - h - base - thickness)
         cv2.rectangle(canvas, (x1, top), (x1 + w + 2 * thickness, top + h + base + thickness), colour, -1)
@@ -158,7 +163,7 @@ def run_detect(args: argparse.Namespace) -> int:
                 box = ", ".join(f"{v:.0f}" for v in card.box)
                 print(f"  maybe missed: {card.card} {card.confidence:.2f}  [{box}] (not counted; add it if it is there)")
         if out_path is not None and loaded is not None:
-            if not cv2.imwrite(str(out_path), draw_cards(loaded.image, reading.cards)):
+            if not cv2.imwrite(str(out_path), draw_cards(loaded.image, reading.cards, reading.maybe)):
                 _error("detect", f"cannot write '{out_path}' (folder missing or unknown image extension)")
                 status = 2
             elif not args.json:
