@@ -6,9 +6,11 @@ the model; the tests that read real photos use the shipped detector explicitly.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import importlib.util
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -16,6 +18,19 @@ import pytest
 from onze_vision.imageio import load_image
 
 DATA = Path(__file__).parent / "data"
+SCRIPTS = Path(__file__).resolve().parents[1] / "scripts"
+
+
+@pytest.fixture(scope="session")
+def load_script() -> Callable[[str], ModuleType]:
+    """Import a script of ``scripts/`` (not a package) as a module, by its name without ``.py``."""
+    def load(name: str) -> ModuleType:
+        spec = importlib.util.spec_from_file_location(name, SCRIPTS / f"{name}.py")
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+    return load
 
 
 @dataclass

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
@@ -13,16 +13,10 @@ import pytest
 
 from onze_vision.detector import DEFAULT_MODEL_DIR
 
-SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "legibility_audit.py"
-
 
 @pytest.fixture(scope="module")
-def audit() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("legibility_audit", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def audit(load_script: Callable[[str], ModuleType]) -> ModuleType:
+    return load_script("legibility_audit")
 
 
 @pytest.fixture

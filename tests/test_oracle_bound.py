@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
@@ -20,17 +20,12 @@ pytestmark = pytest.mark.skipif(
     reason="card art needs: apt-get install gnome-cards-data librsvg2-bin",
 )
 
-SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "oracle_bound.py"
 SHIPPED = (DEFAULT_MODEL_DIR / "index_classifier.pt").exists()
 
 
 @pytest.fixture(scope="module")
-def oracle() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("oracle_bound", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def oracle(load_script: Callable[[str], ModuleType]) -> ModuleType:
+    return load_script("oracle_bound")
 
 
 def _held_out_scenes(root: Path, seed: int, art: Path) -> Path:

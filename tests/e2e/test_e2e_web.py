@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import urllib.request
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -124,19 +125,25 @@ def test_a_game_at_the_table(page: Any, live_server: Any) -> None:
     shoot(page, "08-sheet-scored")
 
 
+def _photo_on_player_page(page: Any, live_server: Any, players: list[str], hand: int, seat: int,
+                          photo: Path) -> None:
+    """Start a game of ``players``, open one player's page for ``hand`` and upload ``photo`` there."""
+    page.goto(live_server.url + "/games/new")
+    for i, name in enumerate(players, start=1):
+        page.fill(f"input[name=player{i}]", name)
+    page.click("button:has-text('Start the game')")
+    page.wait_for_selector("table.sheet")
+    page.goto(page.url + f"/hands/{hand}/players/{seat}")
+    with page.expect_navigation():
+        page.set_input_files("#photo-input", str(photo))
+
+
 def test_photo_boxes_are_drawn_on_the_cards(page: Any, live_server: Any) -> None:
     """With a reading that has cards (the photo's labels), each is boxed and named on the photo."""
     saved = live_server.app.config["DETECT"]
     live_server.app.config["DETECT"] = StandInDetector()
     try:
-        page.goto(live_server.url + "/games/new")
-        for i, name in enumerate(["Hal", "Ivy", "Jo"], start=1):
-            page.fill(f"input[name=player{i}]", name)
-        page.click("button:has-text('Start the game')")
-        page.wait_for_selector("table.sheet")
-        page.goto(page.url + "/hands/2/players/3")
-        with page.expect_navigation():
-            page.set_input_files("#photo-input", str(DATA / "web_edje_IMG_2571.jpg"))
+        _photo_on_player_page(page, live_server, ["Hal", "Ivy", "Jo"], 2, 3, DATA / "web_edje_IMG_2571.jpg")
         page.wait_for_selector("figure.photo img")
         assert page.locator("svg.boxes rect").count() == 3
         assert page.locator("svg.boxes text").all_text_contents() == ["Q♣", "10♠", "9♥"]
@@ -156,14 +163,7 @@ def test_an_unsure_card_is_fixed_with_one_tap(page: Any, live_server: Any) -> No
     saved = live_server.app.config["DETECT"]
     live_server.app.config["DETECT"] = StandInDetector(misread={"9H": ("6H", "9H")}, missed=("QC",))
     try:
-        page.goto(live_server.url + "/games/new")
-        for i, name in enumerate(["Kit", "Lou"], start=1):
-            page.fill(f"input[name=player{i}]", name)
-        page.click("button:has-text('Start the game')")
-        page.wait_for_selector("table.sheet")
-        page.goto(page.url + "/hands/1/players/2")
-        with page.expect_navigation():
-            page.set_input_files("#photo-input", str(DATA / "web_edje_IMG_2571.jpg"))
+        _photo_on_player_page(page, live_server, ["Kit", "Lou"], 1, 2, DATA / "web_edje_IMG_2571.jpg")
         page.wait_for_selector(".unsure-cards")
         assert page.locator("svg.boxes text").all_text_contents() == ["10♠", "6♥?", "Q♣?"]
         assert page.locator("svg.boxes .unsure rect").count() == 1
