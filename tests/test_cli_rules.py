@@ -147,6 +147,7 @@ def test_check_down_hand_finds_the_contract_in_a_whole_hand(capsys: pytest.Captu
 @dataclass
 class _Detected:
     card: str
+    alternative: str | None = None
 
 
 @pytest.fixture
@@ -159,6 +160,9 @@ def fake_detector(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         seen.append(str(path))
         if str(path).endswith(".bad"):
             raise ValueError(f"not an image: {path}")
+        if str(path).endswith("unsure.jpg"):  # a 9D read unsure (or 9H?), and a QS possibly missed
+            cards = [_Detected(c) for c in ("7H", "7S", "JK", "9C", "9H")] + [_Detected("9D", "9H")]
+            return types.SimpleNamespace(cards=cards, maybe=[_Detected("QS")])
         return types.SimpleNamespace(cards=[_Detected(c) for c in ("7H", "7S", "JK", "9C", "9D", "9H")])
 
     module.detect_cards = detect_cards  # type: ignore[attr-defined]
@@ -174,6 +178,17 @@ def test_score_reads_the_cards_from_a_photo(
     code, out, _ = run(capsys, "score", "--variant", "onze", "--photo", str(photo), "--json")
     assert code == 0 and fake_detector == [str(photo)]
     assert json.loads(out)["points"] == 7 + 7 + 30 + 27
+
+
+def test_score_from_a_photo_says_which_cards_to_check_on_stderr(
+    capsys: pytest.CaptureFixture[str], fake_detector: list[str], tmp_path: Path
+) -> None:
+    photo = tmp_path / "unsure.jpg"
+    photo.write_bytes(b"jpeg")
+    code, out, err = run(capsys, "score", "--variant", "onze", "--photo", str(photo), "--json")
+    assert code == 0 and json.loads(out)["points"] == 7 + 7 + 30 + 27   # scored as read; QS not counted
+    assert "read unsure, scored as read: 9D (or 9H?)" in err
+    assert "possibly missed, not scored: QS" in err
 
 
 def test_check_down_reads_the_cards_from_a_photo(

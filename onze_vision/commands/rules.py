@@ -38,6 +38,18 @@ def _print_json(data: Any) -> None:
     print(json.dumps(data, ensure_ascii=False, indent=2))
 
 
+def _note_what_to_check(photo: str, reading: Any) -> None:
+    """Say on stderr which cards of the photo to check: the ones read unsure (scored as
+    read) and the ones possibly missed (not scored); the result on stdout stays clean."""
+    unsure = [f"{c.card} (or {c.alternative}?)" for c in reading.cards if getattr(c, "alternative", None)]
+    maybe = [c.card for c in getattr(reading, "maybe", [])]
+    if unsure:
+        print(f"note: {photo}: read unsure, scored as read: {', '.join(unsure)}", file=sys.stderr)
+    if maybe:
+        print(f"note: {photo}: possibly missed, not scored: {', '.join(maybe)} "
+              "(list the cards instead of --photo to count them)", file=sys.stderr)
+
+
 def _read_cards(args: argparse.Namespace) -> list[str]:
     """Card codes from the command line, or read from ``--photo``."""
     if args.photo is not None:
@@ -55,6 +67,7 @@ def _read_cards(args: argparse.Namespace) -> list[str]:
             reading = detect_cards(args.photo)
         except (FileNotFoundError, IsADirectoryError, PermissionError) as error:
             raise ValueError(f"cannot read photo {args.photo!r}: {error.strerror or error}") from error
+        _note_what_to_check(args.photo, reading)
         return [detected.card for detected in reading.cards]
     if not args.cards:
         raise ValueError("no cards given: list CARD codes (e.g. QH 10S JK) or use --photo PHOTO")
