@@ -76,3 +76,12 @@ def test_photo_that_is_not_an_image_is_refused(client: Any, token: str) -> None:
 def test_go_down_post_needs_the_csrf_token(client: Any) -> None:
     response = client.post("/godown", data={"variant": "llenroc", "hand": "1", "cards": "7H 7S 7D"})
     assert response.status_code == 400
+
+
+def test_photo_go_down_shows_the_cards_to_check(client: Any, token: str, detector: Any, jpeg_bytes: bytes) -> None:
+    detector.cards = ["7H", "7S", "JK", "8D", "8C", "8S"]
+    detector.alternatives, detector.maybe = {"8S": "6S"}, ["QD"]
+    page = _check(client, token, photo=(io.BytesIO(jpeg_bytes), "down.jpg")).get_data(as_text=True)
+    assert "✔ Valid" in page                                         # judged on the cards read
+    assert 'data-from="8S" data-to="6S"' in page and 'data-card="QD"' in page
+    assert 'value="7H 7S JK 8D 8C 8S"' in page                        # QD offered, not added
