@@ -460,6 +460,23 @@ def runner_up(probs: np.ndarray, code: int, config: DetectorConfig = DetectorCon
     return CARD_CODES[best] if others[best] >= config.alternative_min else None
 
 
+def split_at_operating_point(indices: Detections, config: DetectorConfig, conf_threshold: float | None = None,
+                             min_class_prob: float | None = None) -> tuple[Detections, Detections]:
+    """(the indices the operating point keeps, the candidates for :func:`possibly_missed`).
+
+    Kept: a detector score (``data["det_score"]``) of at least ``conf_threshold`` and a
+    code probability (``data["class_prob"]``) of at least ``min_class_prob`` (the config's
+    by default). Candidates: the others with at least ``maybe_conf`` and ``maybe_prob``
+    (none when ``maybe_conf`` is 0). The runtime and the evaluation split the same way.
+    """
+    conf = config.conf_threshold if conf_threshold is None else conf_threshold
+    min_prob = config.min_class_prob if min_class_prob is None else min_class_prob
+    det_score, class_prob = indices.data["det_score"], indices.data["class_prob"]
+    keep = (det_score >= conf) & (class_prob >= min_prob)
+    maybe = ~keep & (det_score >= config.maybe_conf) & (class_prob >= config.maybe_prob) & (config.maybe_conf > 0)
+    return indices[keep], indices[maybe]
+
+
 #: A candidate index overlapping a read one by more than this is that index seen again.
 MAYBE_MAX_IOU = 0.3
 
@@ -684,19 +701,15 @@ class CardDetector:
         code = probs.argmax(axis=1) if len(probs) else np.zeros(0, np.int64)
         prob = probs[np.arange(len(probs)), code]
         named = code < len(CARD_CODES)
-        keep = named & (boxes.confidence >= conf) & (prob >= min_prob)
-        maybe = (named & ~keep & (boxes.confidence >= config.maybe_conf) & (prob >= config.maybe_prob)
-                 if config.maybe_conf > 0 else np.zeros(len(keep), bool))
-
-        def named_indices(rows: np.ndarray) -> Detections:
-            return Detections(
-                xyxy[rows] / loaded.scale,
-                boxes.confidence[rows] * prob[rows],
-                code[rows],
-                {"down": down[rows], "det_score": boxes.confidence[rows], "class_prob": prob[rows], "probs": probs[rows]},
-            ).without_nested(config.nested_overlap)
-
-        indices, candidates = named_indices(keep), named_indices(maybe)
+        found = Detections(
+            xyxy[named] / loaded.scale,
+            boxes.confidence[named] * prob[named],
+            code[named],
+            {"down": down[named], "det_score": boxes.confidence[named], "class_prob": prob[named], "probs": probs[named]},
+        )
+        indices, candidates = split_at_operating_point(found, config, conf, min_prob)
+        indices = indices.without_nested(config.nested_overlap)
+        candidates = candidates.without_nested(config.nested_overlap)
         clock.lap("postprocess")
         return loaded, indices, candidates
 

@@ -36,6 +36,7 @@ import numpy as np
 from onze_vision.detections import Detections, box_iou
 from onze_vision.detector import (
     CARD_CODES, TIMING_KEYS, CardDetector, DetectedCard, DetectorConfig, pair_groups, pair_indices, possibly_missed,
+    split_at_operating_point,
 )
 
 # The bars the product must meet.
@@ -359,9 +360,7 @@ def evaluate_synthetic(
             band = next(name for name, low, high in RANK_SHOWN_BANDS if low <= shown < high)
             by_rank_shown[band][reading] += 1
 
-        is_operating = ((indices.data["det_score"] >= config.conf_threshold)
-                        & (indices.data["class_prob"] >= config.min_class_prob))
-        operating = indices[is_operating]
+        operating, candidates = split_at_operating_point(indices, config)
         operating_predictions += len(operating)
         matched_gt = _matched_gt(operating.xyxy, operating.confidence, operating.class_id, gt_xyxy, gt_class, 0.5)
         gt_found += np.bincount(gt_class[matched_gt[matched_gt >= 0]], minlength=n_codes)
@@ -381,8 +380,6 @@ def evaluate_synthetic(
             # What scoring needs: the multiset of cards, after pairing.
             truth = Counter(_visible_cards(meta).values())
             scene_cards = pair_indices(operating, config)
-            candidates = indices[~is_operating & (indices.data["det_score"] >= config.maybe_conf)
-                                 & (indices.data["class_prob"] >= config.maybe_prob)] if config.maybe_conf > 0 else indices[:0]
             read = Counter(card.card for card in scene_cards)
             right = sum((truth & read).values())
             cards_true += sum(truth.values())
@@ -616,8 +613,8 @@ def offered_fixes(truth: Counter, cards: Sequence[DetectedCard], maybe: Sequence
         ``maybe`` (possibly missed cards offered), ``maybe_right`` (those that are cards
         still unread), ``true`` and ``right_after_fixes``.
     """
-    excess = Counter(card.card for card in cards) - truth
-    unread = truth - Counter(card.card for card in cards)
+    read = Counter(card.card for card in cards)
+    excess, unread = read - truth, truth - read
     tally: Counter = Counter(read=len(cards), true=sum(truth.values()))
     # Wrong readings whose alternative is an unread card first: the player checks every unsure card.
     for card in sorted(cards, key=lambda c: not (c.alternative and unread[c.alternative] > 0)):

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import importlib.util
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
 
+from onze_vision.detector import DetectedCard, PhotoReading
 from onze_vision.imageio import load_image
 
 DATA = Path(__file__).parent / "data"
@@ -33,22 +33,6 @@ def load_script() -> Callable[[str], ModuleType]:
     return load
 
 
-@dataclass
-class FakeCard:
-    card: str
-    confidence: float
-    box: tuple[float, float, float, float]
-    alternative: str | None = None
-
-
-@dataclass
-class FakeReading:
-    width: int
-    height: int
-    cards: list[FakeCard] = field(default_factory=list)
-    maybe: list[FakeCard] = field(default_factory=list)
-
-
 class FakeDetector:
     """Reads the image for real (so bad files fail as they would) and "sees" ``cards``."""
 
@@ -58,13 +42,13 @@ class FakeDetector:
         self.maybe: list[str] = []  # cards "possibly missed"
         self.calls = 0
 
-    def __call__(self, data: bytes) -> FakeReading:
+    def __call__(self, data: bytes) -> PhotoReading:
         self.calls += 1
         image = load_image(data, max_side=64)
-        boxes = [FakeCard(code, 0.9, (10.0 + 60 * i, 10.0, 60.0 + 60 * i, 90.0), self.alternatives.get(code))
-                 for i, code in enumerate(self.cards)]
-        maybe = [FakeCard(code, 0.3, (10.0 + 60 * i, 100.0, 60.0 + 60 * i, 180.0)) for i, code in enumerate(self.maybe)]
-        return FakeReading(image.width, image.height, boxes, maybe)
+        boxes = [DetectedCard(code, 0.9, (10.0 + 60 * i, 10.0, 60.0 + 60 * i, 90.0),
+                              alternative=self.alternatives.get(code)) for i, code in enumerate(self.cards)]
+        maybe = [DetectedCard(code, 0.3, (10.0 + 60 * i, 100.0, 60.0 + 60 * i, 180.0)) for i, code in enumerate(self.maybe)]
+        return PhotoReading(image.width, image.height, boxes, maybe=maybe)
 
 
 @pytest.fixture

@@ -506,19 +506,11 @@ def read_photo(data: bytes | None) -> dict[str, Any]:
             "The card detector's model files are not installed (models/): type the cards instead.") from None
     return {
         "width": int(reading.width), "height": int(reading.height),
-        "cards": [_card_json(c) for c in reading.cards],
+        # Each card as detect --json spells it ("alternative" when read unsure).
+        "cards": [card.to_dict() for card in reading.cards],
         # Cards possibly missed: offered to add, never scored unasked.
-        "maybe": [_card_json(c) for c in getattr(reading, "maybe", [])],
+        "maybe": [card.to_dict() for card in reading.maybe],
     }
-
-
-def _card_json(card: Any) -> dict[str, Any]:
-    """One detected card as the API and the stored reading spell it ("alternative" when unsure)."""
-    out = {"card": str(card.card), "confidence": round(float(card.confidence), 4),
-           "box": [round(float(v), 1) for v in card.box]}
-    if getattr(card, "alternative", None):
-        out["alternative"] = str(card.alternative)
-    return out
 
 
 def store_photo(data: bytes | None, game_id: int | None = None) -> dict[str, Any]:

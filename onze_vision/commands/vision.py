@@ -109,15 +109,15 @@ def draw_cards(image_bgr: Any, cards: list[Any], maybe: list[Any] = ()) -> Any:
     long_side = max(canvas.shape[:2])
     thickness = max(2, round(long_side / 400))
     font_scale = max(0.5, long_side / 1400)
-    for card, possibly_missed in [*((c, False) for c in cards), *((c, True) for c in maybe)]:
+    for card, is_maybe in [*((c, False) for c in cards), *((c, True) for c in maybe)]:
         x1, y1, x2, y2 = (round(v) for v in card.box)
         colour = (40, 40, 230) if card.card[-1] in "HD" or card.card == "JK" else (40, 160, 40)
-        if possibly_missed:
+        if is_maybe:
             colour = (150, 150, 150)
         cv2.rectangle(canvas, (x1, y1), (x2, y2), colour, thickness)
         alternative = getattr(card, "alternative", None)
         label = f"{card.card} {card.confidence:.2f}" + (f" or {alternative}?" if alternative else "")
-        if possibly_missed:
+        if is_maybe:
             label = f"{card.card}? (maybe)"
         (w, h), base = cv2.getTextSize(label, cv2.FONT_HERSHEY_SIMPLEX, font_scale, thickness)
         top = max(0, y1 - h - base - thickness)

@@ -59,28 +59,22 @@ class StandInDetector:
         self.missed = missed  # labelled codes read only as "possibly missed"
 
     def __call__(self, data: bytes) -> Any:
+        from onze_vision.detector import DetectedCard, PhotoReading
         from onze_vision.imageio import load_image
 
         image = load_image(data, max_side=128)
         known = next((cards for name, cards in PHOTO_CARDS.items()
                       if (DATA / name).exists() and (DATA / name).read_bytes() == data), [])
 
-        misread, missed = self.misread, self.missed
+        def card(code: str, box: tuple[float, float, float, float]) -> DetectedCard:
+            if code in self.misread:
+                read_as, alternative = self.misread[code]
+                return DetectedCard(read_as, 0.55, box, alternative=alternative)
+            return DetectedCard(code, 0.99, box)
 
-        class Card:
-            def __init__(self, code: str, box: tuple[float, float, float, float]) -> None:
-                self.card, self.confidence, self.box = code, 0.99, box
-                self.alternative = None
-                if code in misread:
-                    self.card, self.alternative = misread[code]
-                    self.confidence = 0.55
-
-        class Reading:
-            width, height = image.width, image.height
-            cards = [Card(code, box) for code, box in known if code not in missed]
-            maybe = [Card(code, box) for code, box in known if code in missed]
-
-        return Reading()
+        return PhotoReading(image.width, image.height,
+                            [card(code, box) for code, box in known if code not in self.missed],
+                            maybe=[card(code, box) for code, box in known if code in self.missed])
 
 
 class LiveServer:
