@@ -56,8 +56,8 @@ import cv2
 import numpy as np
 
 from onze_vision.cards import CARD_CODES
-from onze_vision.detections import Detections, box_iou
-from onze_vision.imageio import ImageSource, LoadedImage, load_image
+from onze_vision.detections import Detections, box_iou, non_max_suppression
+from onze_vision.imageio import ImageSource, LoadedImage, decode_finer, load_image
 from onze_vision.indexcrop import (
     NONE_CLASS,
     crop_index,
@@ -151,6 +151,19 @@ class DetectorConfig:
             least this (and ``maybe_prob``) are offered as cards possibly missed, for the
             player to add with one tap (0: never; see :func:`possibly_missed`).
         maybe_prob: The classifier probability of their code such a card needs.
+        zoom_below: When the indices found measure under this many pixels at the
+            detector's input (their median), the detector looks again at the part of the
+            photo they lie in, enlarged and decoded finer, and every index is cut from
+            that finer image (0: never; see :func:`plan_closer_look`). A far shot of a
+            whole table shrinks its indices below what the detector finds and the
+            classifier reads; the photo had the pixels.
+        zoom_target: The index size, in detector input pixels, the closer look aims for.
+        zoom_tiles: At most this many detector inputs (tiles) the closer look may take;
+            a region too large for them is seen less closely.
+        zoom_min_gain: The closer look is taken only when it enlarges the indices at least
+            this much (cards spread over the whole photo leave nothing to enlarge).
+        zoom_floor: Detector score of the indices that place and size the closer look.
+        zoom_margin: Index sizes added around them, for the indices the first look missed.
     """
 
     imgsz: int = 640
@@ -174,11 +187,24 @@ class DetectorConfig:
     alternative_min: float = 0.0
     maybe_conf: float = 0.0
     maybe_prob: float = 0.0
+    zoom_below: float = 0.0
+    zoom_target: float = 40.0
+    zoom_tiles: int = 1
+    zoom_min_gain: float = 1.5
+    zoom_floor: float = 0.25
+    zoom_margin: float = 3.0
 
     def __post_init__(self) -> None:
         if self.crop_shift < 0:
             raise ValueError(f"crop_shift must be >= 0, got {self.crop_shift}")
-        for name in ("unsure_below", "alternative_min", "maybe_conf", "maybe_prob"):
+        for name in ("zoom_below", "zoom_target", "zoom_margin"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"{name} must be >= 0, got {getattr(self, name)}")
+        if self.zoom_tiles < 1:
+            raise ValueError(f"zoom_tiles must be >= 1, got {self.zoom_tiles}")
+        if self.zoom_min_gain < 1:
+            raise ValueError(f"zoom_min_gain must be >= 1, got {self.zoom_min_gain}")
+        for name in ("unsure_below", "alternative_min", "maybe_conf", "maybe_prob", "zoom_floor"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ValueError(f"{name} must be between 0 and 1, got {getattr(self, name)}")
 
@@ -193,6 +219,8 @@ class DetectorConfig:
                 continue
             if key == "imgsz":
                 value = int(value[0] if isinstance(value, (list, tuple)) else value)
+            elif key == "zoom_tiles":
+                value = int(value)
             elif key == "crop_turns":
                 if not isinstance(value, bool):
                     raise TypeError(f"crop_turns must be true or false, got {value!r}")
@@ -500,6 +528,88 @@ def possibly_missed(indices: Detections, candidates: Detections,
     return pair_indices(candidates, config) if len(candidates) else []
 
 
+#: Neighbouring tiles of a closer look overlap by this many index sizes, so that an index
+#: cut by one tile's edge lies whole in the next.
+TILE_OVERLAP = 2.5
+
+
+@dataclass(frozen=True)
+class CloserLook:
+    """Where the detector looks a second time, and how closely (:func:`plan_closer_look`).
+
+    Attributes:
+        region: x1, y1, x2, y2 of the part of the photo the first look's indices lie in,
+            grown by the margin, in full-photo pixels.
+        input_scale: Detector input pixels per full-photo pixel it is seen at.
+        tiles: The squares (x1, y1, x2, y2, full-photo pixels, within the photo) the
+            detector is given one at a time; together they cover ``region``.
+    """
+
+    region: tuple[float, float, float, float]
+    input_scale: float
+    tiles: tuple[tuple[float, float, float, float], ...] = ()
+
+
+def _tile_starts(low: float, high: float, side: float, overlap: float, limit: float) -> list[float]:
+    """Starts of the fewest tiles of ``side`` overlapping by ``overlap`` that cover
+    [low, high], kept within [0, limit]."""
+    span = high - low
+    count = 1 if span <= side else math.ceil((span - overlap) / (side - overlap))
+    if count == 1:
+        starts = [low + (span - side) / 2]
+    else:
+        step = (span - side) / (count - 1)
+        starts = [low + i * step for i in range(count)]
+    return [min(max(start, 0.0), max(limit - side, 0.0)) for start in starts]
+
+
+def plan_closer_look(xyxy: np.ndarray, det_score: np.ndarray, photo_size: tuple[int, int],
+                     input_scale: float, input_side: int, config: DetectorConfig) -> CloserLook | None:
+    """Whether and where to look again at small indices (``zoom_below``), or None.
+
+    Args:
+        xyxy: Boxes of the first look, in full-photo pixels.
+        det_score: Their detector scores; those of at least ``zoom_floor`` count.
+        photo_size: (width, height) of the full photo.
+        input_scale: Detector input pixels per full-photo pixel in the first look.
+        input_side: The detector's (square) input side.
+        config: ``zoom_below``, ``zoom_target``, ``zoom_tiles``, ``zoom_min_gain``,
+            ``zoom_floor``, ``zoom_margin``.
+
+    The region is the box around those indices grown by ``zoom_margin`` index sizes
+    (their median), within the photo. It is seen so that the median index measures
+    ``zoom_target`` input pixels, in as many input-sized tiles as that takes, or less
+    closely when it would take more than ``zoom_tiles`` tiles or more pixels than the
+    photo has; and only when that enlarges it by ``zoom_min_gain`` or more.
+    """
+    found = np.asarray(det_score) >= config.zoom_floor
+    if config.zoom_below <= 0 or not found.any():
+        return None
+    boxes = np.asarray(xyxy, np.float64)[found]
+    size = float(np.median(np.sqrt(np.clip((boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1]), 0, None))))
+    if size <= 0 or size * input_scale >= config.zoom_below:
+        return None
+    width, height = photo_size
+    margin = config.zoom_margin * size
+    x1, y1 = max(0.0, boxes[:, 0].min() - margin), max(0.0, boxes[:, 1].min() - margin)
+    x2, y2 = min(float(width), boxes[:, 2].max() + margin), min(float(height), boxes[:, 3].max() + margin)
+    overlap = TILE_OVERLAP * size
+    # The closest look within the tile budget: for each grid, the scale its tiles fit at.
+    fits = [min(input_side * cols / (x2 - x1 + (cols - 1) * overlap),
+                input_side * rows / (y2 - y1 + (rows - 1) * overlap))
+            for cols in range(1, config.zoom_tiles + 1) for rows in range(1, config.zoom_tiles // cols + 1)]
+    # Never past the photo's own pixels: enlarging them further only blurs (a small
+    # photo the first look already enlarged gets no second look).
+    scale = min(config.zoom_target / size, max(fits), 1.0)
+    if scale < config.zoom_min_gain * input_scale:
+        return None
+    side = input_side / scale
+    tiles = tuple((tx, ty, min(tx + side, float(width)), min(ty + side, float(height)))
+                  for ty in _tile_starts(y1, y2, side, overlap, height)
+                  for tx in _tile_starts(x1, x2, side, overlap, width))
+    return CloserLook((x1, y1, x2, y2), scale, tiles)
+
+
 def _session(path: Path, threads: int | None) -> Any:
     """An onnxruntime CPU session: ``threads`` intra-op threads (default: every core)."""
     import onnxruntime as ort  # heavy: only when a model is loaded
@@ -569,7 +679,9 @@ class IndexDetector:
         boxes = Detections.from_yolo_output(output, conf_threshold, iou_threshold)
         height, width = image_bgr.shape[:2]
         xyxy = (boxes.xyxy - np.array([left, top, left, top], np.float32)) / ratio
-        return Detections(np.clip(xyxy, 0, [width, height, width, height]), boxes.confidence, boxes.class_id)
+        boxes = Detections(np.clip(xyxy, 0, [width, height, width, height]), boxes.confidence, boxes.class_id)
+        # A box in the letterbox's padding is clipped to nothing: no index is under a pixel wide.
+        return boxes[(boxes.wh >= 1.0).all(axis=1)]
 
 
 class CardDetector:
@@ -681,9 +793,9 @@ class CardDetector:
 
         # Candidates for "possibly missed" are located in the same pass, down to maybe_conf.
         floor = min(conf, config.maybe_conf) if config.maybe_conf > 0 else conf
-        boxes = self.locate_indices(loaded.image, floor, clock)
+        image, scale, boxes = self._look(loaded, floor, clock)
         xyxy = boxes.xyxy
-        tensor = crops_to_tensor([crop_index(loaded.image, box) for box in xyxy])
+        tensor = crops_to_tensor([crop_index(image, box) for box in xyxy])
         clock.lap("preprocess")
 
         probs, down = self._classify(tensor)
@@ -692,7 +804,7 @@ class CardDetector:
         joint = read_corners_together(xyxy, probs, down, boxes.confidence, config)
         unsure = np.flatnonzero(joint.max(axis=1) < config.reread_below) if self._extra_views else []
         if len(unsure):
-            self._read_again(loaded.image, xyxy, unsure, probs, down)
+            self._read_again(image, xyxy, unsure, probs, down)
             joint = read_corners_together(xyxy, probs, down, boxes.confidence, config)
         clock.lap("classifier")
 
@@ -702,7 +814,7 @@ class CardDetector:
         prob = probs[np.arange(len(probs)), code]
         named = code < len(CARD_CODES)
         found = Detections(
-            xyxy[named] / loaded.scale,
+            xyxy[named] / scale,
             boxes.confidence[named] * prob[named],
             code[named],
             {"down": down[named], "det_score": boxes.confidence[named], "class_prob": prob[named], "probs": probs[named]},
@@ -712,6 +824,58 @@ class CardDetector:
         candidates = candidates.without_nested(config.nested_overlap)
         clock.lap("postprocess")
         return loaded, indices, candidates
+
+    def _look(self, loaded: LoadedImage, floor: float,
+              clock: _Stopwatch) -> tuple[np.ndarray, float, Detections]:
+        """Locate the indices: (the image to cut them from, its pixels per full-photo pixel,
+        their boxes in its pixels, scoring ``floor`` and up).
+
+        When they are small (``zoom_below``), the detector looks a second time at the part
+        of the photo they lie in, enlarged and decoded finer (:func:`plan_closer_look`);
+        its boxes replace those of the first look there.
+        """
+        config = self.config
+        image, scale = loaded.image, loaded.scale
+        zooms = config.zoom_below > 0
+        boxes = self.locate_indices(image, min(floor, config.zoom_floor) if zooms else floor, clock)
+        look = None
+        if zooms and len(boxes):
+            height, width = image.shape[:2]
+            input_h, input_w = self.input_size
+            first_scale = scale * min(input_h / height, input_w / width)
+            look = plan_closer_look(boxes.xyxy / scale, boxes.confidence, (loaded.width, loaded.height),
+                                    first_scale, min(self.input_size), config)
+        boxes = boxes[boxes.confidence >= floor]
+        if look is None:
+            return image, scale, boxes
+
+        fine = decode_finer(loaded, look.input_scale * config.decode_factor)
+        clock.lap("decode")
+        fine_h, fine_w = fine.image.shape[:2]
+        seen, covered = [], np.zeros(len(boxes), bool)
+        first = Detections(boxes.xyxy / scale * fine.scale, boxes.confidence, boxes.class_id)
+        tiles = np.array(look.tiles)
+        grid_low, grid_high = tiles[:, :2].min(axis=0), tiles[:, 2:].max(axis=0)
+        for tile in tiles:
+            x1, y1, x2, y2 = (tile * fine.scale).tolist()
+            x1, y1 = max(0, math.floor(x1)), max(0, math.floor(y1))
+            x2, y2 = min(fine_w, math.ceil(x2)), min(fine_h, math.ceil(y2))
+            found = self.locate_indices(fine.image[y1:y2, x1:x2], floor, clock)
+            # An index cut by an edge the tile shares with a neighbour lies whole in that
+            # neighbour (TILE_OVERLAP): only its whole box is kept.
+            inner = np.concatenate([tile[:2] > grid_low, tile[2:] < grid_high])
+            cut = ((found.xyxy[:, :2] <= 1) & inner[:2]).any(axis=1) | (
+                (found.xyxy[:, 2:] >= [x2 - x1 - 1, y2 - y1 - 1]) & inner[2:]).any(axis=1)
+            found = found[~cut]
+            seen.append(Detections(found.xyxy + np.array([x1, y1, x1, y1], np.float32), found.confidence,
+                                   found.class_id))
+            centre = first.center
+            covered |= (centre[:, 0] >= x1) & (centre[:, 0] < x2) & (centre[:, 1] >= y1) & (centre[:, 1] < y2)
+        closer = Detections.merge(seen)
+        if len(look.tiles) > 1:  # an index in the overlap of two tiles is found twice
+            closer = closer[non_max_suppression(closer.xyxy, closer.confidence, config.iou_threshold)]
+        # First-look boxes outside the tiles stay (the region holds every sure one, so rarely any).
+        return fine.image, fine.scale, Detections.merge([first[~covered], closer])
 
     def locate_indices(self, image_bgr: np.ndarray, conf_threshold: float | None = None,
                        clock: _Stopwatch | None = None) -> Detections:

@@ -12,8 +12,9 @@ full-photo pixels.
 from __future__ import annotations
 
 import io
+import math
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO, Union
 
@@ -90,6 +91,8 @@ class LoadedImage:
             coordinates measured on ``image`` by it to get full-photo pixels.
         format: "JPEG", "PNG", "WEBP" or "ARRAY".
         orientation: The EXIF orientation that was applied (1 = none).
+        data: The encoded file, kept when it was decoded reduced, so that
+            :func:`decode_finer` can decode it again with more pixels.
     """
 
     image: np.ndarray
@@ -98,6 +101,7 @@ class LoadedImage:
     scale: float = 1.0
     format: str = "ARRAY"
     orientation: int = 1
+    data: bytes | None = field(default=None, repr=False, compare=False)
 
 
 def load_image(src: ImageSource, max_side: int | None = None) -> LoadedImage:
@@ -171,7 +175,20 @@ def _from_bytes(data: bytes, name: str, max_side: int | None) -> LoadedImage:
     image = _apply_orientation(image, orientation)
     full_w, full_h = (height, width) if orientation in (5, 6, 7, 8) else (width, height)
     scale = image.shape[1] / full_w
-    return LoadedImage(image, full_w, full_h, scale, fmt, orientation)
+    return LoadedImage(image, full_w, full_h, scale, fmt, orientation, data if factor > 1 else None)
+
+
+def decode_finer(loaded: LoadedImage, scale: float) -> LoadedImage:
+    """The same photo with at least ``scale`` pixels per full-photo pixel (at most full size).
+
+    A photo decoded reduced is decoded again from its kept bytes at the smallest
+    reduction that gives ``scale``; one already that fine (or decoded whole, or given as
+    an array) is returned as it is.
+    """
+    if loaded.data is None or loaded.scale >= min(scale, 1.0):
+        return loaded
+    max_side = math.ceil(max(loaded.width, loaded.height) * min(scale, 1.0))
+    return _from_bytes(loaded.data, "the photo", max_side)
 
 
 def _sniff_format(data: bytes, name: str) -> str:

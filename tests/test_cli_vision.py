@@ -150,12 +150,32 @@ def test_evaluate_writes_report_and_strict_fails_bars(fake_models: Path, tmp_pat
         {"image": "p.jpg", "width": 320, "height": 320, "cards": [{"rank": "10", "box": [60, 60, 160, 200]}]}]))
     args = ["evaluate", "--models", str(fake_models), "--realphotos", str(real),
             "--synthetic-val", str(tmp_path / "no-such-set"), "--synthetic-product", str(tmp_path / "no-such-960"),
-            "--speed-photos", "1", "--no-ultralytics",
+            "--synthetic-far", str(tmp_path / "no-such-far"), "--speed-photos", "1", "--no-ultralytics",
             "--report-dir", str(tmp_path / "report")]
     assert main(args) == 0
     captured = capsys.readouterr()
     assert "real-photo rank recall" in captured.out and "1.000" in captured.out
     assert "no-such-set does not exist" in captured.err and "--synthetic-product" in captured.err
+    assert "--synthetic-far" in captured.err
     assert (tmp_path / "report" / "report.md").exists() and (tmp_path / "report" / "report.json").exists()
     # One invented card (the second fake box) misses the invented-cards bar.
     assert main([*args, "--strict"]) == 1
+
+
+@pytest.mark.parametrize(("photo_side", "index_side", "label_height_at_most"), [
+    (4000, 60, 40),    # a far shot: labels the size of the cards, not of the 4000-px photo
+    (4000, 400, 120),  # a close-up of the same photo size: larger labels
+    (400, 60, 30),     # a small photo
+])
+def test_annotation_labels_are_sized_to_the_cards(photo_side: int, index_side: int,
+                                                  label_height_at_most: int) -> None:
+    from onze_vision.commands.vision import draw_cards
+    from onze_vision.detector import DetectedCard
+
+    canvas = np.zeros((photo_side, photo_side, 3), np.uint8)
+    centre = photo_side // 2
+    card = DetectedCard("QH", 0.9, (centre, centre, centre + index_side * 0.6, centre + index_side))
+    drawn = draw_cards(canvas, [card])
+    # The label's filled band sits right above the box; measure its height.
+    rows = np.flatnonzero((drawn[:centre, centre + 2] > 0).any(axis=1))
+    assert 0 < centre - rows.min() <= label_height_at_most

@@ -24,9 +24,11 @@ from onze_vision.detector import (
     DetectorConfig,
     InvalidModelError,
     ModelNotFoundError,
+    CloserLook,
     PhotoReading,
     letterbox,
     pair_indices,
+    plan_closer_look,
     possibly_missed,
     read_corners_together,
     runner_up,
@@ -425,6 +427,132 @@ def test_boxes_map_back_to_full_photo_pixels(tmp_path: Path) -> None:
     reading = detector.detect_cards(jpeg.tobytes())
     assert (reading.width, reading.height) == (4000, 3000)
     assert [c.card for c in reading.cards] == ["QH", "QH"]  # same orientation: two cards
+
+
+ZOOM = DetectorConfig(zoom_below=20.0, zoom_target=40.0, zoom_min_gain=1.5, zoom_floor=0.25, zoom_margin=3.0)
+
+
+def index_boxes(*centres: tuple[float, float], size: float = 100.0) -> np.ndarray:
+    """Square index boxes of side ``size`` at ``centres`` (full-photo pixels)."""
+    return np.array([[x - size / 2, y - size / 2, x + size / 2, y + size / 2] for x, y in centres], np.float32)
+
+
+@pytest.mark.parametrize(("name", "boxes", "scores", "config", "look"), [
+    ("a far shot: small indices close together are looked at again, enlarged to the target",
+     index_boxes((2000, 1500)), [0.9], ZOOM,
+     CloserLook((1650, 1150, 2350, 1850), 0.4, ((1200, 700, 2800, 2300),))),
+    ("the region is grown by the margin around all of them, within the photo",
+     index_boxes((100, 1500), (600, 1500)), [0.9, 0.5], ZOOM,
+     CloserLook((0, 1150, 950, 1850), 0.4, ((0, 700, 1600, 2300),))),
+    ("a region too large for the target is seen as closely as one input allows",
+     index_boxes((1000, 1500), (2000, 1500)), [0.9, 0.9], replace(ZOOM, zoom_target=60.0),
+     CloserLook((650, 1150, 2350, 1850), 640 / 1700, ((650, 650, 2350, 2350),))),
+    ("or in tiles, overlapping by 2.5 index sizes, when more are allowed",
+     index_boxes((1000, 1500), (3000, 1500)), [0.9, 0.9], replace(ZOOM, zoom_tiles=4),
+     CloserLook((650, 1150, 3350, 1850), 0.4, ((650, 700, 2250, 2300), (1750, 700, 3350, 2300)))),
+    ("the same in one tile would not enlarge it enough",
+     index_boxes((1000, 1500), (3000, 1500)), [0.9, 0.9], ZOOM, None),
+    ("indices large enough at the input need no second look",
+     index_boxes((2000, 1500), size=130.0), [0.9], ZOOM, None),
+    ("cards over the whole photo leave too little to enlarge",
+     index_boxes((300, 300), (3700, 2700)), [0.9, 0.9], ZOOM, None),
+    ("only indices scoring zoom_floor and up place it",
+     index_boxes((2000, 1500), (300, 300)), [0.9, 0.1], ZOOM,
+     CloserLook((1650, 1150, 2350, 1850), 0.4, ((1200, 700, 2800, 2300),))),
+    ("no index sure enough: no second look",
+     index_boxes((2000, 1500)), [0.2], ZOOM, None),
+    ("off by default", index_boxes((2000, 1500)), [0.9], DetectorConfig(), None),
+    ("never past the photo's own pixels", index_boxes((2000, 1500), size=20.0), [0.9], ZOOM,
+     CloserLook((1930, 1430, 2070, 1570), 1.0, ((1680, 1180, 2320, 1820),))),
+])
+def test_a_closer_look_is_planned_where_indices_are_small(name: str, boxes: np.ndarray, scores: list,
+                                                          config: DetectorConfig, look: CloserLook | None) -> None:
+    # A 4000x3000 photo seen whole by a 640-px detector: 0.16 input px per photo px.
+    planned = plan_closer_look(boxes, np.array(scores), (4000, 3000), 0.16, 640, config)
+    if look is None:
+        assert planned is None, name
+    else:
+        assert planned is not None, name
+        np.testing.assert_allclose(planned.region, look.region, err_msg=name)
+        assert planned.input_scale == pytest.approx(look.input_scale), name
+        np.testing.assert_allclose(planned.tiles, look.tiles, err_msg=name)
+
+
+def test_a_small_photo_the_first_look_enlarged_gets_no_second_look() -> None:
+    # A 320-px scene is enlarged 2x to the 640-px input: there are no finer pixels to look at.
+    assert plan_closer_look(index_boxes((160, 160), size=11.0), np.array([0.9]), (320, 320), 2.0, 640, ZOOM) is None
+
+
+@pytest.mark.parametrize(("values", "says"), [
+    ({"zoom_below": -1}, "zoom_below must be >= 0"),
+    ({"zoom_min_gain": 0.5}, "zoom_min_gain must be >= 1"),
+    ({"zoom_tiles": 0}, "zoom_tiles must be >= 1"),
+    ({"zoom_floor": 1.5}, "zoom_floor must be between 0 and 1"),
+])
+def test_bad_closer_look_settings_are_refused(values: dict, says: str) -> None:
+    with pytest.raises(ValueError, match=says):
+        DetectorConfig(**values)
+
+
+def test_the_closer_look_is_cut_from_a_finer_decode(tmp_path: Path) -> None:
+    # 4000x3000 JPEG, detector input 320: the first look decodes it at 1/8 (500x375,
+    # letterboxed 0.64: 0.08 input px per photo px) and finds an 8-px index, 100 photo px.
+    # The closer look sees it at 0.4 input px per photo px (40 / 100) in one 800-px tile
+    # centred on it; crops want 1.5 x that, so the JPEG is decoded whole and the tile cut from it.
+    make_fake_models(tmp_path, [[160, 160, 8, 8, 0.9]], 320, "QH")
+    ok, jpeg = cv2.imencode(".jpg", np.full((3000, 4000, 3), 200, np.uint8))
+    config = replace(DetectorConfig.from_json(tmp_path / "detector.json"), zoom_below=20.0)
+    detector = CardDetector(tmp_path, config=config)
+    seen: list[tuple[int, ...]] = []
+    locate = detector._indices.locate
+
+    def recording_locate(image: np.ndarray, *args, **kwargs) -> Detections:
+        seen.append(image.shape)
+        return locate(image, *args, **kwargs)
+
+    detector._indices.locate = recording_locate  # type: ignore[method-assign]
+    indices = detector.read_indices(jpeg.tobytes())
+    assert seen == [(375, 500, 3), (800, 800, 3)]
+    # The fake detector finds its box again at the centre of the tile: 20 photo px now.
+    np.testing.assert_allclose(indices.xyxy, [[1990, 1490, 2010, 1510]], atol=0.5)
+
+    seen.clear()
+    unzoomed = CardDetector(tmp_path, config=replace(config, zoom_below=0.0))
+    unzoomed._indices.locate = recording_locate  # type: ignore[method-assign]
+    np.testing.assert_allclose(unzoomed.read_indices(jpeg.tobytes()).xyxy, [[1950, 1450, 2050, 1550]], atol=0.5)
+    assert seen == [(375, 500, 3)]
+
+
+def test_an_index_cut_by_the_edge_between_two_tiles_is_left_to_the_tile_that_sees_it_whole(tmp_path: Path) -> None:
+    # Two small indices 1200 px apart: two tiles. The fake detector finds, in every tile,
+    # one box at the tile's centre and one cut by its left edge.
+    make_fake_models(tmp_path, [[160, 160, 8, 8, 0.9], [2, 160, 8, 8, 0.8]], 320, "QH")
+    ok, jpeg = cv2.imencode(".jpg", np.full((3000, 4000, 3), 200, np.uint8))
+    config = replace(DetectorConfig.from_json(tmp_path / "detector.json"), zoom_below=20.0, zoom_tiles=2)
+    detector = CardDetector(tmp_path, config=config)
+    first = detector._indices.locate
+    boxes_of_first_look = Detections(index_boxes((1400, 1500), (2600, 1500)), np.array([0.9, 0.9]), np.zeros(2))
+    calls: list[np.ndarray] = []
+
+    def locate(image: np.ndarray, *args, **kwargs) -> Detections:
+        calls.append(image.shape)
+        if len(calls) == 1:  # the first look: two 100-px indices 1200 px apart
+            return Detections(boxes_of_first_look.xyxy / 8, boxes_of_first_look.confidence,
+                              boxes_of_first_look.class_id)
+        return first(image, *args, **kwargs)
+
+    detector._indices.locate = locate  # type: ignore[method-assign]
+    look = plan_closer_look(boxes_of_first_look.xyxy, boxes_of_first_look.confidence, (4000, 3000),
+                            0.08, 320, config)
+    assert look is not None and len(look.tiles) == 2
+    indices = detector.read_indices(jpeg.tobytes())
+    assert len(calls) == 3
+    # Each tile's centred box stays; the second tile's edge box is cut by the edge it
+    # shares with the first and is dropped; the first tile's edge box lies on the grid's
+    # outer edge, where no tile lies beyond it, and stays.
+    centres = sorted(tuple(np.round(c).tolist()) for c in (indices.xyxy[:, :2] + indices.xyxy[:, 2:]) / 2)
+    tile_x = [tile[0] for tile in look.tiles]
+    assert len(centres) == 3 and centres[0][0] < tile_x[0] + 20
 
 
 Readings = tuple[np.ndarray, np.ndarray]

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import shutil
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 
@@ -41,13 +43,14 @@ def anglo(tmp_path_factory: pytest.TempPathFactory):
     return load_decks(names=["anglo"], cache=tmp_path_factory.mktemp("art"))[0]
 
 
-def photograph(anglo, cards: list[tuple[str, float, float, float]], seed: int) -> np.ndarray:
+def photograph(anglo, cards: list[tuple[str, float, float, float]], seed: int,
+               size: tuple[int, int] = SIZE, card_height: float = CARD_HEIGHT) -> np.ndarray:
     """Place (code, x, y, degrees) cards on a table and take the generator's photo of them."""
     from onze_vision.synth.backgrounds import BackgroundBank
     from onze_vision.synth.scenes import compose_scene, place_card
 
-    placements = [place_card(anglo, code, (x, y), degrees, CARD_HEIGHT) for code, x, y, degrees in cards]
-    scene = compose_scene(np.random.default_rng(seed), placements, BackgroundBank([]), SIZE)
+    placements = [place_card(anglo, code, (x, y), degrees, card_height) for code, x, y, degrees in cards]
+    scene = compose_scene(np.random.default_rng(seed), placements, BackgroundBank([]), size)
     return scene.image
 
 
@@ -70,6 +73,22 @@ def test_every_card_of_a_generated_photo_is_read_once(detector: CardDetector, an
     reading = detector.detect_cards(photograph(anglo, cards, seed))
     assert Counter(card.card for card in reading.cards) == Counter(code for code, *_ in cards), name
     assert all(card.corners == 2 for card in reading.cards), [(c.card, c.corners) for c in reading.cards]
+
+
+@needs_models
+@needs_art
+@pytest.mark.parametrize("seed", [0, 2])
+def test_a_far_shot_is_read_from_a_closer_look(detector: CardDetector, anglo, seed: int) -> None:
+    # A 3200x2400 phone JPEG of a hand laid out far away: 150-px cards, 25-px indices, 5 px
+    # at the detector's first look at the whole photo. The closer look reads every card.
+    codes = ["QH", "10S", "7D", "AS", "KC"]
+    image = photograph(anglo, [(code, 1300 + i * 120, 1200, 0) for i, code in enumerate(codes)], seed,
+                       size=(3200, 2400), card_height=150)
+    ok, jpeg = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 90])
+    reading = detector.detect_cards(jpeg.tobytes())
+    assert Counter(card.card for card in reading.cards) == Counter(codes)
+    first_look_only = CardDetector(config=replace(detector.config, zoom_below=0.0)).detect_cards(jpeg.tobytes())
+    assert len(first_look_only.cards) < len(codes)  # what the closer look is for
 
 
 @needs_models

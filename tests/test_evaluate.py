@@ -111,9 +111,11 @@ def test_full_run_on_tiny_sets(tmp_path: Path) -> None:
          "cards": [{"rank": "10", "box": [60, 60, 160, 200]}, {"rank": "K", "box": [0, 250, 50, 320]}]}]))
 
     # Two speed photos asked for, but the set has only one.
-    # The same scenes stand in for the held-out set drawn at the product's reading resolution.
+    # The same scenes stand in for the held-out set drawn at the product's reading resolution
+    # and for the far shots.
     results = run_evaluation(detector, tmp_path / "report", real, synthetic, speed_photos=2,
-                             synthetic_product=synthetic, ultralytics=False, progress=lambda line: None)
+                             synthetic_product=synthetic, synthetic_far=synthetic, ultralytics=False,
+                             progress=lambda line: None)
 
     r = results["real"]
     assert r["labelled_cards"] == 2 and r["rank_recall"] == pytest.approx(0.5)
@@ -166,6 +168,15 @@ def test_full_run_on_tiny_sets(tmp_path: Path) -> None:
     assert rows["synthetic mAP50"]["ok"] is False
     text = (report / "report.md").read_text()
     assert "## Synthetic held-out decks" in text and "## The same held-out decks at the product's reading" in text
+
+    # Far shots are scored the same way and timed, never judged.
+    far = results["synthetic_far"]
+    assert far["map50"] == pytest.approx(s["map50"]) and far["cards"]["recall"] == pytest.approx(0.75)
+    assert far["speed"]["photos"] == 2 and far["speed"]["p95_ms"] >= far["speed"]["median_ms"] > 0
+    far_rows = [row for row in results["summary"] if row["name"].startswith("far shots")]
+    assert [row["value"] for row in far_rows[:2]] == [pytest.approx(0.5), pytest.approx(0.75)]
+    assert all(row["bar"] == "(reported)" and row["ok"] is None for row in far_rows)
+    assert "## Far shots (4000-px photos, 40-120 px indices)" in text and "ms p95" in text
 
 
 def test_every_code_map_scores_a_boxs_runner_up_as_ultralytics_does(tmp_path: Path) -> None:

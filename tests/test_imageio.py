@@ -21,6 +21,7 @@ from onze_vision.imageio import (
     TooManyPixelsError,
     TruncatedImageError,
     UnsupportedArrayError,
+    decode_finer,
     load_image,
 )
 
@@ -125,6 +126,37 @@ def test_reduced_decode_with_rotation_reports_rotated_size() -> None:
     loaded = load_image(jpeg_with_orientation(big, 8), max_side=400)
     assert (loaded.width, loaded.height) == (1000, 2000)
     assert loaded.image.shape == (500, 250, 3) and loaded.scale == 0.25
+
+
+@pytest.mark.parametrize(("scale", "shape"), [
+    (0.25, (750, 1000, 3)),    # as fine as it is: the same image
+    (0.3, (1500, 2000, 3)),    # the smallest reduction that gives it
+    (0.5, (1500, 2000, 3)),
+    (0.6, (3000, 4000, 3)),
+    (2.0, (3000, 4000, 3)),    # never more than the whole photo
+])
+def test_a_reduced_decode_can_be_decoded_finer(scale: float, shape: tuple[int, int, int]) -> None:
+    ok, buffer = cv2.imencode(".jpg", cv2.resize(quadrants(), (4000, 3000), interpolation=cv2.INTER_NEAREST))
+    loaded = load_image(buffer.tobytes(), max_side=960)
+    finer = decode_finer(loaded, scale)
+    assert finer.image.shape == shape and finer.scale == shape[1] / 4000
+    assert (finer.width, finer.height) == (4000, 3000)
+    assert finer is loaded if shape == loaded.image.shape else finer.image.mean() == pytest.approx(loaded.image.mean(), abs=2)
+
+
+def test_a_finer_decode_keeps_the_exif_rotation() -> None:
+    big = cv2.resize(quadrants(), (2000, 1000), interpolation=cv2.INTER_NEAREST)
+    finer = decode_finer(load_image(jpeg_with_orientation(big, 8), max_side=400), 1.0)
+    assert finer.image.shape == (2000, 1000, 3) and (finer.width, finer.height) == (1000, 2000)
+    assert finer.image[50, 50].tolist() == pytest.approx(load_image(jpeg_with_orientation(big, 8)).image[50, 50].tolist(), abs=3)
+
+
+@pytest.mark.parametrize("source", ["png", "array", "small jpeg"])
+def test_images_decoded_whole_are_as_fine_as_they_get(source: str) -> None:
+    image = quadrants(400, 300)
+    src = {"png": encode(image, ".png"), "array": image, "small jpeg": encode(image, ".jpg")}[source]
+    loaded = load_image(src, max_side=300)
+    assert loaded.data is None and decode_finer(loaded, 1.0) is loaded
 
 
 def test_zero_byte_file(tmp_path: Path) -> None:

@@ -19,6 +19,8 @@ DEFAULT_SYNTHETIC_VAL = REPO_ROOT / "datasets" / "onze-val"
 FALLBACK_SYNTHETIC_VAL = REPO_ROOT / "datasets" / "onze"
 # The same held-out scenes at the resolution the product reads a photo (datasets/README.md).
 DEFAULT_SYNTHETIC_PRODUCT = REPO_ROOT / "datasets" / "onze-val960"
+# Far shots: held-out decks in large photos with small indices (datasets/README.md).
+DEFAULT_SYNTHETIC_FAR = REPO_ROOT / "datasets" / "far-val"
 
 
 def register(subparsers: Any) -> None:
@@ -57,8 +59,11 @@ def register(subparsers: Any) -> None:
     evaluate.add_argument("--synthetic-product", type=Path, default=DEFAULT_SYNTHETIC_PRODUCT, metavar="DIR",
                           help="the held-out scenes drawn at the resolution the product reads a photo, "
                                "reported beside the bar's figure (default: datasets/onze-val960)")
+    evaluate.add_argument("--synthetic-far", type=Path, default=DEFAULT_SYNTHETIC_FAR, metavar="DIR",
+                          help="far shots: held-out decks in 4000-px photos with small indices, read "
+                               "with a closer look and timed (default: datasets/far-val)")
     evaluate.add_argument("--speed-photos", type=int, default=20, metavar="N",
-                          help="4000x3000 JPEGs to time (0 skips the speed test; default 20)")
+                          help="4000x3000 JPEGs to time, and far shots (0 skips the speed tests; default 20)")
     evaluate.add_argument("--limit", type=int, default=None, metavar="N",
                           help="use at most N photos of each set (quick runs)")
     evaluate.add_argument("--no-ultralytics", action="store_true",
@@ -106,9 +111,13 @@ def draw_cards(image_bgr: Any, cards: list[Any], maybe: list[Any] = ()) -> Any:
     import cv2
 
     canvas = image_bgr.copy()
-    long_side = max(canvas.shape[:2])
-    thickness = max(2, round(long_side / 400))
-    font_scale = max(0.5, long_side / 1400)
+    # Lines and labels sized to the cards, not to the photo: in a far shot of a 4000-px
+    # photo, labels sized to the photo would cover the cards they name.
+    boxes = [card.box for card in [*cards, *maybe]]
+    sides = sorted(min(x2 - x1, y2 - y1) for x1, y1, x2, y2 in boxes)
+    reference = min(max(canvas.shape[:2]), 30 * sides[len(sides) // 2]) if sides else max(canvas.shape[:2])
+    thickness = max(2, round(reference / 400))
+    font_scale = max(0.5, reference / 1400)
     for card, is_maybe in [*((c, False) for c in cards), *((c, True) for c in maybe)]:
         x1, y1, x2, y2 = (round(v) for v in card.box)
         colour = (40, 40, 230) if card.card[-1] in "HD" or card.card == "JK" else (40, 160, 40)
@@ -183,7 +192,8 @@ def run_evaluate(args: argparse.Namespace) -> int:
     if args.synthetic_val == DEFAULT_SYNTHETIC_VAL and not DEFAULT_SYNTHETIC_VAL.exists():
         args.synthetic_val = FALLBACK_SYNTHETIC_VAL
     for option, path in (("--realphotos", args.realphotos), ("--synthetic-val", args.synthetic_val),
-                         ("--synthetic-product", args.synthetic_product)):
+                         ("--synthetic-product", args.synthetic_product),
+                         ("--synthetic-far", args.synthetic_far)):
         if path is not None and not path.exists():
             print(f"onze-vision evaluate: note: {option} {path} does not exist; that part is skipped",
                   file=sys.stderr)
@@ -193,6 +203,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
         realphotos=args.realphotos if args.realphotos.exists() else None,
         synthetic_val=args.synthetic_val if args.synthetic_val.exists() else None,
         synthetic_product=args.synthetic_product if args.synthetic_product.exists() else None,
+        synthetic_far=args.synthetic_far if args.synthetic_far.exists() else None,
         speed_photos=args.speed_photos,
         limit=args.limit,
         ultralytics=not args.no_ultralytics,
