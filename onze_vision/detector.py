@@ -849,7 +849,9 @@ class CardDetector:
         if look is None:
             return image, scale, boxes
 
-        fine = decode_finer(loaded, look.input_scale * config.decode_factor)
+        # At the detector's scale a target-sized index makes a crop as large as the
+        # classifier's input: more pixels were slower and no better (models/README.md).
+        fine = decode_finer(loaded, look.input_scale)
         clock.lap("decode")
         fine_h, fine_w = fine.image.shape[:2]
         seen, covered = [], np.zeros(len(boxes), bool)

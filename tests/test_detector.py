@@ -498,7 +498,7 @@ def test_the_closer_look_is_cut_from_a_finer_decode(tmp_path: Path) -> None:
     # 4000x3000 JPEG, detector input 320: the first look decodes it at 1/8 (500x375,
     # letterboxed 0.64: 0.08 input px per photo px) and finds an 8-px index, 100 photo px.
     # The closer look sees it at 0.4 input px per photo px (40 / 100) in one 800-px tile
-    # centred on it; crops want 1.5 x that, so the JPEG is decoded whole and the tile cut from it.
+    # centred on it, so the JPEG is decoded again at a half and the tile (400 px) cut from it.
     make_fake_models(tmp_path, [[160, 160, 8, 8, 0.9]], 320, "QH")
     ok, jpeg = cv2.imencode(".jpg", np.full((3000, 4000, 3), 200, np.uint8))
     config = replace(DetectorConfig.from_json(tmp_path / "detector.json"), zoom_below=20.0)
@@ -512,7 +512,7 @@ def test_the_closer_look_is_cut_from_a_finer_decode(tmp_path: Path) -> None:
 
     detector._indices.locate = recording_locate  # type: ignore[method-assign]
     indices = detector.read_indices(jpeg.tobytes())
-    assert seen == [(375, 500, 3), (800, 800, 3)]
+    assert seen == [(375, 500, 3), (400, 400, 3)]
     # The fake detector finds its box again at the centre of the tile: 20 photo px now.
     np.testing.assert_allclose(indices.xyxy, [[1990, 1490, 2010, 1510]], atol=0.5)
 
