@@ -5,7 +5,9 @@ Pipeline (all numpy / OpenCV / onnxruntime; no torch):
 1. :func:`~onze_vision.imageio.load_image` decodes the photo reduced, keeping its long
    side >= ``decode_factor`` x the detector's input size.
 2. The image is letterboxed (grey 114) to the detector's square input, as Ultralytics does.
-3. The one-class detector finds corner indices; confidence threshold + numpy NMS.
+3. The one-class detector finds corner indices; confidence threshold + numpy NMS. Where
+   they are small at its input (a far shot of a large photo), it looks again at their part
+   of the photo, decoded finer and in tiles (:func:`plan_closer_look`).
 4. Each box is cut with :func:`~onze_vision.indexcrop.crop_index` from the decoded image
    (more pixels than the letterboxed one) and all crops are classified in one batch: 53
    codes + "none", and the card's ``down`` direction as the index reads. An index read
@@ -856,6 +858,7 @@ class CardDetector:
         fine_h, fine_w = fine.image.shape[:2]
         seen, covered = [], np.zeros(len(boxes), bool)
         first = Detections(boxes.xyxy / scale * fine.scale, boxes.confidence, boxes.class_id)
+        centre = first.center
         tiles = np.array(look.tiles)
         grid_low, grid_high = tiles[:, :2].min(axis=0), tiles[:, 2:].max(axis=0)
         for tile in tiles:
@@ -871,7 +874,6 @@ class CardDetector:
             found = found[~cut]
             seen.append(Detections(found.xyxy + np.array([x1, y1, x1, y1], np.float32), found.confidence,
                                    found.class_id))
-            centre = first.center
             covered |= (centre[:, 0] >= x1) & (centre[:, 0] < x2) & (centre[:, 1] >= y1) & (centre[:, 1] < y2)
         closer = Detections.merge(seen)
         if len(look.tiles) > 1:  # an index in the overlap of two tiles is found twice
