@@ -175,8 +175,25 @@ def test_photo_upload_shows_boxes_and_chips(client: Any, token: str, game_id: in
     assert "Q♥" in page and "Joker" in page                 # boxes are named
     assert 'value="QH 7S JK"' in page                       # the list the chips edit
     assert 'capture="environment"' in page                  # opens the phone's camera
+    assert "zoomed" not in page                             # cards fill the photo: shown whole
     image = client.get("/photos/1")
     assert image.status_code == 200 and image.mimetype == "image/jpeg" and image.data == jpeg_bytes
+
+
+def test_a_far_shot_is_shown_zoomed_to_its_cards(client: Any, token: str, game_id: int) -> None:
+    from PIL import Image
+
+    # The fake detector's three cards span 10-180 x 10-90 px: in a 2000x1500 photo, a far shot.
+    buffer = io.BytesIO()
+    Image.new("RGB", (2000, 1500), (20, 120, 60)).save(buffer, "JPEG")
+    response = client.post(f"/games/{game_id}/hands/1/players/2/photo",
+                           data={"csrf_token": token, "photo": (io.BytesIO(buffer.getvalue()), "far.jpg")})
+    page = client.get(response.location).get_data(as_text=True)
+    assert 'class="photo-frame zoomed"' in page and "zoomed to the cards" in page
+    # The cards' box grown by 60 px (3 % of 2000), within the photo: 0-240 x 0-150 is shown,
+    # the photo laid out 2000 / 240 times the frame's width, the boxes on the whole photo's grid.
+    assert "aspect-ratio: 240.0 / 150.0" in page and "width: 833.333%; left: 0.000%; top: 0.000%" in page
+    assert 'viewBox="0 0 2000 1500"' in page and page.count("<rect ") == 3
 
 
 def test_photo_then_corrected_cards_are_saved_with_the_photo(client: Any, token: str, game_id: int, jpeg_bytes: bytes) -> None:

@@ -1,6 +1,10 @@
-"""Template helpers: card labels with suit symbols, the card list for pickers."""
+"""Template helpers: card labels with suit symbols, the card list for pickers, the part
+of a photo the cards lie in."""
 
 from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
 
 from flask import Flask
 
@@ -23,6 +27,33 @@ def card_class(code: str) -> str:
     return "card-red" if code[-1:] in ("H", "D") else "card-black"
 
 
+#: A photo is shown zoomed to its cards when they (with their margin) span at most this
+#: share of its long side: a far shot's cards are otherwise a few pixels on a phone.
+ZOOM_AT_MOST = 0.6
+
+
+def cards_region(photo: Mapping[str, Any]) -> tuple[float, float, float, float] | None:
+    """(x, y, width, height) of the part of ``photo`` to show, or None for the whole photo.
+
+    ``photo`` has ``width``, ``height``, ``cards`` and ``maybe`` (each with a ``box``). The
+    region is the box around every card read or offered, grown by a quarter of its long
+    side (at least 3 % of the photo's), within the photo; a photo whose cards fill more
+    than :data:`ZOOM_AT_MOST` of it is shown whole.
+    """
+    width, height = float(photo["width"]), float(photo["height"])
+    boxes = [card["box"] for card in [*(photo.get("cards") or []), *(photo.get("maybe") or [])]]
+    if not boxes or width <= 0 or height <= 0:
+        return None
+    x1, y1 = min(b[0] for b in boxes), min(b[1] for b in boxes)
+    x2, y2 = max(b[2] for b in boxes), max(b[3] for b in boxes)
+    margin = max(0.25 * max(x2 - x1, y2 - y1), 0.03 * max(width, height))
+    x1, y1 = max(0.0, x1 - margin), max(0.0, y1 - margin)
+    x2, y2 = min(width, x2 + margin), min(height, y2 + margin)
+    if max(x2 - x1, y2 - y1) > ZOOM_AT_MOST * max(width, height):
+        return None
+    return x1, y1, x2 - x1, y2 - y1
+
+
 def init_app(app: Flask) -> None:
     """Register the filters and globals."""
     from onze_vision.cards import CARD_CODES
@@ -31,4 +62,5 @@ def init_app(app: Flask) -> None:
     app.jinja_env.filters["card_class"] = card_class
     app.jinja_env.globals["CARD_CODES"] = list(CARD_CODES)
     app.jinja_env.globals["card_choices"] = lambda: [(c, card_label(c)) for c in CARD_CODES]
+    app.jinja_env.globals["cards_region"] = cards_region
 
