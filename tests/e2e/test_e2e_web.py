@@ -158,6 +158,46 @@ def test_photo_boxes_are_drawn_on_the_cards(page: Any, live_server: Any) -> None
         live_server.app.config["DETECT"] = saved
 
 
+def test_a_far_shot_is_shown_zoomed_to_its_cards(page: Any, live_server: Any, tmp_path: Path) -> None:
+    """Cards in a small part of a large photo: the frame shows that part, the boxes on the cards."""
+    import cv2
+    import numpy as np
+
+    from onze_vision.detector import DetectedCard, PhotoReading
+
+    photo = np.full((2000, 3000, 3), (40, 110, 40), np.uint8)
+    boxes = [(1400.0, 900.0, 1460.0, 990.0), (1480.0, 900.0, 1540.0, 990.0)]
+    for x1, y1, x2, y2 in boxes:  # two white "cards" where the stand-in reads them
+        cv2.rectangle(photo, (int(x1), int(y1)), (int(x2), int(y2)), (250, 250, 250), -1)
+    path = tmp_path / "far.jpg"
+    cv2.imwrite(str(path), photo)
+    saved = live_server.app.config["DETECT"]
+    live_server.app.config["DETECT"] = lambda data: PhotoReading(
+        3000, 2000, [DetectedCard("QH", 0.95, boxes[0]), DetectedCard("7S", 0.95, boxes[1])])
+    try:
+        _photo_on_player_page(page, live_server, ["Kim", "Lou"], 1, 1, path)
+        page.wait_for_selector("figure.photo .photo-frame.zoomed img")
+        page.wait_for_function("document.querySelector('figure.photo img').complete")
+        frame = page.locator("figure.photo .photo-frame").bounding_box()
+        img = page.locator("figure.photo img").bounding_box()
+        # The whole photo is laid out larger than the frame, which shows the cards' part.
+        assert img["width"] > 4 * frame["width"]
+        for rect in page.locator("svg.boxes rect").all():
+            box = rect.bounding_box()
+            assert frame["x"] <= box["x"] and box["x"] + box["width"] <= frame["x"] + frame["width"] + 1
+            assert frame["y"] <= box["y"] and box["y"] + box["height"] <= frame["y"] + frame["height"] + 1
+            assert box["width"] > 40  # a card's box is large enough to see on a phone
+        # And the white card is under its box: the frame shows the photo's pixels there.
+        first = page.locator("svg.boxes rect").first.bounding_box()
+        shot = page.screenshot(clip={"x": first["x"] + first["width"] / 2, "y": first["y"] + first["height"] / 2,
+                                     "width": 1, "height": 1})
+        pixel = cv2.imdecode(np.frombuffer(shot, np.uint8), cv2.IMREAD_COLOR)[0, 0]
+        assert pixel.min() > 180, pixel
+        shoot(page, "04d-far-shot-zoomed")
+    finally:
+        live_server.app.config["DETECT"] = saved
+
+
 def test_an_unsure_card_is_fixed_with_one_tap(page: Any, live_server: Any) -> None:
     """A 9H read as 6H, unsure, with 9H offered, and a QC possibly missed: a tap each puts them in the list."""
     saved = live_server.app.config["DETECT"]
