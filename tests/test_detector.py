@@ -494,6 +494,15 @@ def test_bad_closer_look_settings_are_refused(values: dict, says: str) -> None:
         DetectorConfig(**values)
 
 
+def test_a_box_in_the_letterbox_padding_is_no_index(tmp_path: Path) -> None:
+    # A 4000x3000 photo at 320 px is letterboxed with 40 grey rows above it: a box there
+    # is clipped to nothing on the photo and dropped, not passed on as a zero-size index.
+    make_fake_models(tmp_path, [[160, 160, 32, 16, 0.9], [100, 20, 8, 8, 0.8]], 320, "QH")
+    ok, jpeg = cv2.imencode(".jpg", np.full((3000, 4000, 3), 200, np.uint8))
+    located = CardDetector(tmp_path).locate_indices(cv2.imdecode(jpeg, cv2.IMREAD_COLOR), 0.5)
+    np.testing.assert_allclose(located.xyxy, [[1800, 1400, 2200, 1600]], atol=2)
+
+
 def test_the_closer_look_is_cut_from_a_finer_decode(tmp_path: Path) -> None:
     # 4000x3000 JPEG, detector input 320: the first look decodes it at 1/8 (500x375,
     # letterboxed 0.64: 0.08 input px per photo px) and finds an 8-px index, 100 photo px.
