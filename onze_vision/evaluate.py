@@ -35,8 +35,8 @@ import numpy as np
 
 from onze_vision.detections import Detections, box_iou
 from onze_vision.detector import (
-    CARD_CODES, TIMING_KEYS, CardDetector, DetectedCard, DetectorConfig, pair_groups, pair_indices, possibly_missed,
-    split_at_operating_point,
+    CARD_CODES, TIMING_KEYS, CardDetector, DetectedCard, DetectorConfig, PhotoReading, pair_groups, pair_indices,
+    possibly_missed, split_at_operating_point,
 )
 
 # The bars the product must meet.
@@ -728,17 +728,26 @@ def make_speed_photos(sources: Sequence[Path], folder: Path) -> list[Path]:
     return paths
 
 
+def _timed_reads(detector: CardDetector, payloads: Sequence[bytes],
+                 warmup: int) -> tuple[list[float], list[PhotoReading]]:
+    """Milliseconds from each file's bytes to its card list, and the readings, after
+    reading the first ``warmup`` files once untimed (first runs allocate)."""
+    for data in payloads[:warmup]:
+        detector.detect_cards(data)
+    totals, readings = [], []
+    for data in payloads:
+        start = time.perf_counter()
+        readings.append(detector.detect_cards(data))
+        totals.append((time.perf_counter() - start) * 1000)
+    return totals, readings
+
+
 def time_photos(detector: CardDetector, paths: Sequence[Path]) -> dict[str, Any]:
     """Median and p95 milliseconds from the file's bytes to the card list (after one warm-up read)."""
     payloads = [path.read_bytes() for path in paths]
     if not payloads:
         return {"photos": 0}
-    detector.detect_cards(payloads[0])
-    totals = []
-    for data in payloads:
-        start = time.perf_counter()
-        detector.detect_cards(data)
-        totals.append((time.perf_counter() - start) * 1000)
+    totals, _ = _timed_reads(detector, payloads, warmup=1)
     return {"photos": len(totals), "median_ms": statistics.median(totals),
             "p95_ms": float(np.percentile(totals, 95))}
 
@@ -762,17 +771,8 @@ def measure_speed(
         paths = make_speed_photos(sources, Path(tmp))
         if not paths:
             return {"photos": 0}
-        payloads = [p.read_bytes() for p in paths]
-        for data in payloads[:2]:  # warm-up: first runs allocate
-            detector.detect_cards(data)
-        totals: list[float] = []
-        stages: dict[str, list[float]] = {key: [] for key in TIMING_KEYS}
-        for data in payloads:
-            start = time.perf_counter()
-            reading = detector.detect_cards(data)
-            totals.append((time.perf_counter() - start) * 1000)
-            for key in TIMING_KEYS:
-                stages[key].append(reading.timings.get(key, 0.0))
+        totals, readings = _timed_reads(detector, [p.read_bytes() for p in paths], warmup=2)
+        stages = {key: [reading.timings.get(key, 0.0) for reading in readings] for key in TIMING_KEYS}
         stage_median = {key: statistics.median(values) for key, values in stages.items()}
         stage_mean = {key: statistics.fmean(values) for key, values in stages.items()}
         networks = stage_mean["detector"] + stage_mean["classifier"]
