@@ -13,6 +13,12 @@ REPO = Path(__file__).resolve().parents[2]
 def _make_dataset(args: argparse.Namespace) -> int:
     from onze_vision.synth.art import ArtNotInstalledError
     from onze_vision.synth.dataset import deck_names, make_dataset
+    from onze_vision.synth.printed import PrintFontNotInstalledError
+
+    if not 0.0 <= args.printed <= 1.0:
+        print(f"onze-vision make-dataset: --printed is a share of scenes from 0 to 1, not {args.printed:g}",
+              file=sys.stderr)
+        return 2
 
     try:
         summary = make_dataset(
@@ -24,8 +30,9 @@ def _make_dataset(args: argparse.Namespace) -> int:
             workers=args.workers,
             index_px=tuple(args.index_px),
             val_decks=deck_names(args.val_designs),
+            printed_share=args.printed,
         )
-    except ArtNotInstalledError as error:
+    except (ArtNotInstalledError, PrintFontNotInstalledError) as error:
         print(f"onze-vision make-dataset: {error}", file=sys.stderr)
         return 2
     print(json.dumps(summary.__dict__, indent=2))
@@ -60,6 +67,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     make.add_argument("--val-designs", choices=("held-out", "training"), default="held-out",
                       help="designs of the validation scenes: the held-out ones (default), or new scenes of "
                            "the training designs, to tell what unseen designs cost from what the scenes cost")
+    make.add_argument("--printed", type=float, default=0.0, metavar="SHARE",
+                      help="share of scenes with print on the table (score sheets, labels, books), never "
+                           "labelled: negatives for the classifier (default 0: the scenes drawn before print)")
     make.set_defaults(handler=_make_dataset)
 
     train = subparsers.add_parser(

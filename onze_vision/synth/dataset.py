@@ -54,11 +54,18 @@ class DatasetSummary:
     images_per_second: float
     workers: int
     index_px: tuple[float, float] = INDEX_PX
+    printed_share: float = 0.0
 
 
 def scene_rng(seed: int, split: str, index: int) -> np.random.Generator:
     """The random state of one scene."""
     return np.random.default_rng([seed, SPLIT_IDS[split], index])
+
+
+def print_rng(seed: int, split: str, index: int) -> np.random.Generator:
+    """The random state of one scene's print, apart from the scene's own: the same seed
+    with and without ``--printed`` gives the same scenes, with and without print."""
+    return np.random.default_rng([seed, SPLIT_IDS[split], index, 1])
 
 
 def yolo_lines(scene: Scene) -> list[str]:
@@ -75,8 +82,8 @@ def yolo_lines(scene: Scene) -> list[str]:
 
 
 def scene_meta(name: str, scene: Scene) -> dict[str, object]:
-    """The JSON record of one scene."""
-    return {
+    """The JSON record of one scene (``printed``: word boxes of print, only where there is print)."""
+    meta: dict[str, object] = {
         "image": name,
         "layout": scene.layout,
         "cards": [asdict(card) for card in scene.cards],
@@ -85,6 +92,9 @@ def scene_meta(name: str, scene: Scene) -> dict[str, object]:
             for label in scene.labels
         ],
     }
+    if scene.printed:
+        meta["printed"] = [[round(v, 2) for v in box] for box in scene.printed]
+    return meta
 
 
 def _init_worker(split_decks: dict[str, list[str]], art_cache: str | None) -> None:
@@ -95,12 +105,13 @@ def _init_worker(split_decks: dict[str, list[str]], art_cache: str | None) -> No
 
 
 def _render_job(
-    job: tuple[str, int, int, int, str, tuple[float, float]],
+    job: tuple[str, int, int, int, str, tuple[float, float], float],
 ) -> tuple[str, int, str, list[str], dict[str, object]]:
-    split, index, seed, size, out_dir, index_px = job
+    split, index, seed, size, out_dir, index_px, printed_share = job
     decks: list[DeckArt] = _worker_state["decks"][split]  # type: ignore[index]
     bank: BackgroundBank = _worker_state["bank"]  # type: ignore[assignment]
-    scene = render_scene(scene_rng(seed, split, index), decks, bank, (size, size), index_px=index_px)
+    scene = render_scene(scene_rng(seed, split, index), decks, bank, (size, size), index_px=index_px,
+                         printed_share=printed_share, print_split=split, print_rng=print_rng(seed, split, index))
     name = f"{split}_{index:06d}"
     ok, encoded = cv2.imencode(".jpg", scene.image, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
     assert ok
@@ -167,8 +178,15 @@ def make_dataset(
     val_decks: list[str] | None = None,
     progress: bool = True,
     index_px: tuple[float, float] = INDEX_PX,
+    printed_share: float = 0.0,
 ) -> DatasetSummary:
-    """Render the dataset into ``out_dir`` and return what was written."""
+    """Render the dataset into ``out_dir`` and return what was written.
+
+    ``printed_share``: the share of scenes with print on the table (0: none, and the
+    scenes are those drawn before print existed).
+    """
+    if not 0.0 <= printed_share <= 1.0:
+        raise ValueError(f"printed_share must lie in [0, 1], not {printed_share!r}")
     out_dir = Path(out_dir)
     split_decks = {
         "train": train_decks or deck_names("training"),
@@ -183,7 +201,8 @@ def make_dataset(
     for names in split_decks.values():
         load_decks(names=names, cache=art_cache)
 
-    jobs = [(split, i, seed, image_size, str(out_dir), index_px) for split, n in counts.items() for i in range(n)]
+    jobs = [(split, i, seed, image_size, str(out_dir), index_px, printed_share)
+            for split, n in counts.items() for i in range(n)]
     workers = max(1, workers or os.cpu_count() or 1)
     metas: dict[str, list[dict[str, object]]] = {split: [None] * n for split, n in counts.items()}  # type: ignore[misc]
     label_counts = {split: 0 for split in counts}
@@ -219,7 +238,8 @@ def make_dataset(
     names_yaml = "\n".join(f"  {i}: {code}" for i, code in enumerate(CARD_CODES))
     (out_dir / "data.yaml").write_text(
         f"# Onze Vision synthetic scenes: onze-vision make-dataset --seed {seed} "
-        f"--index-px {index_px[0]:g} {index_px[1]:g}\n"
+        f"--index-px {index_px[0]:g} {index_px[1]:g}"
+        + (f" --printed {printed_share:g}" if printed_share else "") + "\n"
         f"path: {out_dir.resolve()}\ntrain: images/train\nval: images/val\nnames:\n{names_yaml}\n"
     )
     summary = DatasetSummary(
@@ -233,6 +253,7 @@ def make_dataset(
         images_per_second=round(len(jobs) / max(seconds, 1e-6), 1),
         workers=workers,
         index_px=index_px,
+        printed_share=printed_share,
     )
     (out_dir / "summary.json").write_text(json.dumps(asdict(summary), indent=2) + "\n")
     return summary

@@ -23,6 +23,7 @@ import numpy as np
 
 from onze_vision.synth.art import DeckArt
 from onze_vision.synth.backgrounds import BackgroundBank
+from onze_vision.synth.printed import draw_print
 
 MIN_VISIBLE = 0.5  # a corner more than half covered carries no label
 MIN_INDEX_PX = 6  # indices smaller than this are unreadable: no label
@@ -64,6 +65,7 @@ class Scene:
     layout: str
     labels: list[IndexLabel] = field(default_factory=list)
     cards: list[PlacedCard] = field(default_factory=list)
+    printed: list[tuple[float, float, float, float]] = field(default_factory=list)  # word boxes of print
 
 
 @dataclass(frozen=True)
@@ -292,13 +294,31 @@ def render_scene(
     layout: str | None = None,
     card_count: int | None = None,
     index_px: tuple[float, float] = INDEX_PX,
+    printed_share: float = 0.0,
+    print_split: str = "train",
+    print_rng: np.random.Generator | None = None,
 ) -> Scene:
-    """Render one random scene; the same generator state always gives the same scene."""
+    """Render one random scene; the same generator state always gives the same scene.
+
+    A share ``printed_share`` of scenes has print on the table (``synth.printed``), set
+    in the typefaces of ``print_split`` and drawn from ``print_rng`` (default ``rng``).
+    With a generator of its own, a scene with print and one without are the same scene
+    but for the print; at share 0 nothing is drawn from either for it.
+    """
     layout = layout or str(rng.choice(LAYOUTS, p=LAYOUT_WEIGHTS))
     count = card_count or int(rng.integers(1, 14) if layout != "fan" else rng.integers(3, 14))
     picks = _pick_cards(rng, decks, count)
     cards = _layout_cards(rng, layout, picks, size, index_px)
-    return compose_scene(rng, cards, backgrounds, size, layout=layout)
+    print_rng = print_rng or rng
+    print_px = None
+    if printed_share > 0 and print_rng.random() < printed_share:
+        # Capitals from a third of the scene's index height to all of it: rank-sized print.
+        first = cards[0]
+        box = first.deck.index_boxes[first.code]
+        index_h = (box[3] - box[1]) * math.sqrt(abs(np.linalg.det(first.matrix[:2, :2])))
+        print_px = (0.3 * index_h, 1.0 * index_h)
+    return compose_scene(rng, cards, backgrounds, size, layout=layout, print_px=print_px, print_split=print_split,
+                         print_rng=print_rng)
 
 
 def compose_scene(
@@ -308,16 +328,22 @@ def compose_scene(
     size: tuple[int, int] = (320, 320),
     layout: str = "custom",
     camera_effects: bool = True,
+    print_px: tuple[float, float] | None = None,
+    print_split: str = "train",
+    print_rng: np.random.Generator | None = None,
 ) -> Scene:
     """Draw placed cards (first at the bottom) through a camera and label what shows.
 
     With ``camera_effects`` off the table plane is the image (no tilt, light, blur or
-    noise), which tests use to check labels against known geometry.
+    noise), which tests use to check labels against known geometry. With ``print_px``
+    (a range of capital heights in pixels) print, drawn from ``print_rng`` (default
+    ``rng``), lies on the table under the cards, never labelled.
     """
     width, height = size
     camera = _camera(rng, size) if camera_effects else np.eye(3)
 
     canvas = backgrounds.sample(rng, size).astype(np.float32)
+    printed = draw_print(print_rng or rng, canvas, print_px, print_split) if print_px is not None else []
     owner = np.full((height, width), -1, np.int16)
     shadow_shift = rng.normal(0, 2.0, 2) + [1.5, 2.5]
     for card_id, card in enumerate(cards):
@@ -348,7 +374,7 @@ def compose_scene(
         canvas[thumb > 0] = skin
         owner[thumb > 0] = -2
 
-    scene = Scene(image=np.zeros((height, width, 3), np.uint8), layout=layout)
+    scene = Scene(image=np.zeros((height, width, 3), np.uint8), layout=layout, printed=printed)
     for card_id, card in enumerate(cards):
         full = camera @ card.matrix
         art = card.deck.cards[card.code]

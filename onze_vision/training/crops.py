@@ -2,7 +2,8 @@
 
 Positives are the labelled corner indices with their boxes jittered the way a detector's
 boxes wander; negatives ("none") are boxes of index size anywhere else in the scene:
-pips, court-card art, card edges, the table. Those teach the classifier to veto the
+pips, court-card art, card edges, the table, and in scenes with print
+(``make-dataset --printed``) words of it. Those teach the classifier to veto the
 detector's false alarms.
 """
 
@@ -56,9 +57,14 @@ def jitter_box(rng: np.random.Generator, box: np.ndarray) -> np.ndarray:
 
 
 def build_crops(
-    dataset: Path, split: str, negatives_per_scene: float = 3.0, seed: int = 0, limit: int | None = None
+    dataset: Path, split: str, negatives_per_scene: float = 3.0, seed: int = 0, limit: int | None = None,
+    print_negatives_per_scene: float = 4.0,
 ) -> CropSet:
-    """Cut the crops of one split of a generated dataset."""
+    """Cut the crops of one split of a generated dataset.
+
+    In a scene with print, ``print_negatives_per_scene`` more negatives (on average) are
+    index-sized boxes centred on its words: print cut the way an index is.
+    """
     rng = np.random.default_rng(seed)
     images, ranks, suits, downs = [], [], [], []
     lines = (dataset / "meta" / f"{split}.jsonl").read_text().splitlines()
@@ -80,6 +86,18 @@ def build_crops(
             box = np.array([x, y, x + bw, y + bh])
             if len(boxes) and box_iou(box, boxes).max() > 0.15:
                 continue
+            images.append(crop_index(scene, box))
+            ranks.append(NONE_RANK)
+            suits.append(-1)
+            downs.append([0.0, 0.0])
+        words = np.array(meta.get("printed", []), dtype=np.float64).reshape(-1, 4)
+        for _ in range(rng.poisson(print_negatives_per_scene) if len(words) else 0):
+            word = words[rng.integers(len(words))]
+            cx, cy = rng.uniform(word[0], word[2]), rng.uniform(word[1], word[3])
+            bw, bh = sizes[rng.integers(len(sizes))] * np.exp(rng.normal(0, 0.3, 2))
+            box = np.array([cx - bw / 2, cy - bh / 2, cx + bw / 2, cy + bh / 2])
+            if len(boxes) and box_iou(box, boxes).max() > 0.15:
+                continue  # print under a card's index: the index is what shows there
             images.append(crop_index(scene, box))
             ranks.append(NONE_RANK)
             suits.append(-1)
