@@ -1,7 +1,8 @@
 """Fixtures for the web app: an app on a temporary database, its client and CLI runner.
 
 Detection is stubbed by default (``FakeDetector``) so page and API tests do not need
-the model; the tests that read real photos use the shipped detector explicitly.
+the model; the tests that read real photos use the shipped detector explicitly. Also the
+generator's: a card-art cache and the anglo deck, once per test module.
 """
 
 from __future__ import annotations
@@ -19,6 +20,20 @@ from onze_vision.imageio import load_image
 
 DATA = Path(__file__).parent / "data"
 SCRIPTS = Path(__file__).resolve().parents[1] / "scripts"
+
+
+@pytest.fixture(scope="module")
+def art_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A card-art cache for one test module (decks are rendered into it once)."""
+    return tmp_path_factory.mktemp("art")
+
+
+@pytest.fixture(scope="module")
+def anglo(art_cache: Path) -> Any:
+    """The anglo design's rendered cards (``DeckArt``)."""
+    from onze_vision.synth.art import load_decks
+
+    return load_decks(names=["anglo"], cache=art_cache)[0]
 
 
 @pytest.fixture(scope="session")

@@ -36,12 +36,6 @@ def detector() -> CardDetector:
     return CardDetector()
 
 
-@pytest.fixture(scope="module")
-def anglo(tmp_path_factory: pytest.TempPathFactory):
-    from onze_vision.synth.art import load_decks
-
-    return load_decks(names=["anglo"], cache=tmp_path_factory.mktemp("art"))[0]
-
 
 def photograph(anglo, cards: list[tuple[str, float, float, float]], seed: int,
                size: tuple[int, int] = SIZE, card_height: float = CARD_HEIGHT) -> np.ndarray:

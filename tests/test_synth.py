@@ -24,15 +24,6 @@ pytestmark = pytest.mark.skipif(
 SIZE = (320, 320)
 
 
-@pytest.fixture(scope="module")
-def art_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("art")
-
-
-@pytest.fixture(scope="module")
-def anglo(art_cache: Path):
-    return load_decks(names=["anglo"], cache=art_cache)[0]
-
 
 @pytest.fixture(scope="module")
 def tiny_dataset(tmp_path_factory: pytest.TempPathFactory, art_cache: Path) -> Path:
