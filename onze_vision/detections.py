@@ -191,6 +191,12 @@ def box_iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.where(union > 0, inter / np.maximum(union, 1e-12), 0.0).astype(np.float32)
 
 
+def box_ioa(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Return the [N, M] share of each box of ``b`` that lies inside each box of ``a``."""
+    inter, _, area_b = _overlaps(a, b)
+    return np.where(area_b[None, :] > 0, inter / np.maximum(area_b[None, :], 1e-12), 0.0).astype(np.float32)
+
+
 def box_ios(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Return the [N, M] intersection over the smaller box's area: 1.0 when one box holds the other."""
     inter, area_a, area_b = _overlaps(a, b)

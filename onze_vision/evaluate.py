@@ -380,7 +380,7 @@ def evaluate_synthetic(
         design["located"] += int((any_match >= 0).sum())
         if meta is not None:
             # What scoring needs: the multiset of cards, after pairing.
-            truth = Counter(_visible_cards(meta).values())
+            truth = Counter(visible_cards(meta).values())
             scene_cards = pair_indices(operating, config)
             read = Counter(card.card for card in scene_cards)
             right = sum((truth & read).values())
@@ -593,7 +593,7 @@ def load_scene_meta(root: Path) -> dict[str, dict[str, Any]]:
     return records
 
 
-def _visible_cards(meta: dict[str, Any]) -> dict[int, str]:
+def visible_cards(meta: dict[str, Any]) -> dict[int, str]:
     """card_id -> code of each card with at least one labelled corner index."""
     return {label["card_id"]: label["code"] for label in meta["labels"]}
 

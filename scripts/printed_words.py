@@ -32,23 +32,12 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
+from onze_vision.detections import box_ioa  # noqa: E402
 from onze_vision.detector import CardDetector, DetectedCard  # noqa: E402
+from onze_vision.evaluate import visible_cards  # noqa: E402
 
 #: A card is on a labelled index when that much of the label's box lies inside the card's box.
 ON_LABEL = 0.3
-
-
-def _overlap_share(box: np.ndarray, others: np.ndarray) -> np.ndarray:
-    """The share of each of ``others`` (N x 4) that lies inside ``box``."""
-    if not len(others):
-        return np.zeros(0)
-    x1 = np.maximum(box[0], others[:, 0])
-    y1 = np.maximum(box[1], others[:, 1])
-    x2 = np.minimum(box[2], others[:, 2])
-    y2 = np.minimum(box[3], others[:, 3])
-    inter = np.clip(x2 - x1, 0, None) * np.clip(y2 - y1, 0, None)
-    area = np.clip((others[:, 2] - others[:, 0]) * (others[:, 3] - others[:, 1]), 1e-6, None)
-    return inter / area
 
 
 def invented_cards(cards: list[DetectedCard], meta: dict[str, Any]) -> tuple[int, int]:
@@ -58,11 +47,11 @@ def invented_cards(cards: list[DetectedCard], meta: dict[str, Any]) -> tuple[int
     invented = on_print = 0
     for card in cards:
         box = np.array(card.box, np.float64)
-        if len(labels) and _overlap_share(box, labels).max() >= ON_LABEL:
+        if len(labels) and box_ioa(box, labels).max() >= ON_LABEL:
             continue
         invented += 1
         # A word touches the card when any of it lies inside the card's box.
-        if len(words) and _overlap_share(box, words).max() > 0:
+        if len(words) and box_ioa(box, words).max() > 0:
             on_print += 1
     return invented, on_print
 
@@ -76,9 +65,7 @@ def read_set(detector: CardDetector, root: Path, limit: int | None = None) -> di
         started = time.perf_counter()
         reading = detector.detect_cards(root / meta["image"])
         seconds.append(time.perf_counter() - started)
-        truth = Counter({})
-        for code in {label["card_id"]: label["code"] for label in meta["labels"]}.values():
-            truth[code] += 1
+        truth = Counter(visible_cards(meta).values())
         read = Counter(card.card for card in reading.cards)
         right = sum((truth & read).values())
         invented, on_print = invented_cards(reading.cards, meta)

@@ -7,7 +7,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from onze_vision.detections import Detections, box_ios, box_iou, non_max_suppression
+from onze_vision.detections import Detections, box_ioa, box_ios, box_iou, non_max_suppression
 from onze_vision.detector import DEFAULT_MODEL_DIR, DetectorConfig
 
 
@@ -67,6 +67,13 @@ def test_box_iou() -> None:
     iou = box_iou(np.array([[0, 0, 10, 10]]), np.array([[0, 0, 10, 10], [5, 0, 15, 10], [20, 20, 30, 30]]))
     np.testing.assert_allclose(iou, [[1.0, 50 / 150, 0.0]], rtol=1e-6)
     assert box_iou(np.zeros((0, 4)), np.zeros((3, 4))).shape == (0, 3)
+
+
+def test_box_ioa_is_the_share_of_each_second_box_inside_the_first() -> None:
+    whole = [0, 0, 20, 40]
+    assert box_ioa(whole, [[5, 5, 15, 20], [10, 0, 30, 40], [50, 50, 60, 60], [0, 0, 0, 0]])[0].tolist() == [
+        1.0, 0.5, 0.0, 0.0]
+    assert box_ioa([[5, 5, 15, 20]], [whole])[0, 0] == pytest.approx(150 / 800)  # not symmetric
 
 
 def test_box_ios_is_one_when_a_box_holds_another() -> None:

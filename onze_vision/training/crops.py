@@ -80,24 +80,21 @@ def build_crops(
             suits.append(suit)
             downs.append(label["down"])
         sizes = (boxes[:, 2:] - boxes[:, :2]) if len(boxes) else np.array([[20.0, 30.0]])
+        negatives = []
         for _ in range(rng.poisson(negatives_per_scene)):
             bw, bh = sizes[rng.integers(len(sizes))] * np.exp(rng.normal(0, 0.3, 2))
             x, y = rng.uniform(0, max(1, w - bw)), rng.uniform(0, max(1, h - bh))
-            box = np.array([x, y, x + bw, y + bh])
-            if len(boxes) and box_iou(box, boxes).max() > 0.15:
-                continue
-            images.append(crop_index(scene, box))
-            ranks.append(NONE_RANK)
-            suits.append(-1)
-            downs.append([0.0, 0.0])
+            negatives.append([x, y, x + bw, y + bh])
         words = np.array(meta.get("printed", []), dtype=np.float64).reshape(-1, 4)
         for _ in range(rng.poisson(print_negatives_per_scene) if len(words) else 0):
             word = words[rng.integers(len(words))]
             cx, cy = rng.uniform(word[0], word[2]), rng.uniform(word[1], word[3])
             bw, bh = sizes[rng.integers(len(sizes))] * np.exp(rng.normal(0, 0.3, 2))
-            box = np.array([cx - bw / 2, cy - bh / 2, cx + bw / 2, cy + bh / 2])
+            negatives.append([cx - bw / 2, cy - bh / 2, cx + bw / 2, cy + bh / 2])
+        for box in np.array(negatives, np.float64).reshape(-1, 4):
+            # On an index (print under a card's index too): the index is what shows there.
             if len(boxes) and box_iou(box, boxes).max() > 0.15:
-                continue  # print under a card's index: the index is what shows there
+                continue
             images.append(crop_index(scene, box))
             ranks.append(NONE_RANK)
             suits.append(-1)
