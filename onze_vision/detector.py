@@ -166,6 +166,10 @@ class DetectorConfig:
             this much (cards spread over the whole photo leave nothing to enlarge).
         zoom_floor: Detector score of the indices that place and size the closer look.
         zoom_margin: Index sizes added around them, for the indices the first look missed.
+        zoom_blind_tiles: When the first look finds no index scoring ``zoom_floor``, the
+            detector looks at the whole photo again in up to this many tiles, decoded
+            finer, and a closer look is placed with what that finds (0: never; see
+            :func:`plan_blind_look`). Cards far enough away leave the first look nothing.
     """
 
     imgsz: int = 640
@@ -195,6 +199,7 @@ class DetectorConfig:
     zoom_min_gain: float = 1.5
     zoom_floor: float = 0.25
     zoom_margin: float = 3.0
+    zoom_blind_tiles: int = 0
 
     def __post_init__(self) -> None:
         if self.crop_shift < 0:
@@ -204,6 +209,8 @@ class DetectorConfig:
                 raise ValueError(f"{name} must be >= 0, got {getattr(self, name)}")
         if self.zoom_tiles < 1:
             raise ValueError(f"zoom_tiles must be >= 1, got {self.zoom_tiles}")
+        if self.zoom_blind_tiles < 0:
+            raise ValueError(f"zoom_blind_tiles must be >= 0, got {self.zoom_blind_tiles}")
         if self.zoom_min_gain < 1:
             raise ValueError(f"zoom_min_gain must be >= 1, got {self.zoom_min_gain}")
         for name in ("unsure_below", "alternative_min", "maybe_conf", "maybe_prob", "zoom_floor"):
@@ -221,7 +228,7 @@ class DetectorConfig:
                 continue
             if key == "imgsz":
                 value = int(value[0] if isinstance(value, (list, tuple)) else value)
-            elif key == "zoom_tiles":
+            elif key in ("zoom_tiles", "zoom_blind_tiles"):
                 value = int(value)
             elif key == "crop_turns":
                 if not isinstance(value, bool):
@@ -556,7 +563,8 @@ def _tile_starts(low: float, high: float, side: float, overlap: float, limit: fl
     """Starts of the fewest tiles of ``side`` overlapping by ``overlap`` that cover
     [low, high], kept within [0, limit]."""
     span = high - low
-    count = 1 if span <= side else math.ceil((span - overlap) / (side - overlap))
+    # Less a hair: a side fitted to the span exactly must not round up to one tile more.
+    count = 1 if span <= side else math.ceil((span - overlap) / (side - overlap) - 1e-9)
     if count == 1:
         starts = [low + (span - side) / 2]
     else:
@@ -596,20 +604,67 @@ def plan_closer_look(xyxy: np.ndarray, det_score: np.ndarray, photo_size: tuple[
     x1, y1 = max(0.0, boxes[:, 0].min() - margin), max(0.0, boxes[:, 1].min() - margin)
     x2, y2 = min(float(width), boxes[:, 2].max() + margin), min(float(height), boxes[:, 3].max() + margin)
     overlap = TILE_OVERLAP * size
-    # The closest look within the tile budget: for each grid, the scale its tiles fit at.
-    fits = [min(input_side * cols / (x2 - x1 + (cols - 1) * overlap),
-                input_side * rows / (y2 - y1 + (rows - 1) * overlap))
-            for cols in range(1, config.zoom_tiles + 1) for rows in range(1, config.zoom_tiles // cols + 1)]
     # Never past the photo's own pixels: enlarging them further only blurs (a small
     # photo the first look already enlarged gets no second look).
-    scale = min(config.zoom_target / size, max(fits), 1.0)
+    scale = min(config.zoom_target / size, _closest_fit((x1, y1, x2, y2), overlap, input_side, config.zoom_tiles),
+                1.0)
     if scale < config.zoom_min_gain * input_scale:
         return None
-    side = input_side / scale
-    tiles = tuple((tx, ty, min(tx + side, float(width)), min(ty + side, float(height)))
-                  for ty in _tile_starts(y1, y2, side, overlap, height)
-                  for tx in _tile_starts(x1, x2, side, overlap, width))
-    return CloserLook((x1, y1, x2, y2), scale, tiles)
+    return CloserLook((x1, y1, x2, y2), scale, _tiles((x1, y1, x2, y2), input_side / scale, overlap, photo_size))
+
+
+#: A blind look is taken only when it enlarges the photo at least this much: the indices
+#: a first look finds nothing of measure under about 12 input pixels, and the detector
+#: finds them from about 16 (``models/README.md``).
+BLIND_MIN_GAIN = 1.5
+
+
+def plan_blind_look(photo_size: tuple[int, int], input_scale: float, input_side: int,
+                    config: DetectorConfig) -> CloserLook | None:
+    """Where to look again when the first look found no index (``zoom_blind_tiles``), or None.
+
+    Args:
+        photo_size: (width, height) of the full photo.
+        input_scale: Detector input pixels per full-photo pixel in the first look.
+        input_side: The detector's (square) input side.
+        config: ``zoom_blind_tiles``, ``zoom_below``.
+
+    A photo of a table from far away can hold cards whose indices are too small for the
+    first look to find any, so there is nothing to place a closer look with. The whole
+    photo is then seen as closely as ``zoom_blind_tiles`` input-sized tiles allow, never
+    past its own pixels, when that enlarges it ``BLIND_MIN_GAIN`` times or more. Tiles
+    overlap by the largest index the closer look is for (``zoom_below`` at the first
+    look's scale), so each index lies whole in one of them.
+    """
+    if config.zoom_blind_tiles <= 0 or config.zoom_below <= 0 or input_scale <= 0:
+        return None
+    width, height = photo_size
+    region = (0.0, 0.0, float(width), float(height))
+    overlap = config.zoom_below / input_scale
+    scale = min(_closest_fit(region, overlap, input_side, config.zoom_blind_tiles), 1.0)
+    if scale < BLIND_MIN_GAIN * input_scale:
+        return None
+    return CloserLook(region, scale, _tiles(region, input_side / scale, overlap, photo_size))
+
+
+def _closest_fit(region: tuple[float, float, float, float], overlap: float, input_side: int,
+                 max_tiles: int) -> float:
+    """The largest scale (input pixels per photo pixel) at which ``region`` fits in at most
+    ``max_tiles`` input-sized tiles overlapping by ``overlap`` photo pixels."""
+    x1, y1, x2, y2 = region
+    return max(min(input_side * cols / (x2 - x1 + (cols - 1) * overlap),
+                   input_side * rows / (y2 - y1 + (rows - 1) * overlap))
+               for cols in range(1, max_tiles + 1) for rows in range(1, max_tiles // cols + 1))
+
+
+def _tiles(region: tuple[float, float, float, float], side: float, overlap: float,
+           photo_size: tuple[int, int]) -> tuple[tuple[float, float, float, float], ...]:
+    """Squares of ``side`` photo pixels, overlapping by ``overlap``, covering ``region`` within the photo."""
+    x1, y1, x2, y2 = region
+    width, height = photo_size
+    return tuple((tx, ty, min(tx + side, float(width)), min(ty + side, float(height)))
+                 for ty in _tile_starts(y1, y2, side, overlap, height)
+                 for tx in _tile_starts(x1, x2, side, overlap, width))
 
 
 def _session(path: Path, threads: int | None) -> Any:
@@ -834,31 +889,47 @@ class CardDetector:
 
         When they are small (``zoom_below``), the detector looks a second time at the part
         of the photo they lie in, enlarged and decoded finer (:func:`plan_closer_look`);
-        its boxes replace those of the first look there.
+        its boxes replace those of the first look there. When it finds none at all, it
+        first looks at the whole photo more closely (:func:`plan_blind_look`).
         """
         config = self.config
         image, scale = loaded.image, loaded.scale
         zooms = config.zoom_below > 0
-        boxes = self.locate_indices(image, min(floor, config.zoom_floor) if zooms else floor, clock)
-        look = None
-        if zooms and len(boxes):
-            height, width = image.shape[:2]
-            input_h, input_w = self.input_size
-            first_scale = scale * min(input_h / height, input_w / width)
-            look = plan_closer_look(boxes.xyxy / scale, boxes.confidence, (loaded.width, loaded.height),
-                                    first_scale, min(self.input_size), config)
+        placing = min(floor, config.zoom_floor) if zooms else floor
+        boxes = self.locate_indices(image, placing, clock)
+        if not zooms:
+            return image, scale, boxes
+        height, width = image.shape[:2]
+        input_h, input_w = self.input_size
+        photo, side = (loaded.width, loaded.height), min(self.input_size)
+        look_scale = scale * min(input_h / height, input_w / width)
+        if not (boxes.confidence >= config.zoom_floor).any():
+            blind = plan_blind_look(photo, look_scale, side, config)
+            if blind is not None:
+                image, scale, boxes = self._look_closer(loaded, blind, Detections.empty(), placing, clock)
+                look_scale = blind.input_scale
+        look = plan_closer_look(boxes.xyxy / scale, boxes.confidence, photo, look_scale, side,
+                                config) if len(boxes) else None
         boxes = boxes[boxes.confidence >= floor]
         if look is None:
             return image, scale, boxes
+        return self._look_closer(loaded, look, Detections(boxes.xyxy / scale, boxes.confidence, boxes.class_id),
+                                 floor, clock)
 
+    def _look_closer(self, loaded: LoadedImage, look: CloserLook, earlier: Detections, floor: float,
+                     clock: _Stopwatch) -> tuple[np.ndarray, float, Detections]:
+        """Locate the indices in the tiles of ``look``, decoded finer: (that image, its pixels
+        per full-photo pixel, the boxes found there scoring ``floor`` and up, with those of
+        ``earlier`` (full-photo pixels) outside every tile)."""
+        config = self.config
         # At the detector's scale a target-sized index makes a crop as large as the
         # classifier's input: more pixels were slower and no better (models/README.md).
         fine = decode_finer(loaded, look.input_scale)
         clock.lap("decode")
         fine_h, fine_w = fine.image.shape[:2]
-        seen, covered = [], np.zeros(len(boxes), bool)
-        first = Detections(boxes.xyxy / scale * fine.scale, boxes.confidence, boxes.class_id)
-        centre = first.center
+        seen, covered = [], np.zeros(len(earlier), bool)
+        earlier = Detections(earlier.xyxy * fine.scale, earlier.confidence, earlier.class_id)
+        centre = earlier.center
         tiles = np.array(look.tiles)
         grid_low, grid_high = tiles[:, :2].min(axis=0), tiles[:, 2:].max(axis=0)
         for tile in tiles:
@@ -878,8 +949,8 @@ class CardDetector:
         closer = Detections.merge(seen)
         if len(look.tiles) > 1:  # an index in the overlap of two tiles is found twice
             closer = closer[non_max_suppression(closer.xyxy, closer.confidence, config.iou_threshold)]
-        # First-look boxes outside the tiles stay (the region holds every sure one, so rarely any).
-        return fine.image, fine.scale, Detections.merge([first[~covered], closer])
+        # Earlier boxes outside the tiles stay (the region holds every sure one, so rarely any).
+        return fine.image, fine.scale, Detections.merge([earlier[~covered], closer])
 
     def locate_indices(self, image_bgr: np.ndarray, conf_threshold: float | None = None,
                        clock: _Stopwatch | None = None) -> Detections:

@@ -7,7 +7,8 @@ saved as a phone JPEG. Its cards keep their real look; their indices are as smal
 frame as in a far shot, and the runtime's first look (the JPEG decoded at a quarter) sees
 them at a fraction of the photo's own pixels. The labelled boxes move with the photo.
 Prints rank recall, invented cards per photo and photos read exactly with the closer look
-off and on, and the median milliseconds per photo.
+off and on (and the blind look, where the first look finds nothing), and the median
+milliseconds per photo.
 
     python scripts/far_real_photos.py --side 1600
 """
@@ -26,7 +27,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from onze_vision.detector import CardDetector, DetectedCard
+from onze_vision.detector import CardDetector, DetectedCard, DetectorConfig
 from onze_vision.evaluate import evaluate_real_photos
 
 REPO = Path(__file__).resolve().parents[1]
@@ -86,6 +87,20 @@ def measure(detector: CardDetector, root: Path) -> dict[str, Any]:
                       for photo in result["worst_photos"][:8]]}
 
 
+def readings(shipped: DetectorConfig, below: float | None = None,
+             blind_tiles: int | None = None) -> list[tuple[str, DetectorConfig]]:
+    """The ways each framed photo is read: the first look alone, then with the closer look
+    (``below``: its ``zoom_below``, default the shipped one), then, when the blind look has
+    tiles (``blind_tiles``, default the shipped count), with that too."""
+    closer = shipped if below is None else replace(shipped, zoom_below=below)
+    blind = closer.zoom_blind_tiles if blind_tiles is None else blind_tiles
+    ways = [("first look only", replace(shipped, zoom_below=0.0)),
+            (f"with the closer look under {closer.zoom_below:g} px", replace(closer, zoom_blind_tiles=0))]
+    if blind > 0:
+        ways.append((f"and the blind look in {blind} tiles", replace(closer, zoom_blind_tiles=blind)))
+    return ways
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--models", type=Path, default=REPO / "models")
@@ -95,18 +110,18 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=None, help="at most this many photos")
     parser.add_argument("--below", type=float, default=None,
                         help="zoom_below of the closer look (default: the shipped one)")
+    parser.add_argument("--blind-tiles", type=int, default=None,
+                        help="zoom_blind_tiles of the blind look (default: the shipped one; 0: none)")
     parser.add_argument("--keep", type=Path, default=None, metavar="DIR",
                         help="write the framed photos here (default: a temporary folder)")
     args = parser.parse_args()
 
-    detector = CardDetector(args.models)
-    closer = detector.config if args.below is None else replace(detector.config, zoom_below=args.below)
+    shipped = CardDetector(args.models).config
     with tempfile.TemporaryDirectory(prefix="onze-far-real-") as tmp:
         folder = args.keep or Path(tmp)
         folder.mkdir(parents=True, exist_ok=True)
         root = make_far_set(args.realphotos, folder, args.side, args.seed, args.limit)
-        for name, config in (("first look only", replace(detector.config, zoom_below=0.0)),
-                             (f"with the closer look under {closer.zoom_below:g} px", closer)):
+        for name, config in readings(shipped, args.below, args.blind_tiles):
             row = {"side": args.side, "reading": name, **measure(CardDetector(args.models, config=config), root)}
             print(json.dumps(row), flush=True)
 

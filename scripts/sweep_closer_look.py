@@ -8,6 +8,7 @@ measured on (``datasets/far-tune``: far shots, ``datasets/onze960``/``onze320``)
 measure the choice with ``onze-vision evaluate``.
 
     python scripts/sweep_closer_look.py --data datasets/far-tune --below 0 16 20 24 --target 40
+    python scripts/sweep_closer_look.py --data datasets/far-tune --blind-tiles 0 4 6 9
 """
 
 from __future__ import annotations
@@ -71,21 +72,19 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=None, help="at most this many images per set")
     grid_options = (("--below", float, "zoom_below"), ("--target", float, "zoom_target"),
                     ("--tiles", int, "zoom_tiles"), ("--margin", float, "zoom_margin"),
-                    ("--floor", float, "zoom_floor"), ("--min-gain", float, "zoom_min_gain"))
+                    ("--floor", float, "zoom_floor"), ("--min-gain", float, "zoom_min_gain"),
+                    ("--blind-tiles", int, "zoom_blind_tiles"))
     for option, kind, field in grid_options:
         parser.add_argument(option, type=kind, nargs="+", default=None, help=f"{field} values (default: the shipped one)")
     args = parser.parse_args()
 
     shipped = DetectorConfig.from_json(args.models / CONFIG_FILE)
+    names = [field for _, _, field in grid_options]
     values = [getattr(args, option[2:].replace("-", "_")) or [getattr(shipped, field)]
               for option, _, field in grid_options]
-    grid = itertools.product(*values)
-    for below, target, tiles, margin, floor, gain in grid:
-        config = replace(shipped, zoom_below=below, zoom_target=target, zoom_tiles=tiles, zoom_margin=margin,
-                         zoom_floor=floor, zoom_min_gain=gain)
-        row = {"zoom_below": below, "zoom_target": target, "zoom_tiles": tiles, "zoom_margin": margin,
-               "zoom_floor": floor, "zoom_min_gain": gain,
-               **measure(config, args.models, args.data, args.realphotos, args.limit)}
+    for setting in itertools.product(*values):
+        chosen = dict(zip(names, setting))
+        row = {**chosen, **measure(replace(shipped, **chosen), args.models, args.data, args.realphotos, args.limit)}
         print(json.dumps(row), flush=True)
 
 

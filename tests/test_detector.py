@@ -28,6 +28,7 @@ from onze_vision.detector import (
     PhotoReading,
     letterbox,
     pair_indices,
+    plan_blind_look,
     plan_closer_look,
     possibly_missed,
     read_corners_together,
@@ -483,11 +484,79 @@ def test_a_small_photo_the_first_look_enlarged_gets_no_second_look() -> None:
     assert plan_closer_look(index_boxes((160, 160), size=11.0), np.array([0.9]), (320, 320), 2.0, 640, ZOOM) is None
 
 
+BLIND = replace(ZOOM, zoom_blind_tiles=4)
+
+
+@pytest.mark.parametrize(("name", "photo", "first_scale", "config", "look"), [
+    ("a far shot the first look found nothing in is seen whole, in four tiles, about twice as closely",
+     (4000, 3000), 0.16, BLIND,
+     # 2x2 tiles overlapping by a 20-px index at the first look's scale (125 photo px)
+     CloserLook((0, 0, 4000, 3000), 1280 / 4125,
+                ((0, 0, 4125 / 2, 4125 / 2), (4000 - 4125 / 2, 0, 4000, 4125 / 2),
+                 (0, 3000 - 4125 / 2, 4125 / 2, 3000), (4000 - 4125 / 2, 3000 - 4125 / 2, 4000, 3000)))),
+    ("more tiles, more closely (a grid fitted exactly takes no extra tile)", (4000, 3000), 0.16,
+     replace(BLIND, zoom_blind_tiles=9), "3x3"),
+    ("a photo the first look saw at half its pixels is seen whole, at its own",
+     (1200, 900), 0.5, BLIND, CloserLook((0, 0, 1200, 900), 1.0, ((0, 0, 640, 640), (560, 0, 1200, 640),
+                                                                 (0, 260, 640, 900), (560, 260, 1200, 900)))),
+    ("one the first look enlarged has nothing finer to show", (320, 320), 2.0, BLIND, None),
+    ("nor one it saw at three quarters", (854, 640), 0.75, BLIND, None),
+    ("off by default", (4000, 3000), 0.16, ZOOM, None),
+    ("and without closer looks", (4000, 3000), 0.16, replace(BLIND, zoom_below=0.0), None),
+])
+def test_a_blind_look_sees_the_whole_photo_more_closely(name: str, photo: tuple[int, int], first_scale: float,
+                                                       config: DetectorConfig, look: CloserLook | str | None) -> None:
+    planned = plan_blind_look(photo, first_scale, 640, config)
+    if look is None:
+        assert planned is None, name
+        return
+    assert planned is not None, name
+    if look == "3x3":
+        assert len(planned.tiles) == 9 and planned.input_scale == pytest.approx(1920 / 4250), name
+        return
+    assert isinstance(look, CloserLook)
+    np.testing.assert_allclose(planned.region, look.region, err_msg=name)
+    assert planned.input_scale == pytest.approx(look.input_scale), name
+    np.testing.assert_allclose(planned.tiles, look.tiles, err_msg=name)
+
+
+def test_a_blind_look_places_the_closer_look_when_the_first_finds_nothing(tmp_path: Path) -> None:
+    # 4000x3000 JPEG, detector input 320: the first look (500x375, 0.08 input px per photo
+    # px) finds nothing. The blind look sees the whole photo in 2x2 tiles at 640 / 4250 (the
+    # JPEG decoded again at a quarter; tiles of 2125 photo px, 531 decoded px). Each tile
+    # has an 8-px index at its centre: 53 photo px, small enough for a closer look at each.
+    make_fake_models(tmp_path, [[160, 160, 8, 8, 0.9]], 320, "QH")
+    ok, jpeg = cv2.imencode(".jpg", np.full((3000, 4000, 3), 200, np.uint8))
+    config = replace(DetectorConfig.from_json(tmp_path / "detector.json"), zoom_below=20.0, zoom_tiles=4,
+                     zoom_blind_tiles=4)
+    detector = CardDetector(tmp_path, config=config)
+    seen: list[tuple[int, ...]] = []
+    locate = detector._indices.locate
+
+    def nothing_at_first(image: np.ndarray, *args, **kwargs) -> Detections:
+        seen.append(image.shape[:2])
+        return Detections.empty() if len(seen) == 1 else locate(image, *args, **kwargs)
+
+    detector._indices.locate = nothing_at_first  # type: ignore[method-assign]
+    indices = detector.read_indices(jpeg.tobytes())
+    assert seen[:5] == [(375, 500)] + [(532, 532)] * 4
+    assert len(seen) > 5  # the closer look, placed by what the blind look found
+    assert len(indices) >= 4
+
+    seen.clear()
+    not_blind = CardDetector(tmp_path, config=replace(config, zoom_blind_tiles=0))
+    locate = not_blind._indices.locate
+    not_blind._indices.locate = nothing_at_first  # type: ignore[method-assign]
+    assert len(not_blind.read_indices(jpeg.tobytes())) == 0
+    assert seen == [(375, 500)]
+
+
 @pytest.mark.parametrize(("values", "says"), [
     ({"zoom_below": -1}, "zoom_below must be >= 0"),
     ({"zoom_min_gain": 0.5}, "zoom_min_gain must be >= 1"),
     ({"zoom_tiles": 0}, "zoom_tiles must be >= 1"),
     ({"zoom_floor": 1.5}, "zoom_floor must be between 0 and 1"),
+    ({"zoom_blind_tiles": -1}, "zoom_blind_tiles must be >= 0"),
 ])
 def test_bad_closer_look_settings_are_refused(values: dict, says: str) -> None:
     with pytest.raises(ValueError, match=says):

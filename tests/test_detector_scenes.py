@@ -18,6 +18,7 @@ import cv2
 import numpy as np
 import pytest
 
+from onze_vision.detections import Detections
 from onze_vision.detector import DEFAULT_MODEL_DIR, DETECTOR_FILE, CardDetector
 
 DATA = Path(__file__).parent / "data"
@@ -83,6 +84,37 @@ def test_a_far_shot_is_read_from_a_closer_look(detector: CardDetector, anglo, se
     assert Counter(card.card for card in reading.cards) == Counter(codes)
     first_look_only = CardDetector(config=replace(detector.config, zoom_below=0.0)).detect_cards(jpeg.tobytes())
     assert len(first_look_only.cards) < len(codes)  # what the closer look is for
+
+
+@needs_models
+@needs_art
+def test_a_far_shot_the_first_look_finds_nothing_in_is_read_from_a_blind_look(detector: CardDetector, anglo) -> None:
+    # 110-px cards in a 4000x3000 JPEG. A first look that finds no index (made so here: on
+    # plainer tables it often sees the cards as blobs) leaves nothing to place a closer
+    # look with; the blind look sees the whole photo in 4 tiles, decoded at a half, and
+    # what it finds places the closer look that reads every card.
+    codes = ["QH", "10S", "7D", "AS", "KC"]
+    image = photograph(anglo, [(code, 1700 + i * 90, 1400, 0) for i, code in enumerate(codes)], 0,
+                       size=(4000, 3000), card_height=110)
+    ok, jpeg = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 90])
+    looks: list[tuple[int, ...]] = []
+
+    def blanked_first_look(reader: CardDetector) -> CardDetector:
+        locate = reader._indices.locate
+
+        def located(image: np.ndarray, *args, **kwargs) -> Detections:
+            looks.append(image.shape[:2])
+            return Detections.empty() if len(looks) == 1 else locate(image, *args, **kwargs)
+
+        reader._indices.locate = located  # type: ignore[method-assign]
+        return reader
+
+    reading = blanked_first_look(CardDetector(config=detector.config)).detect_cards(jpeg.tobytes())
+    assert Counter(card.card for card in reading.cards) == Counter(codes)
+    assert looks[:5] == [(750, 1000)] + [(1035, 1035)] * 4 and len(looks) > 5
+    looks.clear()
+    no_blind_look = CardDetector(config=replace(detector.config, zoom_blind_tiles=0))
+    assert blanked_first_look(no_blind_look).detect_cards(jpeg.tobytes()).cards == []
 
 
 @needs_models

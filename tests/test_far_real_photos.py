@@ -42,3 +42,19 @@ def test_the_manifest_moves_each_box_with_its_photo(far: ModuleType, tmp_path: P
     frame, scale, (left, top) = far.frame_photo(photo, 1600, np.random.default_rng(3))
     assert entry["cards"][0]["box"] == [150 * scale + left, 100 * scale + top, 250 * scale + left, 200 * scale + top]
     assert cv2.imread(str(out / entry["image"])).shape == (3000, 4000, 3)
+
+
+@pytest.mark.parametrize(("below", "blind_tiles", "expected"), [
+    (None, None, [("first look only", 0.0, 4), ("with the closer look under 22 px", 22.0, 0),
+                  ("and the blind look in 4 tiles", 22.0, 4)]),
+    (16.0, 0, [("first look only", 0.0, 4), ("with the closer look under 16 px", 16.0, 0)]),
+    (None, 9, [("first look only", 0.0, 4), ("with the closer look under 22 px", 22.0, 0),
+               ("and the blind look in 9 tiles", 22.0, 9)]),
+])
+def test_each_photo_is_read_without_and_with_each_closer_look(far: ModuleType, below: float | None,
+                                                             blind_tiles: int | None, expected: list) -> None:
+    from onze_vision.detector import DetectorConfig
+
+    shipped = DetectorConfig(zoom_below=22.0, zoom_blind_tiles=4)
+    ways = far.readings(shipped, below, blind_tiles)
+    assert [(name, config.zoom_below, config.zoom_blind_tiles) for name, config in ways] == expected
