@@ -8,7 +8,7 @@ measured on (``datasets/far-tune``: far shots, ``datasets/onze960``/``onze320``)
 measure the choice with ``onze-vision evaluate``.
 
     python scripts/sweep_closer_look.py --data datasets/far-tune --below 0 16 20 24 --target 40
-    python scripts/sweep_closer_look.py --data datasets/far-tune --blind-tiles 0 4 6 9
+    python scripts/sweep_closer_look.py --data datasets/far-small --blind-tiles 0 4 6 9   # far-tune has no blind case
 """
 
 from __future__ import annotations
