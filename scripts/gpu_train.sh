@@ -4,24 +4,12 @@
 # Here:  python scripts/pack_gpu_bundle.py            (fills .gpu/ and .whl/, ~40 MiB)
 # There: bash scripts/gpu_train.sh WEIGHTS NTRAIN [END_S]   (carry .gpu and .whl)
 #
-# It installs the carried wheels, unpacks the carried art, makes NTRAIN scenes with every
-# core when this machine has no dataset yet (32k took 195 s on 16 cores), and trains
-# from WEIGHTS for what is left of END_S seconds (default 555): Ultralytics' `time`
-# fits the cosine schedule to that budget. A warm machine keeps datasets/gpu, so a
-# follow-up call goes straight to training. What comes back is under $OUT.
+# scripts/gpu_setup.sh installs the carried wheels, unpacks the carried art and makes
+# NTRAIN scenes when this machine has no dataset yet; then this trains from WEIGHTS for
+# what is left of END_S seconds (default 555): Ultralytics' `time` fits the cosine
+# schedule to that budget. What comes back is under $OUT.
 START=$(date +%s); END_S=${3:-555}
-export PYTHONUNBUFFERED=1
-python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
-export PYTHONPATH=/tmp/site:$PWD/.gpu/shim:$PWD YOLO_OFFLINE=true YOLO_AUTOINSTALL=false
-mkdir -p datasets/art/decks /usr/share/backgrounds/mate
-cp --update=none .gpu/decks/*.npz datasets/art/decks/
-cp --update=none .gpu/bg/*.jpg /usr/share/backgrounds/mate/  # where the generator looks for photos
-nproc; nvidia-smi -L
-if [ ! -f datasets/gpu/data.yaml ]; then
-  python3 -m onze_vision make-dataset --out datasets/gpu --train "$2" --val 600 --seed 7 \
-    --workers "$(nproc)" --index-px 11 90 || exit 1
-  cp datasets/gpu/contact_sheet_train.png "$OUT/" 2>/dev/null
-fi
+source "$(dirname "$0")/gpu_setup.sh" "$2"
 NOW=$(date +%s); LEFT=$((END_S - (NOW - START) - 75))  # 75 s for the final val and the export
 HOURS=$(python3 -c "print(max($LEFT, 60) / 3600)")
 echo "elapsed $((NOW - START)) s; training for $HOURS h"

@@ -275,10 +275,14 @@ def test_an_ensembles_onnx_export_is_not_taken_for_one_classifier(tiny_dataset: 
 
 
 # A new seed is what makes a second ensemble member from the same data err differently;
-# a wider last stage is what gives an underfitting member room to learn.
+# a wider last stage is what gives an underfitting member room to learn; width, batch,
+# learning rate and device are what a from-scratch run on a lent GPU sets.
 @pytest.mark.parametrize(("option", "value", "keyword", "expected"), [
     ("--classifier-seed", "7", "seed", 7),
     ("--classifier-widen", "256", "widen", 256),
+    ("--classifier-width", "64", "width", 64),
+    ("--classifier-batch", "1024", "batch", 1024),
+    ("--classifier-lr", "0.001", "lr", 0.001),
 ])
 def test_a_classifier_option_reaches_training(tiny_dataset: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                               option: str, value: str, keyword: str, expected: int):
@@ -330,3 +334,88 @@ def test_a_widened_member_saves_and_loads_beside_narrow_ones(tmp_path: Path) -> 
     loaded = load_classifier_members(tmp_path / "mixed.pt")
     assert [m.rank.in_features for m in loaded] == [128, 256]
     assert torch.equal(loaded[1].features[8][0].weight, members[1].features[8][0].weight)
+
+
+@pytest.mark.parametrize(("option", "value", "reason"), [
+    ("--classifier-width", "0", "'0' must be above 0"),
+    ("--classifier-batch", "-8", "'-8' must be above 0"),
+    ("--classifier-lr", "fast", "'fast' is not a float"),
+])
+def test_a_bad_classifier_option_is_refused_with_the_value_quoted(option: str, value: str, reason: str, capsys):
+    from onze_vision.cli import build_parser
+
+    with pytest.raises(SystemExit) as stop:
+        build_parser().parse_args(["train", "--stage", "classifier", option, value])
+    assert stop.value.code == 2
+    assert reason in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("name", "expected"), [("cpu", "cpu"), (" cpu ", "cpu")])
+def test_a_device_name_becomes_a_torch_device(name: str, expected: str) -> None:
+    from onze_vision.training.classifier import torch_device
+
+    assert str(torch_device(name)) == expected
+
+
+@pytest.mark.parametrize("name", ["0", "cuda:1"])
+def test_a_cuda_device_on_a_machine_without_one_is_refused_with_the_reason(name: str) -> None:
+    import torch
+
+    from onze_vision.training.classifier import torch_device
+
+    if torch.cuda.is_available():
+        pytest.skip("this machine has a CUDA GPU")
+    with pytest.raises(ValueError, match=f"device '{name}' asks for CUDA, and this machine's PyTorch sees no CUDA GPU"):
+        torch_device(name)
+
+
+def test_an_unknown_device_is_refused_with_the_name_quoted() -> None:
+    from onze_vision.training.classifier import torch_device
+
+    with pytest.raises(ValueError, match="unknown device 'gpu please'"):
+        torch_device("gpu please")
+
+
+def test_train_says_which_device_it_cannot_use_and_writes_no_model(tiny_dataset: Path, tmp_path: Path, capsys):
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("this machine has a CUDA GPU")
+    from onze_vision.cli import build_parser
+
+    args = build_parser().parse_args(["train", "--data", str(tiny_dataset), "--stage", "classifier",
+                                      "--out", str(tmp_path / "out"), "--runs", str(tmp_path / "runs"),
+                                      "--device", "0"])
+    assert train_all(args) == 2
+    assert "device '0' asks for CUDA" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists() and not list((tmp_path / "runs").glob("crops_*"))  # refused before any work
+
+
+def test_a_classifier_trained_from_scratch_at_another_width_ships_at_that_width(tiny_dataset: Path, tmp_path: Path):
+    import onnxruntime as ort
+
+    from onze_vision.training.classifier import load_classifier_members
+
+    args = argparse.Namespace(
+        data=str(tiny_dataset), out=str(tmp_path / "out"), runs=str(tmp_path / "runs"), stage="classifier",
+        classifier_minutes=0.05, classifier_width=16, classifier_batch=32, device="cpu",
+    )
+    assert train_all(args) == 0
+    (member,) = load_classifier_members(tmp_path / "out" / "index_classifier.pt")
+    assert member.features[1][0].out_channels == 16 and member.rank.in_features == 64  # the top stage: 4x the width
+    assert next(member.parameters()).device.type == "cpu"
+    session = ort.InferenceSession(str(tmp_path / "out" / "index_classifier.onnx"), providers=["CPUExecutionProvider"])
+    probs, down = session.run(None, {"crops": np.random.rand(3, 3, 48, 48).astype(np.float32)})
+    assert probs.shape == (3, 54) and np.allclose(probs.sum(axis=1), 1.0, atol=1e-5)
+    assert np.allclose(np.linalg.norm(down, axis=1), 1.0, atol=1e-5)
+
+
+def test_the_crops_stage_caches_the_classifiers_crops_and_trains_nothing(tiny_dataset: Path, tmp_path: Path):
+    from onze_vision.cli import build_parser
+
+    args = build_parser().parse_args(["train", "--data", str(tiny_dataset), "--stage", "crops",
+                                      "--out", str(tmp_path / "out"), "--runs", str(tmp_path / "runs")])
+    assert train_all(args) == 0
+    cached = sorted(p.name for p in (tmp_path / "runs").glob("crops_*.npz"))
+    assert cached == [f"crops_{tiny_dataset.name}_train.npz", f"crops_{tiny_dataset.name}_val.npz"]
+    assert not (tmp_path / "out").exists() and not (tmp_path / "runs" / "classifier.pt").exists()

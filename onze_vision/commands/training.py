@@ -39,6 +39,21 @@ def _make_dataset(args: argparse.Namespace) -> int:
     return 0
 
 
+def _positive(kind: type):
+    """An argparse type: a number of ``kind`` above zero, or an error that quotes the text."""
+
+    def parse(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"'{text}' is not a {kind.__name__}") from None
+        if value <= 0:
+            raise argparse.ArgumentTypeError(f"'{text}' must be above 0")
+        return value
+
+    return parse
+
+
 def _train(args: argparse.Namespace) -> int:
     from onze_vision.training.recipe import train_all
 
@@ -81,20 +96,24 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         ),
         epilog=(
             "examples:\n  onze-vision train --data datasets/onze --epochs 6\n"
-            "  onze-vision train --data datasets/onze --device 0 --epochs 60 --batch 64   # on a GPU"
+            "  onze-vision train --data datasets/onze --device 0 --epochs 60 --batch 64   # on a GPU\n"
+            "  onze-vision train --data datasets/onze --stage classifier --device 0 --classifier-width 64 \\\n"
+            "      --classifier-batch 1024 --classifier-minutes 8   # a wider classifier from scratch on a GPU"
         ),
         formatter_class=fmt,
     )
     train.add_argument("--data", default=str(REPO / "datasets" / "onze"), help="dataset folder from make-dataset")
     train.add_argument("--out", default=str(REPO / "models"), help="where the shipped models go")
     train.add_argument("--runs", default=str(REPO / "runs"), help="training runs and checkpoints")
-    train.add_argument("--stage", choices=("all", "detector", "classifier", "export"), default="all")
+    train.add_argument("--stage", choices=("all", "detector", "classifier", "crops", "export"), default="all",
+                       help="what to run (default all); crops cuts and caches the classifier's crops under "
+                            "--runs and trains nothing")
     train.add_argument("--epochs", type=int, default=6, help="detector epochs (default 6)")
     train.add_argument("--hours", type=float, default=None,
                        help="train the detector for this long instead of --epochs (the LR schedule fits the time)")
     train.add_argument("--imgsz", type=int, default=320, help="detector training size (default 320)")
     train.add_argument("--batch", type=int, default=16, help="detector batch (default 16)")
-    train.add_argument("--device", default="cpu", help="cpu or a CUDA device such as 0")
+    train.add_argument("--device", default="cpu", help="where both stages train: cpu or a CUDA device such as 0")
     train.add_argument("--workers", type=int, default=2, help="dataloader workers")
     train.add_argument("--fraction", type=float, default=1.0, help="share of the training images to use")
     train.add_argument("--detector-data", nargs="*", default=[], metavar="DIR",
@@ -106,6 +125,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                             "classifier crops (hard negatives where no index is)")
     train.add_argument("--mine-scenes", type=int, default=4000, help="training scenes to mine (default 4000)")
     train.add_argument("--classifier-minutes", type=float, default=12.0, help="classifier training time budget")
+    train.add_argument("--classifier-width", type=_positive(int), default=32, metavar="W",
+                       help="channels of a classifier trained from scratch (default 32; its later stages have "
+                            "2W and 4W); one continued from --classifier-init keeps its own")
+    train.add_argument("--classifier-batch", type=_positive(int), default=128, metavar="N",
+                       help="crops per classifier step (default 128; a GPU wants 1024 or more)")
+    train.add_argument("--classifier-lr", type=_positive(float), default=3e-3, metavar="LR",
+                       help="the classifier's peak learning rate (AdamW, default 0.003)")
     train.add_argument("--classifier-seed", type=int, default=0,
                        help="seed of the classifier's crop sampling and augmentation (default 0); "
                             "a new seed makes an ensemble member that errs differently")

@@ -275,8 +275,34 @@ def concat_crops(sets: list):
     return CropSet(*(np.concatenate([getattr(s, f) for s in sets]) for f in ("images", "rank", "suit", "down")))
 
 
+def classifier_crops(args: argparse.Namespace, dataset: Path, runs: Path):
+    """The classifier's (train, val) crops: cut from ``dataset`` and any ``--classifier-data``, plus
+    those on the ``--mine-with`` detector's boxes; each set cached under ``runs``.
+
+    Raises:
+        FileNotFoundError: ``--mine-with`` names a folder without a detector.
+    """
+    from onze_vision.training.crops import NONE_RANK
+
+    sets = [dataset, *(Path(p) for p in getattr(args, "classifier_data", []) or [])]
+    train = concat_crops([cached_crops(d, "train", runs, seed=0) for d in sets])
+    mine_with = getattr(args, "mine_with", None)
+    if mine_with:
+        mined = mined_crops(dataset, Path(mine_with), runs, getattr(args, "mine_scenes", 4000))
+        print(f"crops on the detector's own boxes: {len(mined)} "
+              f"({int((mined.rank == NONE_RANK).sum())} hard negatives)", flush=True)
+        train = concat_crops([train, mined])
+    val = concat_crops([cached_crops(d, "val", runs, seed=1) for d in sets])
+    print(f"classifier crops: {len(train)} train, {len(val)} val (held-out decks)", flush=True)
+    return train, val
+
+
 def train_all(args: argparse.Namespace) -> int:
-    """Run the stages asked for; return the exit status."""
+    """Run the stages asked for; return the exit status.
+
+    ``crops`` cuts and caches the classifier's crops and trains nothing: on a lent GPU the
+    minutes that cutting and mining take are then known before the training budget is set.
+    """
     dataset = Path(args.data)
     out_dir = Path(args.out)
     if not (dataset / "data.yaml").exists():
@@ -287,35 +313,34 @@ def train_all(args: argparse.Namespace) -> int:
     if args.stage in ("all", "detector"):
         checkpoint = train_detector(args)
         export_detector(checkpoint, out_dir)
-    if args.stage in ("all", "classifier"):
+    if args.stage in ("all", "classifier", "crops"):
         import torch
 
         from onze_vision.training.classifier import (
-            evaluate_classifier, export_classifier, load_classifier_members, save_classifier, train_classifier,
+            evaluate_classifier, export_classifier, load_classifier_members, save_classifier, torch_device,
+            train_classifier,
         )
-        from onze_vision.training.crops import NONE_RANK
 
+        try:  # before minutes of cutting crops: a device this machine lacks is refused at once
+            device = torch_device(getattr(args, "device", "cpu"))
+        except ValueError as error:
+            print(f"onze-vision train: {error}", file=sys.stderr)
+            return 2
         torch.set_num_threads(os.cpu_count() or 1)
-        sets = [dataset, *(Path(p) for p in getattr(args, "classifier_data", []) or [])]
-        train = concat_crops([cached_crops(d, "train", runs, seed=0) for d in sets])
-        mine_with = getattr(args, "mine_with", None)
-        if mine_with:
-            try:
-                mined = mined_crops(dataset, Path(mine_with), runs, getattr(args, "mine_scenes", 4000))
-            except FileNotFoundError as error:
-                print(f"onze-vision train: {error} (train the detector first, or name a models folder)",
-                      file=sys.stderr)
-                return 2
-            print(f"crops on the detector's own boxes: {len(mined)} "
-                  f"({int((mined.rank == NONE_RANK).sum())} hard negatives)", flush=True)
-            train = concat_crops([train, mined])
-        val = concat_crops([cached_crops(d, "val", runs, seed=1) for d in sets])
-        print(f"classifier crops: {len(train)} train, {len(val)} val (held-out decks)", flush=True)
+        try:
+            train, val = classifier_crops(args, dataset, runs)
+        except FileNotFoundError as error:
+            print(f"onze-vision train: {error} (train the detector first, or name a models folder)", file=sys.stderr)
+            return 2
+        if args.stage == "crops":
+            return 0
         init = getattr(args, "classifier_init", None)
         model = train_classifier(train, val, args.classifier_minutes, runs / "classifier.pt",
+                                 batch=getattr(args, "classifier_batch", 128), lr=getattr(args, "classifier_lr", 3e-3),
                                  seed=getattr(args, "classifier_seed", 0),
                                  log=lambda m: print(m, flush=True), init=Path(init) if init else None,
-                                 widen=getattr(args, "classifier_widen", None))
+                                 widen=getattr(args, "classifier_widen", None),
+                                 width=getattr(args, "classifier_width", 32), device=device)
         metrics = evaluate_classifier(model, val)
         print(f"classifier on held-out decks: {metrics}", flush=True)
         ensemble_with = getattr(args, "ensemble_with", None)

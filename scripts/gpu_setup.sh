@@ -1,0 +1,18 @@
+#!/bin/bash
+# Sourced by scripts/gpu_train.sh and scripts/gpu_train_classifier.sh on a lent GPU machine:
+#   source scripts/gpu_setup.sh NTRAIN
+# installs the carried wheels (.whl), unpacks the carried art (.gpu), and makes NTRAIN
+# training scenes in datasets/gpu with every core when this machine has none yet (32k took
+# 195 s on 16 cores). A warm machine keeps datasets/gpu, so a follow-up call skips that.
+export PYTHONUNBUFFERED=1
+python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
+export PYTHONPATH=/tmp/site:$PWD/.gpu/shim:$PWD YOLO_OFFLINE=true YOLO_AUTOINSTALL=false
+mkdir -p datasets/art/decks /usr/share/backgrounds/mate
+cp --update=none .gpu/decks/*.npz datasets/art/decks/
+cp --update=none .gpu/bg/*.jpg /usr/share/backgrounds/mate/  # where the generator looks for photos
+nproc; nvidia-smi -L
+if [ ! -f datasets/gpu/data.yaml ]; then
+  python3 -m onze_vision make-dataset --out datasets/gpu --train "$1" --val 600 --seed 7 \
+    --workers "$(nproc)" --index-px 11 90 || exit 1
+  cp datasets/gpu/contact_sheet_train.png "$OUT/" 2>/dev/null
+fi
