@@ -8,8 +8,10 @@ export PYTHONUNBUFFERED=1
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
 export PYTHONPATH=/tmp/site:$PWD/.gpu/shim:$PWD YOLO_OFFLINE=true YOLO_AUTOINSTALL=false
 mkdir -p datasets/art/decks /usr/share/backgrounds/mate
-cp --update=none .gpu/decks/*.npz datasets/art/decks/
-cp --update=none .gpu/bg/*.jpg /usr/share/backgrounds/mate/  # where the generator looks for photos
+[ -n "$(ls datasets/art/decks)" ] || python3 -c "import tarfile; \
+tarfile.open('.gpu/decks.tar.xz').extractall('datasets/art/decks', filter='data')" || exit 1
+# Where the generator looks for photos; a machine with table photos of its own (DEVICE=cpu here) keeps them.
+[ -n "$(ls /usr/share/backgrounds/mate)" ] || cp .gpu/bg/*.jpg /usr/share/backgrounds/mate/
 nproc; nvidia-smi -L
 if [ ! -f datasets/gpu/data.yaml ]; then
   python3 -m onze_vision make-dataset --out datasets/gpu --train "$1" --val 600 --seed 7 \

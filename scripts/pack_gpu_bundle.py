@@ -1,10 +1,12 @@
 """Pack what ``onze-vision make-dataset`` and ``train`` need onto a lent GPU machine.
 
 That machine has PyTorch but no Debian card art, no wallpapers, no Ultralytics and no
-network, and it receives at most 64 MiB per call. So the rendered deck cache
-(``datasets/art/decks/*.npz``, re-saved compressed: 18 MB -> 1.2 MB a deck) and the
-background photos (shrunk as the generator shrinks them, as JPEG) go in ``.gpu/``, the
-Ultralytics wheels in ``.whl/``, and ``scripts/gpu_train.sh`` unpacks them there.
+network, and it receives at most 64 MiB per call, the repository's own ~21 MiB included.
+So the rendered deck cache (``datasets/art/decks/*.npz``, 18 MB a deck) goes in
+``.gpu/decks.tar.xz``: one xz stream over all 46 decks, whose long window finds what
+similar decks share (about 26 MiB, where each deck zipped alone took 42), the background
+photos (shrunk as the generator shrinks them, as JPEG) in ``.gpu/bg/``, the Ultralytics
+wheels in ``.whl/``, and ``scripts/gpu_setup.sh`` unpacks them there.
 polars (a 54 MB wheel that Ultralytics only uses to read its results.csv back) is
 replaced by a stand-in that fails inside the try Ultralytics wraps it in.
 
@@ -14,12 +16,13 @@ replaced by a stand-in that fails inside the try Ultralytics wraps it in.
 from __future__ import annotations
 
 import argparse
+import shutil
 import subprocess
 import sys
+import tarfile
 from pathlib import Path
 
 import cv2
-import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
@@ -47,18 +50,18 @@ def main() -> int:
     parser.add_argument("--out", type=Path, default=REPO / ".gpu")
     parser.add_argument("--wheels", type=Path, default=REPO / ".whl")
     args = parser.parse_args()
-    decks = args.out / "decks"
     backgrounds = args.out / "bg"
     shim = args.out / "shim" / "polars"
-    for folder in (decks, backgrounds, shim):
+    for folder in (backgrounds, shim):
         folder.mkdir(parents=True, exist_ok=True)
+    shutil.rmtree(args.out / "decks", ignore_errors=True)  # the per-deck files of earlier bundles
     cache = default_cache_dir()
-    for source in DECKS:
-        cached = cache / "decks" / f"{source.name}.npz"
-        if not cached.exists():
-            load_deck(source, cache)  # renders the deck and writes its cache
-        with np.load(cached) as data:
-            np.savez_compressed(decks / f"{source.name}.npz", **dict(data))
+    with tarfile.open(args.out / "decks.tar.xz", "w:xz", preset=9) as archive:
+        for source in DECKS:
+            cached = cache / "decks" / f"{source.name}.npz"
+            if not cached.exists():
+                load_deck(source, cache)  # renders the deck and writes its cache
+            archive.add(cached, arcname=cached.name)
     for number, path in enumerate(find_background_files()):
         image = _read(path)
         if image is not None:
