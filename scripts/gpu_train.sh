@@ -1,7 +1,7 @@
 #!/bin/bash
 # Fine-tune the corner-index detector on a lent GPU machine, inside one ~10-minute call.
 #
-# Here:  python scripts/pack_gpu_bundle.py            (fills .gpu/ and .whl/, ~40 MiB)
+# Here:  python scripts/pack_gpu_bundle.py            (fills .gpu/ and .whl/, ~28 MiB)
 # There: bash scripts/gpu_train.sh WEIGHTS NTRAIN [END_S]   (carry .gpu and .whl)
 #
 # scripts/gpu_setup.sh installs the carried wheels, unpacks the carried art and makes

@@ -413,8 +413,10 @@ def test_a_classifier_trained_from_scratch_at_another_width_ships_at_that_width(
 def test_the_crops_stage_caches_the_classifiers_crops_and_trains_nothing(tiny_dataset: Path, tmp_path: Path):
     from onze_vision.cli import build_parser
 
+    # Cutting crops needs no GPU: a device named for the training call that follows is no reason to refuse.
     args = build_parser().parse_args(["train", "--data", str(tiny_dataset), "--stage", "crops",
-                                      "--out", str(tmp_path / "out"), "--runs", str(tmp_path / "runs")])
+                                      "--out", str(tmp_path / "out"), "--runs", str(tmp_path / "runs"),
+                                      "--device", "0"])
     assert train_all(args) == 0
     cached = sorted(p.name for p in (tmp_path / "runs").glob("crops_*.npz"))
     assert cached == [f"crops_{tiny_dataset.name}_train.npz", f"crops_{tiny_dataset.name}_val.npz"]

@@ -322,7 +322,7 @@ def train_all(args: argparse.Namespace) -> int:
         )
 
         try:  # before minutes of cutting crops: a device this machine lacks is refused at once
-            device = torch_device(getattr(args, "device", "cpu"))
+            device = torch_device(getattr(args, "device", "cpu") if args.stage != "crops" else "cpu")
         except ValueError as error:
             print(f"onze-vision train: {error}", file=sys.stderr)
             return 2
