@@ -207,8 +207,13 @@ def _augment(x: torch.Tensor, down: torch.Tensor, gen: torch.Generator) -> tuple
     return x.clamp(0, 1), down
 
 
+def _crop_bytes(images: np.ndarray) -> torch.Tensor:
+    """BGR crops [N, S, S, 3] as the network's layout, still bytes: RGB, channels first [N, 3, S, S]."""
+    return torch.from_numpy(np.ascontiguousarray(images[..., ::-1])).permute(0, 3, 1, 2)
+
+
 def _to_tensor(images: np.ndarray) -> torch.Tensor:
-    return torch.from_numpy(np.ascontiguousarray(images[..., ::-1])).permute(0, 3, 1, 2).float() / 255.0
+    return _crop_bytes(images).float() / 255.0
 
 
 def torch_device(name: str | int | torch.device) -> torch.device:
@@ -301,7 +306,7 @@ def train_classifier(
     if target.type == "cuda":
         torch.backends.cudnn.benchmark = True  # one crop size throughout: let cuDNN pick its fastest kernels
     # Bytes, channels first, RGB: a quarter of the memory of floats; each batch is scaled as it is drawn.
-    images = torch.from_numpy(np.ascontiguousarray(train.images[..., ::-1].transpose(0, 3, 1, 2))).to(target)
+    images = _crop_bytes(train.images).contiguous().to(target)
     rank = torch.from_numpy(train.rank).to(target)
     suit = torch.from_numpy(train.suit).to(target)
     down = torch.from_numpy(train.down).to(target)
