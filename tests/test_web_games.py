@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 
 def _new_game_form(token: str, **fields: str) -> dict[str, str]:
     form = {"csrf_token": token, "variant": "llenroc", "player1": "Ann", "player2": "Bo",
@@ -114,11 +116,51 @@ def test_game_note_is_saved_and_shown(client: Any, token: str, game_id: int) -> 
     assert "At Grandma&#39;s; 40th game" in client.get(f"/games/{game_id}").get_data(as_text=True)
 
 
-def test_overlong_note_is_refused(client: Any, token: str, game_id: int) -> None:
-    client.post(f"/games/{game_id}/note", data={"csrf_token": token, "note": "x" * 5001})
-    page = client.get(f"/games/{game_id}").get_data(as_text=True)
+def test_overlong_note_is_refused_and_comes_back_to_be_shortened(client: Any, token: str, game_id: int) -> None:
+    response = client.post(f"/games/{game_id}/note", data={"csrf_token": token, "note": "x" * 5001})
+    page = response.get_data(as_text=True)
+    assert response.status_code == 400
     assert "the limit is 5000" in page
+    assert ">" + "x" * 5001 + "</textarea>" in page
     assert client.get(f"/api/games/{game_id}").get_json()["note"] == ""
+
+
+@pytest.mark.parametrize("fields, message", [
+    ({"player1": "", "player2": " ", "player3": ""}, "played by 2-8 players; 0 were named"),
+    ({"first_dealer": "abc"}, "The first dealer &#39;abc&#39; is not a player number (1-8)"),
+    ({"player2": "\u200b"}, "shows nothing on the sheet: type a visible name"),
+])
+def test_a_game_that_cannot_start_says_what_to_fix(client: Any, token: str, fields: dict[str, str],
+                                                    message: str) -> None:
+    response = client.post("/games/new", data=_new_game_form(token, **fields))
+    assert response.status_code == 400
+    assert message in response.get_data(as_text=True)
+    assert _game_count(client) == 0
+
+
+def test_deleting_a_game_asks_first_and_removes_its_scores_and_photos(client: Any, token: str, api: Any,
+                                                                      game_id: int, app: Any) -> None:
+    api.post(f"/api/games/{game_id}/hands/1/scores/2", {"points": 12})
+    page = client.get(f"/games/{game_id}").get_data(as_text=True)
+    assert f'action="/games/{game_id}/delete"' in page and "This cannot be undone." in page
+    response = client.post(f"/games/{game_id}/delete", data={"csrf_token": token}, follow_redirects=True)
+    assert f"Game {game_id} (Ann, Bo, Cy, Di) deleted." in response.get_data(as_text=True)
+    assert client.get(f"/games/{game_id}").status_code == 404
+    with app.app_context():
+        from webapp.db import get_db
+        assert get_db().execute("SELECT COUNT(*) FROM score").fetchone()[0] == 0
+    assert client.post(f"/games/{game_id}/delete", data={"csrf_token": token}).status_code == 404
+
+
+def test_deleting_needs_the_csrf_token(client: Any, game_id: int) -> None:
+    assert client.post(f"/games/{game_id}/delete").status_code == 400
+    assert client.get(f"/games/{game_id}").status_code == 200
+
+
+@pytest.mark.parametrize("url", ["/games/99999999999999999999999", "/games/9223372036854775808/hands/1",
+                                 "/api/games/99999999999999999999999", "/photos/99999999999999999999999"])
+def test_ids_beyond_sqlites_integers_are_404_not_a_crash(client: Any, url: str) -> None:
+    assert client.get(url).status_code == 404
 
 
 def test_unknown_game_is_a_404_with_a_message(client: Any) -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import io
 from typing import Any
 
+import pytest
+
 
 def _game(client: Any, game_id: int) -> dict[str, Any]:
     return client.get(f"/api/games/{game_id}").get_json()
@@ -56,7 +58,7 @@ def test_score_can_be_cleared(client: Any, token: str, game_id: int) -> None:
 
 def test_negative_absurd_and_non_numeric_scores_are_refused(client: Any, token: str, game_id: int) -> None:
     _save_points(client, token, game_id, 1, 2, "35")
-    for bad, message in (("-5", "Score -5 is negative"), ("4200", "Score 4200 is more than any hand 1"),
+    for bad, message in (("-5", "Score -5 is negative"), ("4200", "Bo&#39;s score 4200 is more than any hand 1"),
                          ("abc", "Score &#39;abc&#39; is not a whole number"), ("", "is not a whole number"),
                          ("3.5", "not a whole number")):
         page = _save_points(client, token, game_id, 1, 2, bad).get_data(as_text=True)
@@ -145,6 +147,65 @@ def test_changing_who_went_out_clears_the_old_zero(client: Any, token: str, game
     client.post(f"/games/{game_id}/hands/1", data={"csrf_token": token, "out": "3"})
     scores = _game(client, game_id)["hands"][0]["scores"]
     assert scores[1] is None and scores[2]["points"] == 0
+
+
+def test_marking_a_player_out_sets_their_saved_score_aside_and_undoing_brings_it_back(
+        client: Any, token: str, game_id: int) -> None:
+    _save_cards(client, token, game_id, 2, 2, "QH 10S")
+    page = client.post(f"/games/{game_id}/hands/2", data={"csrf_token": token, "out": "2"},
+                       follow_redirects=True).get_data(as_text=True)
+    assert "Bo&#39;s saved score (20) is set aside" in page
+    hand = _game(client, game_id)["hands"][1]
+    assert hand["scores"][1]["points"] == 0 and hand["totals"][1] == 0
+    assert hand["scores"][1]["set_aside"]["cards"] == ["QH", "10S"]
+    client.post(f"/games/{game_id}/hands/2", data={"csrf_token": token, "out": ""})
+    assert _score(client, game_id, 2, 2)["cards"] == ["QH", "10S"]
+    assert _game(client, game_id)["hands"][1]["totals"][1] == 20
+
+
+def test_a_page_open_in_another_tab_does_not_undo_who_went_out(client: Any, token: str, game_id: int) -> None:
+    # Tab A drew the page before tab B marked Ann out; A then saves a note only.
+    client.post(f"/games/{game_id}/hands/2", data={"csrf_token": token, "out": "1", "out_was": "", "note_was": ""})
+    client.post(f"/games/{game_id}/hands/2", data={"csrf_token": token, "out": "", "out_was": "",
+                                                   "note": "Cy dealt twice", "note_was": ""})
+    hand = _game(client, game_id)["hands"][1]
+    assert hand["out"] == 1 and hand["note"] == "Cy dealt twice"
+
+
+def test_a_refused_hand_form_comes_back_as_it_was_typed(client: Any, token: str, game_id: int) -> None:
+    response = client.post(f"/games/{game_id}/hands/1", data={"csrf_token": token, "out": "", "splash": "1",
+                                                              "note": "long hand, Di dealt"})
+    page = response.get_data(as_text=True)
+    assert response.status_code == 400
+    assert "A splash needs the player who went out" in page
+    assert ">long hand, Di dealt</textarea>" in page
+    assert 'name="splash" value="1" checked' in page
+    assert _game(client, game_id)["hands"][0]["note"] == ""
+
+
+def test_a_refused_typed_score_keeps_the_number_and_names_the_player(client: Any, token: str, game_id: int) -> None:
+    response = _save_points(client, token, game_id, 1, 3, "2400")
+    page = response.get_data(as_text=True)
+    assert response.status_code == 400
+    assert "Cy&#39;s score 2400 is more than any hand 1" in page
+    assert 'aria-label="Points for Cy" value="2400"' in page
+
+
+@pytest.mark.parametrize("cards", ["", "  "])
+def test_no_cards_is_refused_for_a_player_who_did_not_go_out(client: Any, token: str, game_id: int,
+                                                               cards: str) -> None:
+    response = _save_cards(client, token, game_id, 1, 3, cards)
+    assert response.status_code == 400
+    assert "No cards for Cy: only the player who went out has none left" in response.get_data(as_text=True)
+    assert _score(client, game_id, 1, 3) is None
+
+
+def test_a_saved_score_offers_a_clear_button_that_asks_first(client: Any, token: str, game_id: int) -> None:
+    _save_points(client, token, game_id, 1, 2, "35")
+    page = client.get(f"/games/{game_id}/hands/1").get_data(as_text=True)
+    assert f'action="/games/{game_id}/hands/1/players/2/delete"' in page
+    assert "Clear Bo's score for hand 1?" in page
+    assert f'action="/games/{game_id}/hands/1/players/3/delete"' not in page
 
 
 def test_splash_without_going_out_or_in_other_variants_is_refused(client: Any, token: str, api: Any, game_id: int) -> None:

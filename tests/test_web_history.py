@@ -7,6 +7,8 @@ import io
 import json
 from typing import Any
 
+import pytest
+
 
 def _finish(api: Any, game_id: int) -> None:
     for hand in range(1, 8):
@@ -32,13 +34,28 @@ def test_csv_export_has_every_hand_and_the_totals(client: Any, api: Any, game_id
     response = client.get(f"/games/{game_id}/export.csv")
     assert response.mimetype == "text/csv"
     assert "attachment" in response.headers["Content-Disposition"]
-    rows = list(csv.reader(io.StringIO(response.get_data(as_text=True))))
+    assert response.data.startswith("\ufeff".encode())   # so that Excel reads it as UTF-8
+    rows = list(csv.reader(io.StringIO(response.data.decode("utf-8-sig"))))
     assert rows[0][:8] == ["hand", "contract", "cards dealt", "dealer", "Ann", "Bo", "Cy", "Di"]
     assert [r[0] for r in rows[1:8]] == [str(n) for n in range(1, 8)]
     assert rows[8][0] == "total"
     game = client.get(f"/api/games/{game_id}").get_json()
     assert [int(x) for x in rows[8][4:8]] == game["totals"]
     assert rows[9][0] == "winner"
+
+
+@pytest.mark.parametrize("name, cell", [
+    ('=HYPERLINK("http://evil","x")', '\'=HYPERLINK("http://evil","x")'),
+    ("+1 Bo", "'+1 Bo"),
+    ("-Cy", "'-Cy"),
+    ("@Di", "'@Di"),
+    ("Zoë", "Zoë"),
+])
+def test_csv_cells_a_spreadsheet_would_run_are_kept_as_text(client: Any, api: Any, name: str, cell: str) -> None:
+    game_id = api.post("/api/games", {"variant": "once", "players": [name, "Ann"], "note": "=1+1"}).get_json()["id"]
+    rows = list(csv.reader(io.StringIO(client.get(f"/games/{game_id}/export.csv").data.decode("utf-8-sig"))))
+    assert rows[0][4] == cell
+    assert rows[-1] == ["game note", "'=1+1"]
 
 
 def test_json_export_is_the_whole_game(client: Any, api: Any, game_id: int) -> None:

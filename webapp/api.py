@@ -99,6 +99,12 @@ def game(game_id: int) -> Response:
     return jsonify(_game_json(model.load_game(game_id)))
 
 
+@bp.delete("/games/<int:game_id>")
+def delete_game(game_id: int) -> Response:
+    """Delete a game with its scores and photos; returns the game as it was."""
+    return jsonify(_game_json(model.delete_game(game_id)))
+
+
 @bp.get("/games/<int:game_id>/export.csv")
 def game_export_csv(game_id: int) -> Response:
     """The sheet as CSV (same as the page's export)."""
@@ -158,7 +164,9 @@ def score_cards() -> Response:
 
 
 def _int(value: Any, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, str)) or not str(value).strip().isdigit():
+    # isascii: str.isdigit() also accepts "²", which int() refuses.
+    text = str(value).strip()
+    if isinstance(value, bool) or not isinstance(value, (int, str)) or not (text.isascii() and text.isdigit()):
         raise model.InputError(f"\"{name}\" must be a whole number, not {value!r}.")
     return int(value)
 

@@ -27,14 +27,50 @@ def hand(game_id: int, hand: int) -> Any:
     """Show the hand; POST saves who went out, the splash and the note."""
     game = _load(game_id, hand)
     if request.method == "POST":
+        changes = _changed_hand_fields(request.form)
+        before = game["hands"][hand - 1]
         try:
-            model.save_hand(game_id, hand, out=request.form.get("out", ""),
-                            splash=request.form.get("splash", ""), note=request.form.get("note", ""))
-            flash(f"Hand {hand} saved.", "ok")
+            after = model.save_hand(game_id, hand, **changes)["hands"][hand - 1]
         except ValueError as error:
             flash(str(error), "error")
+            # Show the form as it was sent, so nothing typed is lost.
+            return _hand_page(game, hand, form={"out": request.form.get("out", ""),
+                                                "splash": bool(request.form.get("splash")),
+                                                "note": request.form.get("note", "")}, status=400)
+        flash(f"Hand {hand} saved.", "ok")
+        out = after["out"]
+        if out is not None and out != before["out"] and after["scores"][out - 1]["set_aside"]:
+            name = game["players"][out - 1]["name"]
+            flash(f"{name}'s saved score ({after['scores'][out - 1]['set_aside']['points']}) is set aside "
+                  f"while {name} is marked as out; it comes back if the mark is undone.", "ok")
         return redirect(_hand_url(game_id, hand))
-    return render_template("hand.html", game=game, h=game["hands"][hand - 1])
+    return _hand_page(game, hand)
+
+
+# Each field of the hand form comes with the value the page was drawn with ("out_was"...):
+# a field left as it was is not sent on, so a page open in another tab cannot undo
+# what was saved from this one since.
+HAND_FIELDS = ("out", "splash", "note")
+
+
+def _changed_hand_fields(form: Any) -> dict[str, str]:
+    changes = {}
+    for field in HAND_FIELDS:
+        value = form.get(field, "")
+        was = form.get(f"{field}_was")
+        if was is None or value != was:
+            changes[field] = value
+    return changes
+
+
+def _hand_page(game: dict[str, Any], hand: int, *, form: dict[str, Any] | None = None,
+               typed: dict[int, str] | None = None, status: int = 200) -> Any:
+    h = game["hands"][hand - 1]
+    shown = {"out": str(h["out"] or ""), "splash": h["splash"], "note": h["note"]}
+    shown.update(form or {})
+    return render_template("hand.html", game=game, h=h, form=shown, was={"out": str(h["out"] or ""),
+                           "splash": "1" if h["splash"] else "", "note": h["note"]},
+                           typed=typed or {}), status
 
 
 @bp.route("/games/<int:game_id>/hands/<int:hand>/players/<int:seat>", methods=("GET", "POST"))
@@ -52,7 +88,7 @@ def player(game_id: int, hand: int, seat: int) -> Any:
         except ValueError as error:
             flash(str(error), "error")
             if mode == "points":
-                return redirect(_hand_url(game_id, hand))
+                return _hand_page(game, hand, typed={seat: request.form.get("points", "")}, status=400)
             # Keep what was typed so the player can fix it; nothing was saved.
             return _player_page(game, hand, seat, cards_text=request.form.get("cards", ""),
                                 photo_id=request.form.get("photo_id") or None, status=400)

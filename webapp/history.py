@@ -21,22 +21,40 @@ def index() -> str:
     return render_template("history.html", games=games)
 
 
+# A text cell starting with one of these is a formula to a spreadsheet: a player named
+# '=HYPERLINK(...)' must stay a name (OWASP's advice: lead with a quote).
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_safe(cell: Any) -> Any:
+    """``cell`` as a spreadsheet shows it as text: a leading ' on text it would run."""
+    if isinstance(cell, str) and cell.startswith(FORMULA_STARTS):
+        return "'" + cell
+    return cell
+
+
 def game_csv(game: dict[str, Any]) -> str:
     """The sheet as CSV: one row per hand, one column per player, then totals and notes."""
     out = io.StringIO()
     writer = csv.writer(out)
+
+    def row(*cells: Any) -> None:
+        writer.writerow([spreadsheet_safe(cell) for cell in cells])
+
     names = [p["name"] for p in game["players"]]
-    writer.writerow(["hand", "contract", "cards dealt", "dealer", *names, "went out", "splash", "note"])
+    row("hand", "contract", "cards dealt", "dealer", *names, "went out", "splash", "note")
     for h in game["hands"]:
-        writer.writerow([
-            h["number"], h["contract"], h["cards_dealt"], names[h["dealer"] - 1],
+        row(h["number"], h["contract"], h["cards_dealt"], names[h["dealer"] - 1],
             *["" if s is None else s["points"] for s in h["scores"]],
-            names[h["out"] - 1] if h["out"] else "", "yes" if h["splash"] else "", h["note"],
-        ])
-    writer.writerow(["total", "", "", "", *game["totals"], "", "", ""])
-    winners = ", ".join(names[s - 1] for s in game["winners"])
-    writer.writerow(["winner", winners, "", "", *[""] * len(names), "", "", game["note"]])
+            names[h["out"] - 1] if h["out"] else "", "yes" if h["splash"] else "", h["note"])
+    row("total", "", "", "", *game["totals"], "", "", "")
+    row("winner", ", ".join(names[s - 1] for s in game["winners"]))
+    row("game note", game["note"])
     return out.getvalue()
+
+
+# Excel reads a CSV as UTF-8 only when it starts with a byte-order mark ("Zoë", not "ZoÃ«").
+UTF8_BOM = "\ufeff"
 
 
 def _download_name(game: dict[str, Any], ext: str) -> str:
@@ -47,7 +65,7 @@ def _download_name(game: dict[str, Any], ext: str) -> str:
 def export_csv(game_id: int) -> Response:
     """Download the sheet as CSV."""
     game = model.load_game(game_id)
-    return Response(game_csv(game), mimetype="text/csv",
+    return Response(UTF8_BOM + game_csv(game), mimetype="text/csv",
                     headers={"Content-Disposition": f'attachment; filename="{_download_name(game, "csv")}"'})
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
+import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -159,11 +160,19 @@ def _clean_text(value: Any, what: str, limit: int) -> str:
     return value
 
 
+def _is_visible(char: str) -> bool:
+    """False for spaces, controls and zero-width marks (a name of only those shows as blank)."""
+    return unicodedata.category(char)[0] not in "ZC"
+
+
 def create_game(variant_name: str, names: Iterable[Any], first_dealer: Any = 1, note: Any = "") -> int:
     """Start a game; return its id. ``first_dealer`` is a seat number (1-based) or a name."""
     variant = get_variant(str(variant_name or "").strip())
     players = [_clean_text(name, "player name", MAX_NAME_LENGTH) for name in names]
     players = [name for name in players if name]
+    for name in players:
+        if not any(_is_visible(char) for char in name):
+            raise InputError(f"Player name {name!r} shows nothing on the sheet: type a visible name.")
     info = variant_info(variant)
     low, high = info["min_players"], info["max_players"]
     if not low <= len(players) <= high:
@@ -202,8 +211,13 @@ def _dealer_seat(value: Any, players: list[str]) -> int:
     raise InputError(f"The first dealer must be a seat number or a player's name, not {value!r}.")
 
 
+# SQLite's integers are 64-bit: a larger id in a URL names no row (and must not raise).
+MAX_ROW_ID = 2**63 - 1
+
+
 def _game_row(game_id: int) -> sqlite3.Row:
-    row = get_db().execute("SELECT * FROM game WHERE id = ?", (game_id,)).fetchone()
+    row = None if not 0 <= game_id <= MAX_ROW_ID else \
+        get_db().execute("SELECT * FROM game WHERE id = ?", (game_id,)).fetchone()
     if row is None:
         abort(404, f"Game {game_id} doesn't exist.")
     return row
@@ -226,21 +240,31 @@ def load_game(game_id: int) -> dict[str, Any]:
         row = hand_rows.get(number)
         splash = bool(row["splash"]) if row else False
         scores = []
+        out_seat = row["out_seat"] if row else None
         for i, player in enumerate(players):
             s = score_rows.get((number, player["seat"]))
-            if s is None:
+            saved = None if s is None else {
+                "points": s["points"], "base": s["base"],
+                "cards": json.loads(s["cards"]) if s["cards"] is not None else None,
+                "photo_id": s["photo_id"], "updated": s["updated"]}
+            if player["seat"] == out_seat:
+                # Going out scores 0. A score saved before the mark is set aside, not
+                # overwritten, so undoing a mistaken mark brings it back.
+                aside = saved if saved is not None and _counts_as_score(saved) else None
+                scores.append({"points": 0, "base": 0, "cards": [], "photo_id": None,
+                               "updated": saved["updated"] if saved else None, "set_aside": aside})
+                continue
+            if saved is None:
                 scores.append(None)
                 continue
-            totals[i] += s["points"]
-            scores.append({"points": s["points"], "base": s["base"],
-                           "cards": json.loads(s["cards"]) if s["cards"] is not None else None,
-                           "photo_id": s["photo_id"], "updated": s["updated"]})
+            totals[i] += saved["points"]
+            scores.append(saved)
         hands.append({
             "number": number,
             "contract": str(variant.contract(number)),
             "cards_dealt": variant.cards_dealt(number),
             "dealer": (game["first_dealer"] - 1 + number - 1) % n + 1,
-            "out": row["out_seat"] if row else None,
+            "out": out_seat,
             "splash": splash,
             "doubled": is_doubled(variant, number, splash),
             "note": row["note"] if row else "",
@@ -268,6 +292,11 @@ def load_game(game_id: int) -> dict[str, Any]:
         "leaders": leaders, "winners": leaders if finished else [],
         "complete_hands": len(complete), "standing": standing,
     }
+
+
+def _counts_as_score(saved: dict[str, Any]) -> bool:
+    """False for the empty 0 row that marking a player out wrote before scores were set aside."""
+    return not (saved["cards"] == [] and saved["base"] == 0)
 
 
 def list_games() -> list[dict[str, Any]]:
@@ -323,6 +352,9 @@ def save_score(game_id: int, hand: int, seat: int, *, cards: Any = None, points:
     card_codes: list[str] | None = None
     if cards is not None:
         card_codes = parse_card_list(cards)
+        if not card_codes and h["out"] != seat:
+            raise InputError(f"No cards for {name}: only the player who went out has none left. "
+                             f"Add the cards {name} holds, or mark {name} as out on the hand.")
         parsed = parse_cards(card_codes)
         players, decks = len(game["players"]), game["decks"]
         check_possible(parsed, variant, players=players, decks=decks)
@@ -334,10 +366,13 @@ def save_score(game_id: int, hand: int, seat: int, *, cards: Any = None, points:
         base = score_hand(parsed, variant, players=players, decks=decks, splash=False).points
         final = score_hand(parsed, variant, players=players, decks=decks, splash=h["splash"], hand=hand).points
     else:
-        base = parse_points(points)
+        try:
+            base = parse_points(points)
+        except InputError as error:
+            raise InputError(f"For {name}: {error}") from None
         limit = max_points(variant, hand, doubled=False)
         if base > limit:
-            raise InputError(f"Score {base} is more than any hand {hand} can hold in {variant.title} "
+            raise InputError(f"{name}'s score {base} is more than any hand {hand} can hold "
                              f"(at most {limit} before doubling): check the number.")
         final = _typed_final(variant, base, h["doubled"])
     if h["out"] == seat and base != 0:
@@ -366,7 +401,8 @@ def _photo_ref(photo_id: Any, game_id: int) -> int | None:
         photo = int(photo_id)
     except (TypeError, ValueError):
         raise InputError(f"Photo {photo_id!r} is not a photo number.") from None
-    row = get_db().execute("SELECT game_id FROM photo WHERE id = ?", (photo,)).fetchone()
+    row = None if not 0 <= photo <= MAX_ROW_ID else \
+        get_db().execute("SELECT game_id FROM photo WHERE id = ?", (photo,)).fetchone()
     if row is None or row["game_id"] not in (None, game_id):
         raise InputError(f"Photo {photo} doesn't exist in game {game_id}.")
     return photo
@@ -374,6 +410,14 @@ def _photo_ref(photo_id: Any, game_id: int) -> int | None:
 
 def _touch(db: sqlite3.Connection, game_id: int) -> None:
     db.execute("UPDATE game SET updated = strftime('%Y-%m-%d %H:%M:%S', 'now') WHERE id = ?", (game_id,))
+
+
+def delete_game(game_id: int) -> dict[str, Any]:
+    """Delete a game, its hands, scores and photos; return it as it was (404 if none)."""
+    game = load_game(game_id)
+    with transaction() as db:
+        db.execute("DELETE FROM game WHERE id = ?", (game_id,))   # the rest cascades
+    return game
 
 
 def delete_score(game_id: int, hand: int, seat: int) -> dict[str, Any]:
@@ -390,8 +434,9 @@ def save_hand(game_id: int, hand: int, *, out: Any = _UNSET, splash: Any = _UNSE
               note: Any = _UNSET) -> dict[str, Any]:
     """Record who went out, the splash and the note of a hand; rescore the hand to match.
 
-    The player who went out scores 0; when doubling changes, every saved score of the
-    hand is recomputed (cards by the engine, typed numbers from their base).
+    The player who went out scores 0; a score they had saved is set aside, not lost, and
+    counts again if the mark is moved or undone. When doubling changes, every saved score
+    of the hand is recomputed (cards by the engine, typed numbers from their base).
     """
     game = load_game(game_id)
     check_hand_and_seat(game, hand)
@@ -415,13 +460,14 @@ def save_hand(game_id: int, hand: int, *, out: Any = _UNSET, splash: Any = _UNSE
         # Re-read inside the transaction: another player's score may have just been saved.
         rows = db.execute("SELECT * FROM score WHERE game_id = ? AND hand = ?", (game_id, hand)).fetchall()
         for row in rows:
-            if row["seat"] == h["out"] and row["seat"] != new_out and row["points"] == 0:
-                # Their 0 came from going out; they need a real score now.
-                db.execute("DELETE FROM score WHERE game_id = ? AND hand = ? AND seat = ?",
-                           (game_id, hand, row["seat"]))
+            if row["cards"] == "[]" and row["base"] == 0:
+                # The empty 0 row older versions wrote for going out: nothing to keep.
+                if row["seat"] != new_out:
+                    db.execute("DELETE FROM score WHERE game_id = ? AND hand = ? AND seat = ?",
+                               (game_id, hand, row["seat"]))
                 continue
-            if row["seat"] == new_out:
-                continue
+            # The out player's own row is rescored too: it is set aside, and comes back
+            # as it should read if the mark is undone.
             if row["cards"] is not None:
                 parsed = parse_cards(json.loads(row["cards"]))
                 points = score_hand(parsed, variant, players=players, decks=decks, splash=new_splash,
@@ -430,12 +476,6 @@ def save_hand(game_id: int, hand: int, *, out: Any = _UNSET, splash: Any = _UNSE
                 points = _typed_final(variant, row["base"], doubled)
             db.execute("UPDATE score SET points = ? WHERE game_id = ? AND hand = ? AND seat = ?",
                        (points, game_id, hand, row["seat"]))
-        if new_out is not None:
-            db.execute(
-                "INSERT INTO score (game_id, hand, seat, base, points, cards) VALUES (?, ?, ?, 0, 0, '[]')"
-                " ON CONFLICT (game_id, hand, seat) DO UPDATE SET base = 0, points = 0, cards = '[]',"
-                " photo_id = NULL, updated = strftime('%Y-%m-%d %H:%M:%S', 'now')",
-                (game_id, hand, new_out))
         _touch(db, game_id)
     return load_game(game_id)
 
@@ -526,7 +566,8 @@ def store_photo(data: bytes | None, game_id: int | None = None) -> dict[str, Any
 
 def get_photo(photo_id: int, *, with_data: bool = False) -> dict[str, Any]:
     """A stored photo's reading (and bytes); 404 if there is none."""
-    row = get_db().execute("SELECT * FROM photo WHERE id = ?", (photo_id,)).fetchone()
+    row = None if not 0 <= photo_id <= MAX_ROW_ID else \
+        get_db().execute("SELECT * FROM photo WHERE id = ?", (photo_id,)).fetchone()
     if row is None:
         abort(404, f"Photo {photo_id} doesn't exist.")
     photo = {"id": row["id"], "game_id": row["game_id"], "mime": row["mime"], **json.loads(row["reading"])}

@@ -30,11 +30,13 @@ def new_game() -> Any:
         # The dealer is picked by slot on the form; blank slots before it shift the seats.
         try:
             filled = [i for i, n in enumerate(names, start=1) if n.strip()]
-            slot = int(form["first_dealer"] or 1)
-            if slot not in filled:
+            slot = _slot(form["first_dealer"])
+            # Too few names is the first thing to say; the dealer's slot matters after.
+            if slot not in filled and len(filled) >= 2:
                 raise model.InputError(f"The first dealer (player {slot}) has no name: "
                                        "pick one of the named players.")
-            game_id = model.create_game(form["variant"], names, filled.index(slot) + 1, form["note"])
+            dealer = filled.index(slot) + 1 if slot in filled else 1
+            game_id = model.create_game(form["variant"], names, dealer, form["note"])
         except ValueError as error:
             flash(str(error), "error")
             return render_template("new_game.html", form=form, variants=model.all_variants()), 400
@@ -43,18 +45,38 @@ def new_game() -> Any:
     return render_template("new_game.html", form=form, variants=model.all_variants())
 
 
+def _slot(value: str) -> int:
+    """The first dealer's slot on the form (1-8)."""
+    try:
+        return int(value or 1)
+    except ValueError:
+        raise model.InputError(f"The first dealer {value!r} is not a player number (1-{model.MAX_PLAYERS}).") from None
+
+
 @bp.route("/games/<int:game_id>")
 def game(game_id: int) -> str:
     """The score sheet: hands as rows, players as columns, totals and the leader."""
-    return render_template("sheet.html", game=model.load_game(game_id))
+    game = model.load_game(game_id)
+    return render_template("sheet.html", game=game, note_text=game["note"])
 
 
 @bp.route("/games/<int:game_id>/note", methods=("POST",))
 def game_note(game_id: int) -> Any:
-    """Save the game's note."""
+    """Save the game's note; a refused note comes back in the box as it was typed."""
     try:
         model.set_game_note(game_id, request.form.get("note", ""))
-        flash("Note saved.", "ok")
     except ValueError as error:
         flash(str(error), "error")
+        return render_template("sheet.html", game=model.load_game(game_id),
+                               note_text=request.form.get("note", "")), 400
+    flash("Note saved.", "ok")
     return redirect(url_for("sheet.game", game_id=game_id) + "#notes")
+
+
+@bp.route("/games/<int:game_id>/delete", methods=("POST",))
+def delete_game(game_id: int) -> Any:
+    """Delete a game with its scores and photos (the page asks first)."""
+    game = model.delete_game(game_id)
+    names = ", ".join(p["name"] for p in game["players"])
+    flash(f"Game {game_id} ({names}) deleted.", "ok")
+    return redirect(url_for("sheet.index"))

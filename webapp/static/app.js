@@ -29,6 +29,27 @@ document.addEventListener("DOMContentLoaded", function () {
     button.addEventListener("click", function () { window.print(); });
   });
 
+  // Forms that destroy something ask first; every form sends once (a double tap on
+  // "Start the game" would otherwise start two games).
+  document.querySelectorAll("form[method=post]").forEach(function (form) {
+    form.addEventListener("submit", function (event) {
+      if (form.dataset.confirm && !window.confirm(form.dataset.confirm)) {
+        event.preventDefault();
+        return;
+      }
+      if (form.dataset.sent) {
+        event.preventDefault();
+        return;
+      }
+      form.dataset.sent = "1";
+      // Re-enable after a while: a page kept open (bfcache, a failed send) stays usable.
+      setTimeout(function () { delete form.dataset.sent; }, 4000);
+    });
+  });
+  window.addEventListener("pageshow", function () {
+    document.querySelectorAll("form[data-sent]").forEach(function (form) { delete form.dataset.sent; });
+  });
+
   // Choosing a photo reads it right away (one tap less at the table).
   document.querySelectorAll(".upload-form input[type=file]").forEach(function (input) {
     input.addEventListener("change", function () {
