@@ -676,7 +676,13 @@ def _session(path: Path, threads: int | None) -> Any:
     options.inter_op_num_threads = 1
     options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-    return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    try:
+        return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    except (ort.capi.onnxruntime_pybind11_state.Fail, ort.capi.onnxruntime_pybind11_state.InvalidProtobuf,
+            ort.capi.onnxruntime_pybind11_state.InvalidGraph) as error:
+        # A damaged or half-copied file: say which, not onnxruntime's stack.
+        raise InvalidModelError(f"'{path}' is not a usable ONNX model ({str(error).splitlines()[0][:200]}); "
+                                "copy the file again from the project's models/") from None
 
 
 class IndexDetector:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import io
 import math
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO, Union
@@ -25,6 +26,10 @@ from PIL import Image, JpegImagePlugin, PngImagePlugin, WebPImagePlugin
 #: Photos with more pixels than this are refused from their header (a 200 MP phone
 #: photo is 200_000_000; 50 MP covers every common phone camera's default mode).
 MAX_PIXELS = 50_000_000
+
+#: Files larger than this are refused before they are read: a 50 MP photo is far smaller
+#: as a JPEG, PNG or WebP, and reading /dev/zero or a 2 GB video must not fill the memory.
+MAX_FILE_BYTES = 200 * 1024 * 1024
 
 #: Image sources :func:`load_image` accepts.
 ImageSource = Union[str, os.PathLike, bytes, bytearray, memoryview, np.ndarray, BinaryIO]
@@ -73,6 +78,10 @@ class TruncatedImageError(InvalidImageError):
 
 class TooManyPixelsError(InvalidImageError):
     """The image is larger than :data:`MAX_PIXELS`."""
+
+
+class FileTooLargeError(InvalidImageError):
+    """The file is larger than :data:`MAX_FILE_BYTES`."""
 
 
 class UnsupportedArrayError(InvalidImageError):
@@ -124,6 +133,8 @@ def load_image(src: ImageSource, max_side: int | None = None) -> LoadedImage:
     if isinstance(src, np.ndarray):
         return _from_array(src)
     if isinstance(src, (str, os.PathLike)):
+        if not os.fspath(src):
+            raise ImageNotFoundError("the photo's path is empty: name an image file")
         data, name = _read_file(Path(src)), f"'{os.fspath(src)}'"
     elif isinstance(src, (bytes, bytearray, memoryview)):
         data, name = bytes(src), "the image data"
@@ -141,11 +152,25 @@ def load_image(src: ImageSource, max_side: int | None = None) -> LoadedImage:
 
 def _read_file(path: Path) -> bytes:
     try:
-        return path.read_bytes()
+        info = path.stat()
+        if stat.S_ISDIR(info.st_mode):
+            raise ImageNotFoundError(f"'{path}' is a directory, not an image file")
+        if not stat.S_ISREG(info.st_mode):
+            # A pipe or a device would block or never end.
+            raise InvalidImageError(f"'{path}' is not a regular file (a pipe, socket or device)")
+        if info.st_size > MAX_FILE_BYTES:
+            raise FileTooLargeError(f"'{path}' is {info.st_size / 2**20:.0f} MiB; "
+                                    f"a photo file is at most {MAX_FILE_BYTES / 2**20:.0f} MiB")
+        with path.open("rb") as handle:
+            return handle.read(MAX_FILE_BYTES + 1)
     except FileNotFoundError:
         raise ImageNotFoundError(f"no such file: '{path}'") from None
     except IsADirectoryError:
         raise ImageNotFoundError(f"'{path}' is a directory, not an image file") from None
+    except ValueError as error:
+        if isinstance(error, InvalidImageError):
+            raise
+        raise ImageNotFoundError(f"{os.fspath(path)!r} is not a usable path: {error}") from None
     except OSError as error:
         raise InvalidImageError(f"cannot read '{path}': {error.strerror or error}") from None
 
@@ -324,6 +349,8 @@ def _from_array(array: np.ndarray) -> LoadedImage:
         raise UnsupportedArrayError(
             f"expected a uint8 image array, got dtype {array.dtype} (shape {array.shape})"
         )
+    if array.ndim in (2, 3) and 0 in array.shape[:2]:
+        raise EmptyImageError(f"the image array has no pixels (shape {array.shape})")
     if array.ndim == 3 and array.shape[2] == 1:
         array = array[:, :, 0]
     if array.ndim == 2:

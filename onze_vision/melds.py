@@ -722,7 +722,8 @@ def explain(variant: Variant | str, hand: int, cards: Sequence[Card], *, use_all
         )
     size_note = ""
     if len(cards) < contract.min_cards:
-        size_note = f" ({len(cards)} cards; the contract needs at least {contract.min_cards})"
+        size_note = (f" ({len(cards)} card{'' if len(cards) == 1 else 's'}; "
+                     f"the contract needs at least {contract.min_cards})")
     for size in range(len(contract.melds) - 1, 0, -1):
         best: tuple[Contract, list[Meld], list[Card], int] | None = None
         for sub in _sub_contracts(contract, size):

@@ -14,7 +14,7 @@ tarfile.open('.gpu/decks.tar.xz').extractall('datasets/art/decks', filter='data'
 [ -n "$(ls /usr/share/backgrounds/mate)" ] || cp .gpu/bg/*.jpg /usr/share/backgrounds/mate/
 nproc; nvidia-smi -L
 if [ ! -f datasets/gpu/data.yaml ]; then
-  python3 -m onze_vision make-dataset --out datasets/gpu --train "$1" --val 600 --seed 7 \
+  python3 -m onze_vision make-dataset --out datasets/gpu --overwrite --train "$1" --val 600 --seed 7 \
     --workers "$(nproc)" --index-px 11 90 || exit 1
   cp datasets/gpu/contact_sheet_train.png "$OUT/" 2>/dev/null
 fi

@@ -160,6 +160,8 @@ def fake_detector(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         seen.append(str(path))
         if str(path).endswith(".bad"):
             raise ValueError(f"not an image: {path}")
+        if str(path).endswith("blank.jpg"):   # nothing read, one card possibly missed
+            return types.SimpleNamespace(cards=[], maybe=[_Detected("QS")])
         if str(path).endswith("unsure.jpg"):  # a 9D read unsure (or 9H?), and a QS possibly missed
             cards = [_Detected(c) for c in ("7H", "7S", "JK", "9C", "9H")] + [_Detected("9D", "9H")]
             return types.SimpleNamespace(cards=cards, maybe=[_Detected("QS")])
@@ -202,6 +204,24 @@ def test_a_missing_photo_exits_2(
 ) -> None:
     code, out, err = run(capsys, *command, "--variant", "once", "--photo", str(tmp_path / "nope.jpg"))
     assert code == 2 and out == "" and "photo not found" in err and fake_detector == []
+
+
+@pytest.mark.parametrize("command", [["score"], ["check-down", "--round", "1"]])
+def test_a_photo_with_no_card_read_is_not_scored_0(
+    capsys: pytest.CaptureFixture[str], fake_detector: list[str], tmp_path: Path, command: list[str]
+) -> None:
+    # 0 is the score of the player who went out: an empty reading must not pass for it.
+    photo = tmp_path / "blank.jpg"
+    photo.write_bytes(b"jpeg")
+    code, out, err = run(capsys, *command, "--variant", "once", "--photo", str(photo))
+    assert code == 2 and out == ""
+    assert "no card was read in" in err and "possibly missed, not scored: QS" in err
+
+
+@pytest.mark.parametrize("cards", [[""], [" "], [","]])
+def test_card_arguments_that_hold_no_code_are_no_cards(capsys: pytest.CaptureFixture[str], cards: list[str]) -> None:
+    code, out, err = run(capsys, "score", "--variant", "once", *cards)
+    assert code == 2 and out == "" and "no cards given" in err
 
 
 def test_a_photo_the_detector_refuses_exits_2(

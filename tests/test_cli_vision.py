@@ -98,6 +98,48 @@ def test_detect_annotates_each_photo(fake_models: Path, photos: list[Path], tmp_
     assert single.exists()
 
 
+@pytest.mark.parametrize("annotate, message", [
+    ("{photo}", "would overwrite a photo being read"),
+    ("{dir}/annotated.xyz", "the name must end in .png, .jpg, .jpeg, .webp"),
+    ("{dir}/annotated", "the name must end in .png"),
+    ("{dir}/missing/annotated.png", "does not exist"),
+])
+def test_annotate_refuses_an_output_it_cannot_or_must_not_write_before_reading(
+        fake_models: Path, photos: list[Path], tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        annotate: str, message: str) -> None:
+    before = photos[0].read_bytes()
+    out = annotate.format(photo=photos[0], dir=tmp_path)
+    assert main(["detect", "--models", str(fake_models), "--annotate", out, str(photos[0])]) == 2
+    captured = capsys.readouterr()
+    assert message in captured.err and captured.out == ""
+    assert photos[0].read_bytes() == before
+
+
+def test_annotate_of_several_photos_never_writes_over_one_of_them(
+        fake_models: Path, photos: list[Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # "x.jpg" for the photo "first.jpg" is written to "x-first.jpg": here that is another input.
+    victim = tmp_path / "x-first.jpg"
+    victim.write_bytes(photos[0].read_bytes())
+    status = main(["detect", "--models", str(fake_models), "--annotate", str(tmp_path / "x.jpg"),
+                   str(photos[0]), str(victim)])
+    assert status == 2 and "would overwrite a photo being read" in capsys.readouterr().err
+    assert victim.read_bytes() == photos[0].read_bytes()
+
+
+@pytest.mark.parametrize("damaged", ["index_detector.onnx", "index_classifier.onnx"])
+def test_a_damaged_model_file_is_named_not_a_traceback(fake_models: Path, photos: list[Path], tmp_path: Path,
+                                                        capsys: pytest.CaptureFixture[str], damaged: str) -> None:
+    import shutil
+
+    models = tmp_path / "models"
+    shutil.copytree(fake_models, models)
+    whole = (models / damaged).read_bytes()
+    (models / damaged).write_bytes(whole[: len(whole) // 3])   # a half-copied file
+    assert main(["detect", "--models", str(models), str(photos[0])]) == 1
+    err = capsys.readouterr().err
+    assert f"{damaged}' is not a usable ONNX model" in err and "Traceback" not in err
+
+
 def test_annotation_paths_for_clashing_names() -> None:
     assert annotation_paths(Path("out.png"), ["a/x.jpg"]) == [Path("out.png")]
     assert annotation_paths(Path("out.png"), ["a/x.jpg", "b/x.jpg", "y.webp"]) == [

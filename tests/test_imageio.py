@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import os
 import struct
 import zlib
 from pathlib import Path
@@ -13,8 +14,10 @@ import pytest
 from PIL import Image, ImageOps
 
 from onze_vision.imageio import (
+    MAX_FILE_BYTES,
     MAX_PIXELS,
     EmptyImageError,
+    FileTooLargeError,
     ImageNotFoundError,
     InvalidImageError,
     NotAnImageError,
@@ -175,6 +178,29 @@ def test_missing_file_and_directory(tmp_path: Path) -> None:
         load_image(tmp_path)
 
 
+def test_files_that_are_not_regular_or_too_large_are_refused_unread(tmp_path: Path) -> None:
+    fifo = tmp_path / "hand.jpg"
+    os.mkfifo(fifo)   # reading it would block for ever
+    with pytest.raises(InvalidImageError, match="hand.jpg' is not a regular file"):
+        load_image(fifo)
+    with pytest.raises(InvalidImageError, match="'/dev/zero' is not a regular file"):
+        load_image("/dev/zero")
+    huge = tmp_path / "video.jpg"
+    with huge.open("wb") as handle:   # sparse: no disk used
+        handle.truncate(MAX_FILE_BYTES + 1)
+    with pytest.raises(FileTooLargeError, match="video.jpg' is 200 MiB; a photo file is at most 200 MiB"):
+        load_image(huge)
+
+
+@pytest.mark.parametrize(("path", "message"), [
+    ("", "the photo's path is empty"),
+    ("hand\0.jpg", "is not a usable path: embedded null byte"),
+])
+def test_paths_that_name_no_file(path: str, message: str) -> None:
+    with pytest.raises(ImageNotFoundError, match=message):
+        load_image(path)
+
+
 def test_text_file_is_named(tmp_path: Path) -> None:
     path = tmp_path / "notes.jpg"
     path.write_text("my hand: QH 10S\n")
@@ -245,9 +271,13 @@ def test_unsupported_arrays(array: np.ndarray, message: str) -> None:
         load_image(array)
 
 
+@pytest.mark.parametrize("shape", [(0, 5, 3), (0, 0), (0, 10), (4, 0, 4), (0, 3, 1)])
+def test_arrays_without_pixels_are_empty(shape: tuple[int, ...]) -> None:
+    with pytest.raises(EmptyImageError, match="no pixels"):
+        load_image(np.zeros(shape, np.uint8))
+
+
 def test_arrays_grey_bgr_bgra() -> None:
-    with pytest.raises(EmptyImageError):
-        load_image(np.zeros((0, 5, 3), np.uint8))
     grey = load_image(np.full((10, 20), 7, np.uint8))
     assert grey.image.shape == (10, 20, 3) and (grey.width, grey.height) == (20, 10)
     bgra = load_image(np.full((10, 20, 4), 9, np.uint8))
@@ -262,5 +292,5 @@ def test_wrong_source_type() -> None:
 def test_errors_are_value_errors() -> None:
     assert issubclass(InvalidImageError, ValueError)
     for cls in (EmptyImageError, ImageNotFoundError, NotAnImageError, TruncatedImageError,
-                TooManyPixelsError, UnsupportedArrayError):
+                TooManyPixelsError, FileTooLargeError, UnsupportedArrayError):
         assert issubclass(cls, InvalidImageError)

@@ -55,7 +55,7 @@ def _read_cards(args: argparse.Namespace) -> list[str]:
     if args.photo is not None:
         if args.cards:
             raise ValueError("give either CARD... or --photo, not both")
-        if not Path(args.photo).is_file():
+        if not Path(args.photo).exists():
             raise ValueError(f"photo not found: {args.photo!r}")
         # Lazy: the detector pulls in OpenCV and ONNX Runtime, which scoring codes never needs.
         try:
@@ -68,11 +68,16 @@ def _read_cards(args: argparse.Namespace) -> list[str]:
         except (FileNotFoundError, IsADirectoryError, PermissionError) as error:
             raise ValueError(f"cannot read photo {args.photo!r}: {error.strerror or error}") from error
         _note_what_to_check(args.photo, reading)
+        if not reading.cards:
+            # Scoring an empty reading would give 0, the score of the player who went out.
+            raise ValueError(f"no card was read in {args.photo!r}: take a closer, sharper photo, "
+                             "or type the cards (CARD...)")
         return [detected.card for detected in reading.cards]
-    if not args.cards:
-        raise ValueError("no cards given: list CARD codes (e.g. QH 10S JK) or use --photo PHOTO")
     # One argument may hold several codes: "QH,10S" or "QH 10S" (quoted).
-    return [code for arg in args.cards for code in re.split(r"[\s,;]+", arg) if code]
+    codes = [code for arg in args.cards for code in re.split(r"[\s,;]+", arg) if code]
+    if not codes:
+        raise ValueError("no cards given: list CARD codes (e.g. QH 10S JK) or use --photo PHOTO")
+    return codes
 
 
 def _guarded(handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:

@@ -15,14 +15,17 @@ def _make_dataset(args: argparse.Namespace) -> int:
     from onze_vision.synth.dataset import deck_names, make_dataset
     from onze_vision.synth.printed import PrintFontNotInstalledError
 
-    if not 0.0 <= args.printed <= 1.0:
-        print(f"onze-vision make-dataset: --printed is a share of scenes from 0 to 1, not {args.printed:g}",
-              file=sys.stderr)
+    problem = _dataset_args_problem(args)
+    if problem:
+        print(f"onze-vision make-dataset: {problem}", file=sys.stderr)
         return 2
+    out = Path(args.out)
+    if args.overwrite:
+        remove_dataset_files(out)
 
     try:
         summary = make_dataset(
-            Path(args.out),
+            out,
             train_images=args.train,
             val_images=args.val,
             seed=args.seed,
@@ -35,8 +38,62 @@ def _make_dataset(args: argparse.Namespace) -> int:
     except (ArtNotInstalledError, PrintFontNotInstalledError) as error:
         print(f"onze-vision make-dataset: {error}", file=sys.stderr)
         return 2
+    except OSError as error:
+        print(f"onze-vision make-dataset: cannot write the dataset in '{out}': {error.strerror or error}",
+              file=sys.stderr)
+        return 2
     print(json.dumps(summary.__dict__, indent=2))
     return 0
+
+
+# What make-dataset writes in its folder; --overwrite removes these and nothing else.
+DATASET_FILES = ("images", "labels", "meta", "data.yaml", "summary.json", "contact_sheet_train.png",
+                 "contact_sheet_val.png")
+
+
+def remove_dataset_files(out: Path) -> None:
+    """Remove an earlier dataset from ``out`` (a new one with fewer scenes would leave its extras)."""
+    import shutil
+
+    for name in DATASET_FILES:
+        path = out / name
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path)
+        elif path.exists() or path.is_symlink():
+            path.unlink()
+
+
+def _dataset_args_problem(args: argparse.Namespace) -> str | None:
+    """What is wrong with make-dataset's options, quoting the value; None when they make sense."""
+    import math
+
+    low, high = args.index_px
+    if not str(args.out).strip():
+        return "--out is empty: name the dataset's folder, e.g. datasets/onze"
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        return f"--out '{out}' is a file, not a folder"
+    if out.is_dir() and any(out.iterdir()) and not args.overwrite:
+        return (f"'{out}' already holds files: a new dataset there would mix with them. Choose another "
+                f"--out, or pass --overwrite to replace the dataset in it")
+    if args.train < 0 or args.val < 0:
+        return f"--train {args.train} --val {args.val}: scene counts are 0 or more"
+    if args.train + args.val == 0:
+        return "--train 0 --val 0 makes no scene"
+    if args.size < MIN_SCENE_PX:
+        return f"--size {args.size}: scenes are at least {MIN_SCENE_PX} pixels"
+    if args.workers is not None and args.workers < 1:
+        return f"--workers {args.workers}: at least 1 process"
+    if not (math.isfinite(low) and math.isfinite(high) and 0 < low <= high < args.size):
+        return (f"--index-px {low:g} {high:g}: the index heights need 0 < MIN <= MAX < the scene size "
+                f"({args.size})")
+    if not 0.0 <= args.printed <= 1.0:
+        return f"--printed is a share of scenes from 0 to 1, not {args.printed:g}"
+    return None
+
+
+# A card must fit whole in a scene with room around it.
+MIN_SCENE_PX = 64
 
 
 def _positive(kind: type):
@@ -82,6 +139,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     make.add_argument("--val-designs", choices=("held-out", "training"), default="held-out",
                       help="designs of the validation scenes: the held-out ones (default), or new scenes of "
                            "the training designs, to tell what unseen designs cost from what the scenes cost")
+    make.add_argument("--overwrite", action="store_true",
+                      help="replace a dataset already in --out (without it, a folder with files is refused)")
     make.add_argument("--printed", type=float, default=0.0, metavar="SHARE",
                       help="share of scenes with print on the table (score sheets, labels, books), never "
                            "labelled: negatives for the classifier (default 0: the scenes drawn before print)")

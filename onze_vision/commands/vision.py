@@ -105,6 +105,26 @@ def annotation_paths(out: Path, photos: list[str]) -> list[Path]:
     return paths
 
 
+# What OpenCV writes on every install (its writers for other formats are optional).
+ANNOTATION_SUFFIXES = (".png", ".jpg", ".jpeg", ".webp")
+
+
+def annotation_problem(out_paths: list[Path], photos: list[str]) -> str | None:
+    """Why ``--annotate`` cannot write ``out_paths``, checked before any photo is read; else None."""
+    inputs = {Path(photo).resolve() for photo in photos}
+    for out in out_paths:
+        if out.suffix.lower() not in ANNOTATION_SUFFIXES:
+            return (f"--annotate '{out}': the drawing is written as an image, so the name must end in "
+                    f"{', '.join(ANNOTATION_SUFFIXES)}")
+        if out.is_dir():
+            return f"--annotate '{out}' is a folder: give a file name such as '{out / 'annotated.png'}'"
+        if not out.parent.is_dir():
+            return f"--annotate '{out}': folder '{out.parent}' does not exist"
+        if out.resolve() in inputs:
+            return f"--annotate '{out}' would overwrite a photo being read: write the drawing elsewhere"
+    return None
+
+
 def draw_cards(image_bgr: Any, cards: list[Any], maybe: list[Any] = ()) -> Any:
     """Return a copy of the photo with each card's box and code drawn on it (grey with a
     question mark for the cards possibly missed)."""
@@ -145,7 +165,14 @@ def run_detect(args: argparse.Namespace) -> int:
     detector = _load_detector("detect", args.models)
     if detector is None:
         return 1
-    out_paths = annotation_paths(args.annotate, args.photos) if args.annotate else [None] * len(args.photos)
+    out_paths: list[Path | None] = [None] * len(args.photos)
+    if args.annotate:
+        annotated = annotation_paths(args.annotate, args.photos)
+        problem = annotation_problem(annotated, args.photos)
+        if problem:
+            _error("detect", problem)
+            return 2
+        out_paths = list(annotated)
     results: list[dict[str, Any]] = []
     status = 0
     for photo, out_path in zip(args.photos, out_paths):
@@ -172,8 +199,12 @@ def run_detect(args: argparse.Namespace) -> int:
                 box = ", ".join(f"{v:.0f}" for v in card.box)
                 print(f"  maybe missed: {card.card} {card.confidence:.2f}  [{box}] (not counted; add it if it is there)")
         if out_path is not None and loaded is not None:
-            if not cv2.imwrite(str(out_path), draw_cards(loaded.image, reading.cards, reading.maybe)):
-                _error("detect", f"cannot write '{out_path}' (folder missing or unknown image extension)")
+            try:
+                written = cv2.imwrite(str(out_path), draw_cards(loaded.image, reading.cards, reading.maybe))
+            except cv2.error:   # OpenCV 5 raises where 4 returned False
+                written = False
+            if not written:
+                _error("detect", f"cannot write '{out_path}' (is the folder writable?)")
                 status = 2
             elif not args.json:
                 print(f"  annotated: {out_path}")
