@@ -149,6 +149,9 @@ class DetectorConfig:
             runner-up is the card (``models/README.md``).
         alternative_min: The runner-up is offered only when its probability is at least
             this: a card unsure between its code and "not an index" has no alternative code.
+        check_below: A card whose confidence (detector score x code probability) is under
+            this is reported to be checked (``DetectedCard.check``) even with no alternative
+            code to offer: a weak reading of either kind (0: never).
         maybe_conf: Indices the operating point leaves out with a detector score of at
             least this (and ``maybe_prob``) are offered as cards possibly missed, for the
             player to add with one tap (0: never; see :func:`possibly_missed`).
@@ -191,6 +194,7 @@ class DetectorConfig:
     reread_below: float = 1.01
     unsure_below: float = 0.0
     alternative_min: float = 0.0
+    check_below: float = 0.0
     maybe_conf: float = 0.0
     maybe_prob: float = 0.0
     zoom_below: float = 0.0
@@ -213,7 +217,7 @@ class DetectorConfig:
             raise ValueError(f"zoom_blind_tiles must be >= 0, got {self.zoom_blind_tiles}")
         if self.zoom_min_gain < 1:
             raise ValueError(f"zoom_min_gain must be >= 1, got {self.zoom_min_gain}")
-        for name in ("unsure_below", "alternative_min", "maybe_conf", "maybe_prob", "zoom_floor"):
+        for name in ("unsure_below", "alternative_min", "check_below", "maybe_conf", "maybe_prob", "zoom_floor"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ValueError(f"{name} must be between 0 and 1, got {getattr(self, name)}")
 
@@ -266,6 +270,8 @@ class DetectedCard:
         corners: How many of its corner indices were read (1 or 2).
         alternative: When the code was read unsure (``unsure_below``), the next most
             likely code, for the player to check against the photo; otherwise None.
+        check: The confidence is under ``check_below``: a weak reading for the player to
+            check against the photo, whether or not there is an alternative to offer.
     """
 
     card: str
@@ -273,18 +279,22 @@ class DetectedCard:
     box: tuple[float, float, float, float]
     corners: int = 1
     alternative: str | None = None
+    check: bool = False
 
     @property
     def is_unsure(self) -> bool:
-        """True when the reading comes with an alternative code to check."""
-        return self.alternative is not None
+        """True when the reading is to be checked: an alternative code, or a weak reading."""
+        return self.alternative is not None or self.check
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready ``{"card", "confidence", "box"}``, plus ``"alternative"`` when unsure."""
+        """JSON-ready ``{"card", "confidence", "box"}``, plus ``"alternative"`` and
+        ``"check": true`` when they apply."""
         out: dict[str, Any] = {"card": self.card, "confidence": round(self.confidence, 4),
                                "box": [round(v, 1) for v in self.box]}
         if self.alternative is not None:
             out["alternative"] = self.alternative
+        if self.check:
+            out["check"] = True
         return out
 
 
@@ -463,8 +473,8 @@ def pair_indices(indices: Detections, config: DetectorConfig = DetectorConfig())
 
     Returns:
         One :class:`DetectedCard` per card, sorted left to right; its box is the union
-        of its index boxes, its confidence the best of theirs, and its alternative (see
-        :func:`runner_up`) that of its best index.
+        of its index boxes, its confidence the best of theirs, its alternative (see
+        :func:`runner_up`) that of its best index, flagged to check under ``check_below``.
     """
     cards: list[DetectedCard] = []
     probs = indices.data.get("probs")
@@ -476,7 +486,9 @@ def pair_indices(indices: Detections, config: DetectorConfig = DetectorConfig())
         best = rows[int(indices.confidence[rows].argmax())]
         code = int(indices.class_id[best])
         alternative = runner_up(probs[best], code, config) if probs is not None else None
-        cards.append(DetectedCard(CARD_CODES[code], float(indices.confidence[best]), box, len(rows), alternative))
+        confidence = float(indices.confidence[best])
+        cards.append(DetectedCard(CARD_CODES[code], confidence, box, len(rows), alternative,
+                                  check=confidence < config.check_below))
     cards.sort(key=lambda card: (card.box[0], card.box[1]))
     return cards
 

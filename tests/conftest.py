@@ -55,13 +55,15 @@ class FakeDetector:
         self.cards: list[str] = ["QH", "7S", "JK"]
         self.alternatives: dict[str, str] = {}  # code -> the alternative offered when read unsure
         self.maybe: list[str] = []  # cards "possibly missed"
+        self.faint: set[str] = set()  # codes read too weakly to trust (``DetectedCard.check``)
         self.calls = 0
 
     def __call__(self, data: bytes) -> PhotoReading:
         self.calls += 1
         image = load_image(data, max_side=64)
-        boxes = [DetectedCard(code, 0.9, (10.0 + 60 * i, 10.0, 60.0 + 60 * i, 90.0),
-                              alternative=self.alternatives.get(code)) for i, code in enumerate(self.cards)]
+        boxes = [DetectedCard(code, 0.3 if code in self.faint else 0.9, (10.0 + 60 * i, 10.0, 60.0 + 60 * i, 90.0),
+                              alternative=self.alternatives.get(code), check=code in self.faint)
+                 for i, code in enumerate(self.cards)]
         maybe = [DetectedCard(code, 0.3, (10.0 + 60 * i, 100.0, 60.0 + 60 * i, 180.0)) for i, code in enumerate(self.maybe)]
         return PhotoReading(image.width, image.height, boxes, maybe=maybe)
 

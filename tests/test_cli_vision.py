@@ -73,6 +73,17 @@ def test_detect_names_the_alternative_of_an_unsure_card(unsure_models: Path, pho
     assert capsys.readouterr().out.splitlines()[1].endswith("unsure: or 9S?")
 
 
+def test_detect_marks_a_faint_card_to_check(tmp_path: Path, photos: list[Path],
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    make_fake_models(tmp_path, FAKE_BOXES, 320, "10S")
+    (tmp_path / "detector.json").write_text(json.dumps({"check_below": 0.85}))   # the 0.8 box is under it
+    assert main(["detect", "--models", str(tmp_path), "--json", str(photos[0])]) == 0
+    cards = json.loads(capsys.readouterr().out)[0]["cards"]
+    assert [c.get("check", False) for c in cards] == [False, True]
+    assert main(["detect", "--models", str(tmp_path), str(photos[0])]) == 0
+    assert capsys.readouterr().out.splitlines()[2].endswith("unsure: read faintly, check it")
+
+
 def test_detect_lists_cards_possibly_missed_apart(tmp_path: Path, photos: list[Path],
                                                  capsys: pytest.CaptureFixture[str]) -> None:
     make_fake_models(tmp_path, [[100, 100, 20, 30, 0.9], [220, 200, 20, 30, 0.4]], 320, "10S")

@@ -215,7 +215,7 @@ def test_alternatives_are_off_by_default() -> None:
     assert runner_up(reading(("8H", 0.4), ("6H", 0.39)), CARD_CODES.index("8H")) is None
 
 
-@pytest.mark.parametrize("field", ["unsure_below", "alternative_min"])
+@pytest.mark.parametrize("field", ["unsure_below", "alternative_min", "check_below"])
 @pytest.mark.parametrize("value", [-0.1, 1.5])
 def test_unsure_thresholds_outside_0_to_1_are_refused(field: str, value: float) -> None:
     with pytest.raises(ValueError, match=field):
@@ -231,6 +231,18 @@ def test_a_card_carries_its_best_corners_alternative_into_its_json() -> None:
     assert eight.to_dict()["alternative"] == "6H"
     assert (king.alternative, king.is_unsure) == (None, False)
     assert set(king.to_dict()) == {"card", "confidence", "box"}
+
+
+@pytest.mark.parametrize(("check_below", "flagged"), [(0.0, [False, False]), (0.5, [True, False]),
+                                                      (0.95, [True, True])])
+def test_a_card_read_under_check_below_is_to_be_checked_without_an_alternative(
+        check_below: float, flagged: list[bool]) -> None:
+    rows = card_indices((100, 150), "8H", score=0.3) + card_indices((300, 150), "KS", score=0.9)
+    cards = pair_indices(detections(rows), replace(CONFIG, check_below=check_below))
+    assert [card.check for card in cards] == flagged
+    assert [card.is_unsure for card in cards] == flagged
+    assert [card.to_dict().get("check", False) for card in cards] == flagged
+    assert all(card.alternative is None for card in cards)
 
 
 def test_indices_without_probabilities_give_cards_without_alternatives() -> None:

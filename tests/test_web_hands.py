@@ -336,6 +336,17 @@ def test_an_unsure_card_is_dashed_and_offers_its_alternative(client: Any, token:
     assert [c.get("alternative") for c in stored["cards"]] == [None, "7C", None]
 
 
+def test_a_faint_card_without_an_alternative_is_dashed_and_listed_to_check(
+        client: Any, token: str, game_id: int, detector: Any, jpeg_bytes: bytes) -> None:
+    detector.faint = {"JK"}
+    page = client.post(f"/games/{game_id}/hands/1/players/2/photo",
+                       data={"csrf_token": token, "photo": (io.BytesIO(jpeg_bytes), "hand.jpg")},
+                       follow_redirects=True).get_data(as_text=True)
+    assert page.count("stroke-dasharray") == 1 and "Check this card" in page
+    assert "read faintly: remove or change it below" in page and "swap-btn" not in page
+    assert [c.get("check") for c in client.get("/api/photos/1").get_json()["cards"]] == [None, None, True]
+
+
 def test_a_sure_reading_asks_for_no_check(client: Any, token: str, game_id: int, jpeg_bytes: bytes) -> None:
     page = client.post(f"/games/{game_id}/hands/1/players/2/photo",
                        data={"csrf_token": token, "photo": (io.BytesIO(jpeg_bytes), "hand.jpg")},

@@ -41,7 +41,8 @@ def _print_json(data: Any) -> None:
 def _note_what_to_check(photo: str, reading: Any) -> None:
     """Say on stderr which cards of the photo to check: the ones read unsure (scored as
     read) and the ones possibly missed (not scored); the result on stdout stays clean."""
-    unsure = [f"{c.card} (or {c.alternative}?)" for c in reading.cards if getattr(c, "alternative", None)]
+    unsure = [f"{c.card} (or {c.alternative}?)" if getattr(c, "alternative", None) else f"{c.card} (read faintly)"
+              for c in reading.cards if getattr(c, "alternative", None) or getattr(c, "check", False)]
     maybe = [c.card for c in getattr(reading, "maybe", [])]
     if unsure:
         print(f"note: {photo}: read unsure, scored as read: {', '.join(unsure)}", file=sys.stderr)

@@ -29,7 +29,8 @@ def register(subparsers: Any) -> None:
         "detect",
         help="read the cards in one or more photos",
         description="Read the cards in photos (JPEG, PNG or WebP). One line per card, or JSON. "
-                    "A card read unsure also names its next most likely code (JSON: \"alternative\"): "
+                    "A card read unsure also names its next most likely code (JSON: \"alternative\"), "
+                    "and a card read faintly is marked to check (JSON: \"check\": true): "
                     "check it against the photo. Cards possibly missed (read under the operating point) "
                     "are listed apart (JSON: \"maybe\") and never counted.",
         epilog="With several photos, --annotate OUT.png writes OUT-<photo name>.png for each "
@@ -145,7 +146,8 @@ def draw_cards(image_bgr: Any, cards: list[Any], maybe: list[Any] = ()) -> Any:
             colour = (150, 150, 150)
         cv2.rectangle(canvas, (x1, y1), (x2, y2), colour, thickness)
         alternative = getattr(card, "alternative", None)
-        label = f"{card.card} {card.confidence:.2f}" + (f" or {alternative}?" if alternative else "")
+        label = f"{card.card} {card.confidence:.2f}" + (f" or {alternative}?" if alternative
+                                                         else "?" if getattr(card, "check", False) else "")
         if is_maybe:
             label = f"{card.card}? (maybe)"
         (w, h), base = cv2.getTextSize(label, cv2.FONT_HERSHEY_SIMPLEX, font_scale, thickness)
@@ -193,7 +195,8 @@ def run_detect(args: argparse.Namespace) -> int:
                   f"{'' if len(reading.cards) == 1 else 's'}")
             for card in reading.cards:
                 box = ", ".join(f"{v:.0f}" for v in card.box)
-                unsure = f"  unsure: or {card.alternative}?" if card.alternative else ""
+                unsure = (f"  unsure: or {card.alternative}?" if card.alternative
+                          else "  unsure: read faintly, check it" if card.check else "")
                 print(f"  {card.card:<3} {card.confidence:.2f}  [{box}]{unsure}")
             for card in reading.maybe:
                 box = ", ".join(f"{v:.0f}" for v in card.box)
