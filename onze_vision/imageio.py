@@ -184,7 +184,8 @@ def _from_bytes(data: bytes, name: str, max_side: int | None) -> LoadedImage:
     if width * height > MAX_PIXELS:
         raise TooManyPixelsError(
             f"{name} is {width}x{height} = {width * height / 1e6:.0f} MP; "
-            f"the limit is {MAX_PIXELS / 1e6:.0f} MP"
+            f"the limit is {MAX_PIXELS / 1e6:.0f} MP: take the photo in the camera's standard mode, "
+            "or send a smaller copy"
         )
 
     factor = 1

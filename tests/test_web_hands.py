@@ -343,8 +343,19 @@ def test_a_faint_card_without_an_alternative_is_dashed_and_listed_to_check(
                        data={"csrf_token": token, "photo": (io.BytesIO(jpeg_bytes), "hand.jpg")},
                        follow_redirects=True).get_data(as_text=True)
     assert page.count("stroke-dasharray") == 1 and "Check this card" in page
-    assert "read faintly: remove or change it below" in page and "swap-btn" not in page
+    assert "was read faintly: remove or change it below" in page and "swap-btn" not in page
     assert [c.get("check") for c in client.get("/api/photos/1").get_json()["cards"]] == [None, None, True]
+
+
+def test_a_failed_second_photo_keeps_the_first_reading(client: Any, token: str, game_id: int,
+                                                       jpeg_bytes: bytes) -> None:
+    url = f"/games/{game_id}/hands/1/players/2/photo"
+    client.post(url, data={"csrf_token": token, "photo": (io.BytesIO(jpeg_bytes), "hand.jpg")})
+    response = client.post(url, data={"csrf_token": token, "current_photo": "1",
+                                      "photo": (io.BytesIO(b"GIF89a...."), "hand.gif")})
+    assert response.headers["Location"].endswith("/players/2?photo=1")
+    page = client.get(response.headers["Location"]).get_data(as_text=True)
+    assert "a GIF image" in page and 'value="QH 7S JK"' in page and "<rect " in page
 
 
 def test_a_sure_reading_asks_for_no_check(client: Any, token: str, game_id: int, jpeg_bytes: bytes) -> None:

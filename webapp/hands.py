@@ -134,11 +134,16 @@ def player_photo(game_id: int, hand: int, seat: int) -> Any:
             raise model.InputError("No photo was sent: take or choose a photo of the cards.")
         photo = model.store_photo(upload.read(), game_id)
     except (ValueError, model.DetectorUnavailableError) as error:
-        flash(str(error), "error")
-        return redirect(url_for("hands.player", game_id=game_id, hand=hand, seat=seat))
+        message = str(error)
+        flash(message[:1].upper() + message[1:], "error")
+        # A failed second photo keeps the first one's reading on the page.
+        current = request.form.get("current_photo", "")
+        keep = {"photo": int(current)} if current.isascii() and current.isdigit() else {}
+        return redirect(url_for("hands.player", game_id=game_id, hand=hand, seat=seat, **keep))
     found = len(photo["cards"])
     if found:
-        flash(f"Read {found} card{'s' if found != 1 else ''}: check them against the photo, then save.", "ok")
+        flash(f"Read {found} card{'s' if found != 1 else ''}: check {'them' if found != 1 else 'it'} "
+              "against the photo, then save.", "ok")
     elif photo.get("maybe"):
         flash("No card could be read for sure: add the ones possibly missed if they are there, "
               "type or pick the others below, or take a closer photo.", "error")

@@ -24,6 +24,25 @@ window.onze = (function () {
 document.documentElement.classList.add("js");
 
 document.addEventListener("DOMContentLoaded", function () {
+  // Times are kept in UTC; show them in the reader's own time zone.
+  document.querySelectorAll("time.utc").forEach(function (element) {
+    const date = new Date(element.getAttribute("datetime"));
+    if (!isNaN(date)) {
+      element.textContent = date.toLocaleString([], { dateStyle: "medium", timeStyle: "short" });
+      element.title = element.getAttribute("datetime").replace("T", " ").replace("Z", " UTC");
+    }
+  });
+
+  // A sheet wider than the phone says so: the last players' columns are off screen.
+  const hintWideSheets = function () {
+    document.querySelectorAll(".table-wrap").forEach(function (wrap) {
+      const hint = wrap.previousElementSibling;
+      if (hint && hint.classList.contains("scroll-hint")) hint.hidden = wrap.scrollWidth <= wrap.clientWidth + 1;
+    });
+  };
+  hintWideSheets();
+  window.addEventListener("resize", hintWideSheets);
+
   // Print buttons.
   document.querySelectorAll("[data-print]").forEach(function (button) {
     button.addEventListener("click", function () { window.print(); });

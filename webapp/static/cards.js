@@ -29,11 +29,13 @@
 
     addBox.hidden = false;
 
-    function showError(message) {
+    // An error about the card list blocks saving it; one about the text being typed into
+    // the "add" box (blocksSave false) does not: the list itself is still good.
+    function showError(message, blocksSave) {
       errorBox.textContent = message || "";
       errorBox.hidden = !message;
       editor.classList.toggle("has-error", !!message);
-      if (saveBtn) saveBtn.disabled = !!message;
+      if (saveBtn) saveBtn.disabled = !!message && blocksSave !== false;
     }
 
     function colour(code) {
@@ -112,7 +114,7 @@
       const typed = addText.value.trim();
       if (!typed) return;
       const answer = await window.onze.postJSON("/api/cards/parse", { text: typed });
-      if (!answer.ok) { showError(answer.data.error); addText.focus(); return; }
+      if (!answer.ok) { showError(answer.data.error, false); addText.focus(); return; }
       addText.value = "";
       cards = cards.concat(answer.data.cards);
       changed();
