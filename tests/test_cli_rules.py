@@ -241,7 +241,8 @@ def test_cards_and_a_photo_together_exit_2(capsys: pytest.CaptureFixture[str], f
 
 
 # -- help ------------------------------------------------------------------------------
-@pytest.mark.parametrize("command", ["variants", "score", "check-down"])
+@pytest.mark.parametrize("command", ["variants", "score", "check-down", "detect", "evaluate", "serve",
+                                     "make-dataset", "train"])
 def test_help_says_what_the_command_does_with_an_example(capsys: pytest.CaptureFixture[str], command: str) -> None:
     with pytest.raises(SystemExit) as caught:
         build_parser().parse_args([command, "--help"])

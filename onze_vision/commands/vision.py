@@ -28,13 +28,17 @@ def register(subparsers: Any) -> None:
     detect = subparsers.add_parser(
         "detect",
         help="read the cards in one or more photos",
-        description="Read the cards in photos (JPEG, PNG or WebP). One line per card, or JSON. "
-                    "A card read unsure also names its next most likely code (JSON: \"alternative\"), "
-                    "and a card read faintly is marked to check (JSON: \"check\": true): "
-                    "check it against the photo. Cards possibly missed (read under the operating point) "
-                    "are listed apart (JSON: \"maybe\") and never counted.",
-        epilog="With several photos, --annotate OUT.png writes OUT-<photo name>.png for each "
+        description="Read the cards in photos (JPEG, PNG or WebP). One line per card, or JSON.\n"
+                    "A card read unsure also names its next most likely code (JSON: \"alternative\"),\n"
+                    "and a card read faintly is marked to check (JSON: \"check\": true): check it\n"
+                    "against the photo. Cards possibly missed (read under the operating point) are\n"
+                    "listed apart (JSON: \"maybe\") and never counted.",
+        epilog="examples:\n"
+               "  onze-vision detect hand.jpg\n"
+               "  onze-vision detect hand.jpg --json --annotate seen.png\n\n"
+               "With several photos, --annotate OUT.png writes OUT-<photo name>.png for each\n"
                "(OUT-<photo name>-2.png when two photos share a name).",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     detect.add_argument("photos", nargs="+", metavar="PHOTO", help="photo file(s)")
     detect.add_argument("--json", action="store_true",
@@ -49,6 +53,10 @@ def register(subparsers: Any) -> None:
         "evaluate",
         help="measure the detector on real photos, synthetic held-out decks and speed",
         description="Write a report (Markdown, JSON, PNG plots) and print a summary against the bars.",
+        epilog="examples:\n"
+               "  onze-vision evaluate                                # everything, about 5 minutes\n"
+               "  onze-vision evaluate --speed-photos 0 --limit 50    # a quick look at accuracy",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     evaluate.add_argument("--report-dir", type=Path, default=Path("reports"), metavar="DIR",
                           help="where to write the report (default: reports/)")

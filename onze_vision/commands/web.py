@@ -17,6 +17,10 @@ def register(subparsers: Any) -> None:
         "serve",
         help="run the score sheet web app",
         description="Run the score sheet web app (games, photo scoring, go-down checks).",
+        epilog="examples:\n"
+               "  onze-vision serve                                   # http://127.0.0.1:5000\n"
+               "  onze-vision serve --host 0.0.0.0 --port 8000        # phones on the home Wi-Fi",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--host", default="127.0.0.1",
                         help="address to listen on (0.0.0.0 lets phones on the same network in; default 127.0.0.1)")
