@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import socket
@@ -197,3 +198,20 @@ def test_wal_mode_is_on(client: Any, app: Any) -> None:
     db = sqlite3.connect(app.config["DATABASE"])
     assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     db.close()
+
+
+def test_photos_no_score_uses_are_forgotten_after_a_week(client: Any, api: Any, token: str, app: Any,
+                                                          game_id: int, jpeg_bytes: bytes) -> None:
+    def upload() -> int:
+        return client.post("/api/photos", data={"game_id": str(game_id), "photo": (io.BytesIO(jpeg_bytes), "h.jpg")},
+                           headers={"X-CSRF-Token": token}).get_json()["id"]
+
+    used, retaken = upload(), upload()
+    api.post(f"/api/games/{game_id}/hands/1/scores/2", {"cards": ["QH", "7S", "JK"], "photo_id": used})
+    with app.app_context():
+        from webapp.db import get_db
+        get_db().execute("UPDATE photo SET created = datetime('now', '-8 days')")
+    fresh = upload()   # each upload forgets the old unused ones
+    assert client.get(f"/api/photos/{retaken}").status_code == 404
+    assert client.get(f"/api/photos/{used}").status_code == 200
+    assert client.get(f"/api/photos/{fresh}").status_code == 200

@@ -561,7 +561,21 @@ def store_photo(data: bytes | None, game_id: int | None = None) -> dict[str, Any
     with transaction() as db:
         cur = db.execute("INSERT INTO photo (game_id, mime, data, reading) VALUES (?, ?, ?, ?)",
                          (game_id, sniff_mime(data or b""), data, json.dumps(reading)))
+        forget_unused_photos(db)
     return {"id": int(cur.lastrowid), "game_id": game_id, **reading}
+
+
+# A photo no saved score uses (read and then retaken, or never saved) is kept this long,
+# so a page left open still shows it; then its megabytes go.
+UNUSED_PHOTO_DAYS = 7
+
+
+def forget_unused_photos(db: sqlite3.Connection, days: int = UNUSED_PHOTO_DAYS) -> int:
+    """Delete photos older than ``days`` that no score refers to; return how many."""
+    cur = db.execute(
+        "DELETE FROM photo WHERE created < datetime('now', ?)"
+        " AND id NOT IN (SELECT photo_id FROM score WHERE photo_id IS NOT NULL)", (f"-{days} days",))
+    return cur.rowcount
 
 
 def get_photo(photo_id: int, *, with_data: bool = False) -> dict[str, Any]:
