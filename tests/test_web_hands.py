@@ -158,7 +158,9 @@ def test_marking_a_player_out_sets_their_saved_score_aside_and_undoing_brings_it
     hand = _game(client, game_id)["hands"][1]
     assert hand["scores"][1]["points"] == 0 and hand["totals"][1] == 0
     assert hand["scores"][1]["set_aside"]["cards"] == ["QH", "10S"]
-    client.post(f"/games/{game_id}/hands/2", data={"csrf_token": token, "out": ""})
+    page = client.post(f"/games/{game_id}/hands/2", data={"csrf_token": token, "out": ""},
+                       follow_redirects=True).get_data(as_text=True)
+    assert "Bo is no longer marked as out: their saved score (20) counts again." in page
     assert _score(client, game_id, 2, 2)["cards"] == ["QH", "10S"]
     assert _game(client, game_id)["hands"][1]["totals"][1] == 20
 
@@ -188,7 +190,9 @@ def test_a_refused_typed_score_keeps_the_number_and_names_the_player(client: Any
     page = response.get_data(as_text=True)
     assert response.status_code == 400
     assert "Cy&#39;s score 2400 is more than any hand 1" in page
-    assert 'aria-label="Points for Cy" value="2400"' in page
+    assert 'aria-label="Points for Cy" value="2400" aria-invalid="true" autofocus' in page
+    # Drawn at the player's address, the hand form still posts to the hand.
+    assert f'id="hand-form" action="/games/{game_id}/hands/1"' in page
 
 
 @pytest.mark.parametrize("cards", ["", "  "])
@@ -347,15 +351,26 @@ def test_a_faint_card_without_an_alternative_is_dashed_and_listed_to_check(
     assert [c.get("check") for c in client.get("/api/photos/1").get_json()["cards"]] == [None, None, True]
 
 
-def test_a_failed_second_photo_keeps_the_first_reading(client: Any, token: str, game_id: int,
-                                                       jpeg_bytes: bytes) -> None:
+def test_a_failed_second_photo_keeps_the_first_photo_and_the_list_as_it_stood(
+        client: Any, token: str, game_id: int, jpeg_bytes: bytes) -> None:
     url = f"/games/{game_id}/hands/1/players/2/photo"
     client.post(url, data={"csrf_token": token, "photo": (io.BytesIO(jpeg_bytes), "hand.jpg")})
-    response = client.post(url, data={"csrf_token": token, "current_photo": "1",
+    # The player took the Joker out and added 5C, then chose a file that is not a photo.
+    response = client.post(url, data={"csrf_token": token, "current_photo": "1", "cards_text": "QH 7S 5C",
                                       "photo": (io.BytesIO(b"GIF89a...."), "hand.gif")})
-    assert response.headers["Location"].endswith("/players/2?photo=1")
-    page = client.get(response.headers["Location"]).get_data(as_text=True)
-    assert "a GIF image" in page and 'value="QH 7S JK"' in page and "<rect " in page
+    page = response.get_data(as_text=True)
+    assert response.status_code == 400
+    assert "a GIF image" in page and 'value="QH 7S 5C"' in page and "<rect " in page
+
+
+def test_a_failed_photo_on_a_saved_score_keeps_the_saved_list(client: Any, token: str, game_id: int,
+                                                              jpeg_bytes: bytes) -> None:
+    url = f"/games/{game_id}/hands/1/players/2"
+    client.post(url + "/photo", data={"csrf_token": token, "photo": (io.BytesIO(jpeg_bytes), "hand.jpg")})
+    _save_cards(client, token, game_id, 1, 2, "QH 7S", photo_id="1")   # corrected: no Joker
+    page = client.post(url + "/photo", data={"csrf_token": token, "current_photo": "1",
+                                              "photo": (io.BytesIO(b"not a photo"), "x.txt")}).get_data(as_text=True)
+    assert 'value="QH 7S"' in page and 'value="QH 7S JK"' not in page
 
 
 def test_a_sure_reading_asks_for_no_check(client: Any, token: str, game_id: int, jpeg_bytes: bytes) -> None:

@@ -38,6 +38,11 @@ def hand(game_id: int, hand: int) -> Any:
                                                 "splash": bool(request.form.get("splash")),
                                                 "note": request.form.get("note", "")}, status=400)
         flash(f"Hand {hand} saved.", "ok")
+        was_out = before["out"]
+        if was_out is not None and after["out"] != was_out and after["scores"][was_out - 1] is not None:
+            name = game["players"][was_out - 1]["name"]
+            flash(f"{name} is no longer marked as out: their saved score "
+                  f"({after['scores'][was_out - 1]['points']}) counts again.", "ok")
         out = after["out"]
         if out is not None and out != before["out"] and after["scores"][out - 1]["set_aside"]:
             name = game["players"][out - 1]["name"]
@@ -127,7 +132,7 @@ def _player_page(game: dict[str, Any], hand: int, seat: int, *, cards_text: str 
 @bp.route("/games/<int:game_id>/hands/<int:hand>/players/<int:seat>/photo", methods=("POST",))
 def player_photo(game_id: int, hand: int, seat: int) -> Any:
     """Upload a photo of the cards left: read the cards, keep the photo, show it boxed."""
-    _load(game_id, hand, seat)
+    game = _load(game_id, hand, seat)
     upload = request.files.get("photo")
     try:
         if upload is None or not upload.filename:
@@ -136,10 +141,12 @@ def player_photo(game_id: int, hand: int, seat: int) -> Any:
     except (ValueError, model.DetectorUnavailableError) as error:
         message = str(error)
         flash(message[:1].upper() + message[1:], "error")
-        # A failed second photo keeps the first one's reading on the page.
+        # A failed photo changes nothing: the page comes back with the photo it showed and
+        # the card list as the player had it (sent along by the page's script).
         current = request.form.get("current_photo", "")
-        keep = {"photo": int(current)} if current.isascii() and current.isdigit() else {}
-        return redirect(url_for("hands.player", game_id=game_id, hand=hand, seat=seat, **keep))
+        return _player_page(game, hand, seat, cards_text=request.form.get("cards_text"),
+                            photo_id=int(current) if current.isascii() and current.isdigit() else None,
+                            status=400)
     found = len(photo["cards"])
     if found:
         flash(f"Read {found} card{'s' if found != 1 else ''}: check {'them' if found != 1 else 'it'} "
@@ -156,9 +163,9 @@ def player_photo(game_id: int, hand: int, seat: int) -> Any:
 @bp.route("/games/<int:game_id>/hands/<int:hand>/players/<int:seat>/delete", methods=("POST",))
 def delete_score(game_id: int, hand: int, seat: int) -> Any:
     """Clear a player's score for a hand."""
-    _load(game_id, hand, seat)
+    game = _load(game_id, hand, seat)
     model.delete_score(game_id, hand, seat)
-    flash("Score cleared.", "ok")
+    flash(f"Cleared {game['players'][seat - 1]['name']}'s score for hand {hand}.", "ok")
     return redirect(_hand_url(game_id, hand))
 
 

@@ -60,9 +60,11 @@ def game(game_id: int) -> str:
     return render_template("sheet.html", game=game, note_text=game["note"])
 
 
-@bp.route("/games/<int:game_id>/note", methods=("POST",))
+@bp.route("/games/<int:game_id>/note", methods=("GET", "POST"))
 def game_note(game_id: int) -> Any:
     """Save the game's note; a refused note comes back in the box as it was typed."""
+    if request.method == "GET":   # a reload of a refused note's page
+        return redirect(url_for("sheet.game", game_id=game_id) + "#notes")
     try:
         model.set_game_note(game_id, request.form.get("note", ""))
     except ValueError as error:

@@ -24,6 +24,12 @@ window.onze = (function () {
 document.documentElement.classList.add("js");
 
 document.addEventListener("DOMContentLoaded", function () {
+  // A refused form's message is read out and seen: focus the field it is about, else the message.
+  if (!document.querySelector("[autofocus]")) {
+    const problem = document.querySelector(".flash-error");
+    if (problem) { problem.setAttribute("tabindex", "-1"); problem.focus(); }
+  }
+
   // Times are kept in UTC; show them in the reader's own time zone.
   document.querySelectorAll("time.utc").forEach(function (element) {
     const date = new Date(element.getAttribute("datetime"));
@@ -84,7 +90,12 @@ document.addEventListener("DOMContentLoaded", function () {
       }
       if (error) error.hidden = true;
       if (input.files && input.files.length) {
+        // Send the card list as it stands: a photo that fails to read must not lose it.
+        const list = document.querySelector("#score-form [name=cards]");
+        const keep = form.querySelector("[name=cards_text]");
+        if (list && keep) keep.value = list.value;
         form.classList.add("busy");
+        form.setAttribute("aria-busy", "true");
         form.submit();
       }
     });
