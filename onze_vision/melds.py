@@ -735,10 +735,27 @@ def explain(variant: Variant | str, hand: int, cards: Sequence[Card], *, use_all
             rest = f" Left over: {format_cards(leftover)}." if leftover else ""
             return (
                 f"{head}{size_note}; found {sub}: {_melds_text(melds)}; missing "
-                f"{_missing(contract, sub)}.{rest}"
+                f"{_missing(contract, sub)}.{rest}{_wrap_hint(cards, contract, v)}"
             )
     kinds = " or ".join(dict.fromkeys(contract.melds))
-    return f"{head}{size_note}; no {kinds} can be made from {format_cards(cards)}."
+    return f"{head}{size_note}; no {kinds} can be made from {format_cards(cards)}.{_wrap_hint(cards, contract, v)}"
+
+
+_KING, _ACE, _TWO = 13, 1, 2
+
+
+def _wrap_hint(cards: Sequence[Card], contract: Contract, variant: Variant) -> str:
+    """A sentence for a run that would need to wrap round the Ace (K-A-2), a common
+    mistake no variant allows; "" when the cards hold none."""
+    if "run" not in contract.melds:
+        return ""
+    naturals = [c for c in cards if not variant.is_wild(c)]
+    groups = ([[c for c in naturals if c.suit == suit] for suit in "CDHS"] if variant.runs_same_suit
+              else [naturals])
+    for group in groups:
+        if {_KING, _ACE, _TWO} <= {c.rank for c in group}:
+            return " Runs never wrap round the Ace: K-A-2 is not a run."
+    return ""
 
 
 # ---------------------------------------------------------------------------

@@ -155,6 +155,8 @@ def test_each_hand_contract_is_recognised(variant: str, hand: int) -> None:
         pytest.param("onze", 7, "3H 4H 5H 6H 8S 9S", ["(6 cards; the contract needs at least 12)"], id="too few cards"),
         pytest.param("onze", 7, "3H 4H 5H 6H 8S 9S 10S JS", ["found two runs: 3H 4H 5H 6H, 8S 9S 10S JS; missing one run."], id="two of three runs, nothing left over"),
         pytest.param("llenroc", 1, "2C 5D 9H KS QS AD", ["no set can be made from 2C 5D 9H KS QS AD"], id="nothing at all"),
+        pytest.param("llenroc", 2, "KS AS 2S 3S 7H 7D 7C", ["missing one run", "Runs never wrap round the Ace: K-A-2 is not a run."], id="a run round the Ace"),
+        pytest.param("once", 3, "QS KH AC 2C 3H 4H 5H 6H", ["Runs never wrap round the Ace"], id="round the Ace in mixed suits"),
     ],
 )
 def test_reasons_a_player_understands(variant: str, hand: int, cards: str, words: list[str]) -> None:
@@ -163,6 +165,16 @@ def test_reasons_a_player_understands(variant: str, hand: int, cards: str, words
     assert result.leftover == parse_cards(cards)
     for word in words:
         assert word in result.reason, result.reason  # type: ignore[operator]
+
+
+@pytest.mark.parametrize(("variant", "hand", "cards"), [
+    pytest.param("llenroc", 1, "KS AS 2S 9C 9D 5H", id="sets only: no run to wrap"),
+    pytest.param("llenroc", 2, "KS AH 2S 3S 7H 7D 7C", id="K-A-2 not of one suit where runs are"),
+    pytest.param("onze", 2, "KD AD 2D 3S 7H 7S 7C", id="the red Ace is wild in onze, not a natural Ace"),
+])
+def test_no_wrap_hint_where_no_run_could_wrap(variant: str, hand: int, cards: str) -> None:
+    result = check_down(variant, hand, cards)
+    assert not result.valid and "wrap" not in result.reason  # type: ignore[operator]
 
 
 def test_what_each_wild_stands_for() -> None:

@@ -77,7 +77,8 @@ def _read_cards(args: argparse.Namespace) -> list[str]:
     # One argument may hold several codes: "QH,10S" or "QH 10S" (quoted).
     codes = [code for arg in args.cards for code in re.split(r"[\s,;]+", arg) if code]
     if not codes:
-        raise ValueError("no cards given: list CARD codes (e.g. QH 10S JK) or use --photo PHOTO")
+        raise ValueError("no cards given: list CARD codes (e.g. QH 10S JK) or use --photo PHOTO "
+                         "(the player who went out scores 0)")
     return codes
 
 
