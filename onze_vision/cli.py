@@ -22,12 +22,22 @@ COMMAND_MODULES: tuple[str, ...] = (
 )
 
 
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("onze-vision")
+    except PackageNotFoundError:   # run from a checkout that was never installed
+        return "(not installed)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Return the parser with every area's subcommands registered."""
     parser = argparse.ArgumentParser(
         prog="onze-vision",
         description="Score Onze rummy hands from a photo of the cards.",
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     subparsers.required = True
     for module_name in COMMAND_MODULES:

@@ -47,6 +47,7 @@ import ast
 import json
 import math
 import os
+import sys
 import threading
 import time
 from collections.abc import Sequence
@@ -69,11 +70,29 @@ from onze_vision.indexcrop import (
     turn_back,
 )
 
-#: Where the shipped models live; ``ONZE_VISION_MODELS`` overrides it.
-DEFAULT_MODEL_DIR = Path(os.environ.get("ONZE_VISION_MODELS", Path(__file__).resolve().parent.parent / "models"))
 DETECTOR_FILE = "index_detector.onnx"
 CLASSIFIER_FILE = "index_classifier.onnx"
 CONFIG_FILE = "detector.json"
+
+
+#: The models folder of a checkout (a clone, or an editable install).
+CHECKOUT_MODEL_DIR = Path(__file__).resolve().parent.parent / "models"
+
+
+def default_model_dir(checkout: Path = CHECKOUT_MODEL_DIR, prefix: str = sys.prefix) -> Path:
+    """Where the shipped models are: ``$ONZE_VISION_MODELS``, else the checkout's ``models/``,
+    else where ``pip install .`` put them (``<prefix>/share/onze-vision/models``, see
+    ``pyproject.toml``)."""
+    if os.environ.get("ONZE_VISION_MODELS"):
+        return Path(os.environ["ONZE_VISION_MODELS"])
+    installed = Path(prefix) / "share" / "onze-vision" / "models"
+    if not (checkout / DETECTOR_FILE).exists() and (installed / DETECTOR_FILE).exists():
+        return installed
+    return checkout
+
+
+#: Where the shipped models live (see :func:`default_model_dir`).
+DEFAULT_MODEL_DIR = default_model_dir()
 #: The classifier's 54 outputs: the 53 card codes, then "none" (not an index).
 CLASS_NAMES: tuple[str, ...] = (*CARD_CODES, NONE_CLASS)
 

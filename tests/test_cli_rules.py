@@ -168,6 +168,9 @@ def fake_detector(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         return types.SimpleNamespace(cards=[_Detected(c) for c in ("7H", "7S", "JK", "9C", "9D", "9H")])
 
     module.detect_cards = detect_cards  # type: ignore[attr-defined]
+    # The real module's model errors, which the command tells apart from a bad photo.
+    module.ModelNotFoundError = type("ModelNotFoundError", (FileNotFoundError,), {})  # type: ignore[attr-defined]
+    module.InvalidModelError = type("InvalidModelError", (ValueError,), {})  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "onze_vision.detector", module)
     return seen
 
@@ -249,6 +252,12 @@ def test_help_says_what_the_command_does_with_an_example(capsys: pytest.CaptureF
     out = capsys.readouterr().out
     assert caught.value.code == 0
     assert "example" in out and f"onze-vision {command}" in out
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as caught:
+        build_parser().parse_args(["--version"])
+    assert caught.value.code == 0 and capsys.readouterr().out.startswith("onze-vision 0.")
 
 
 def test_the_installed_command_runs_as_a_module() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -215,6 +216,25 @@ def test_evaluate_writes_report_and_strict_fails_bars(fake_models: Path, tmp_pat
     assert main([*args, "--strict"]) == 1
 
 
+def test_evaluate_strict_does_not_pass_a_bar_it_could_not_measure(tmp_path: Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    models = tmp_path / "models"
+    models.mkdir()
+    make_fake_models(models, [[100, 100, 20, 30, 0.9]], 320, "10S")   # one card, on the labelled one
+    real = tmp_path / "real"
+    real.mkdir()
+    cv2.imwrite(str(real / "p.jpg"), np.full((320, 320, 3), 90, np.uint8))
+    (real / "manifest.json").write_text(json.dumps([
+        {"image": "p.jpg", "width": 320, "height": 320, "cards": [{"rank": "10", "box": [60, 60, 160, 200]}]}]))
+    args = ["evaluate", "--models", str(models), "--realphotos", str(real),
+            "--synthetic-val", str(tmp_path / "none"), "--synthetic-product", str(tmp_path / "none"),
+            "--synthetic-far", str(tmp_path / "none"), "--speed-photos", "0", "--no-ultralytics",
+            "--report-dir", str(tmp_path / "report")]
+    assert main(args) == 0
+    assert "not measured, so not judged: synthetic mAP50" in capsys.readouterr().err
+    assert main([*args, "--strict"]) == 1
+
+
 @pytest.mark.parametrize(("photo_side", "index_side", "label_height_at_most"), [
     (4000, 60, 40),    # a far shot: labels the size of the cards, not of the 4000-px photo
     (4000, 400, 120),  # a close-up of the same photo size: larger labels
@@ -232,3 +252,13 @@ def test_annotation_labels_are_sized_to_the_cards(photo_side: int, index_side: i
     # The label's filled band sits right above the box; measure its height.
     rows = np.flatnonzero((drawn[:centre, centre + 2] > 0).any(axis=1))
     assert 0 < centre - rows.min() <= label_height_at_most
+
+
+def test_score_from_a_photo_without_the_models_blames_the_install_not_the_photo(photos: list[Path],
+                                                                                 tmp_path: Path) -> None:
+    env = {**os.environ, "ONZE_VISION_MODELS": str(tmp_path / "no-models")}
+    done = subprocess.run([sys.executable, "-m", "onze_vision", "score", "--variant", "once", "--photo",
+                           str(photos[0])], capture_output=True, text=True, env=env)
+    assert done.returncode == 2 and done.stdout == ""
+    assert "cannot read photos here: model file(s) missing" in done.stderr
+    assert "cannot read photo '" not in done.stderr

@@ -816,3 +816,26 @@ def test_shipped_detector_offers_alternatives_for_unsure_cards() -> None:
     # Chosen on held-out scenes (models/README.md): under 0.9 with a runner-up of 0.1 or more.
     assert (config.unsure_below, config.alternative_min) == (0.9, 0.1)
     assert (config.maybe_conf, config.maybe_prob) == (0.3, 0.2)
+
+
+# ------------------------------------------ where the shipped models are found
+
+@pytest.mark.parametrize(("in_checkout", "installed", "found"), [
+    (True, True, "checkout"),     # a clone or an editable install reads its own models/
+    (False, True, "installed"),   # pip install . put them under <prefix>/share/onze-vision/models
+    (False, False, "checkout"),   # neither: the error will name the checkout's folder
+])
+def test_the_models_are_found_in_a_checkout_or_where_pip_installed_them(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, in_checkout: bool, installed: bool, found: str) -> None:
+    from onze_vision.detector import DETECTOR_FILE, default_model_dir
+
+    monkeypatch.delenv("ONZE_VISION_MODELS", raising=False)
+    checkout = tmp_path / "repo" / "models"
+    share = tmp_path / "prefix" / "share" / "onze-vision" / "models"
+    for folder, present in ((checkout, in_checkout), (share, installed)):
+        folder.mkdir(parents=True)
+        if present:
+            (folder / DETECTOR_FILE).write_bytes(b"onnx")
+    assert default_model_dir(checkout, str(tmp_path / "prefix")) == {"checkout": checkout, "installed": share}[found]
+    monkeypatch.setenv("ONZE_VISION_MODELS", str(tmp_path / "mine"))
+    assert default_model_dir(checkout, str(tmp_path / "prefix")) == tmp_path / "mine"

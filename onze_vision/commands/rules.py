@@ -60,12 +60,15 @@ def _read_cards(args: argparse.Namespace) -> list[str]:
             raise ValueError(f"photo not found: {args.photo!r}")
         # Lazy: the detector pulls in OpenCV and ONNX Runtime, which scoring codes never needs.
         try:
-            from onze_vision.detector import detect_cards
+            from onze_vision.detector import InvalidModelError, ModelNotFoundError, detect_cards
         except ImportError as error:
             raise ValueError(f"cannot read photos here: {error}") from error
 
         try:
             reading = detect_cards(args.photo)
+        except (ModelNotFoundError, InvalidModelError) as error:
+            # The install is at fault, not the photo: say so before the file errors below.
+            raise ValueError(f"cannot read photos here: {error}") from error
         except (FileNotFoundError, IsADirectoryError, PermissionError) as error:
             raise ValueError(f"cannot read photo {args.photo!r}: {error.strerror or error}") from error
         _note_what_to_check(args.photo, reading)
