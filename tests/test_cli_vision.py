@@ -195,13 +195,19 @@ def test_detect_real_photo_with_shipped_models_in_a_process() -> None:
     assert out[0]["image"] == str(photo) and isinstance(out[0]["cards"], list)
 
 
-def test_evaluate_writes_report_and_strict_fails_bars(fake_models: Path, tmp_path: Path,
-                                                      capsys: pytest.CaptureFixture[str]) -> None:
+def _one_real_photo(tmp_path: Path) -> Path:
+    """A real-photo set of one grey photo with one labelled 10, where the fake detector reads."""
     real = tmp_path / "real"
     real.mkdir()
     cv2.imwrite(str(real / "p.jpg"), np.full((320, 320, 3), 90, np.uint8))
     (real / "manifest.json").write_text(json.dumps([
         {"image": "p.jpg", "width": 320, "height": 320, "cards": [{"rank": "10", "box": [60, 60, 160, 200]}]}]))
+    return real
+
+
+def test_evaluate_writes_report_and_strict_fails_bars(fake_models: Path, tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    real = _one_real_photo(tmp_path)
     args = ["evaluate", "--models", str(fake_models), "--realphotos", str(real),
             "--synthetic-val", str(tmp_path / "no-such-set"), "--synthetic-product", str(tmp_path / "no-such-960"),
             "--synthetic-far", str(tmp_path / "no-such-far"), "--speed-photos", "1", "--no-ultralytics",
@@ -221,11 +227,7 @@ def test_evaluate_strict_does_not_pass_a_bar_it_could_not_measure(tmp_path: Path
     models = tmp_path / "models"
     models.mkdir()
     make_fake_models(models, [[100, 100, 20, 30, 0.9]], 320, "10S")   # one card, on the labelled one
-    real = tmp_path / "real"
-    real.mkdir()
-    cv2.imwrite(str(real / "p.jpg"), np.full((320, 320, 3), 90, np.uint8))
-    (real / "manifest.json").write_text(json.dumps([
-        {"image": "p.jpg", "width": 320, "height": 320, "cards": [{"rank": "10", "box": [60, 60, 160, 200]}]}]))
+    real = _one_real_photo(tmp_path)
     args = ["evaluate", "--models", str(models), "--realphotos", str(real),
             "--synthetic-val", str(tmp_path / "none"), "--synthetic-product", str(tmp_path / "none"),
             "--synthetic-far", str(tmp_path / "none"), "--speed-photos", "0", "--no-ultralytics",
