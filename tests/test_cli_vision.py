@@ -195,23 +195,23 @@ def test_detect_real_photo_with_shipped_models_in_a_process() -> None:
     assert out[0]["image"] == str(photo) and isinstance(out[0]["cards"], list)
 
 
-def _one_real_photo(tmp_path: Path) -> Path:
-    """A real-photo set of one grey photo with one labelled 10, where the fake detector reads."""
+def _evaluate_args(models: Path, tmp_path: Path, speed_photos: int) -> list[str]:
+    """``evaluate`` on a real-photo set of one grey photo with one labelled 10 (where the fake
+    detector reads) and no synthetic sets (their folders do not exist)."""
     real = tmp_path / "real"
     real.mkdir()
     cv2.imwrite(str(real / "p.jpg"), np.full((320, 320, 3), 90, np.uint8))
     (real / "manifest.json").write_text(json.dumps([
         {"image": "p.jpg", "width": 320, "height": 320, "cards": [{"rank": "10", "box": [60, 60, 160, 200]}]}]))
-    return real
+    return ["evaluate", "--models", str(models), "--realphotos", str(real),
+            "--synthetic-val", str(tmp_path / "no-such-set"), "--synthetic-product", str(tmp_path / "no-such-960"),
+            "--synthetic-far", str(tmp_path / "no-such-far"), "--speed-photos", str(speed_photos),
+            "--no-ultralytics", "--report-dir", str(tmp_path / "report")]
 
 
 def test_evaluate_writes_report_and_strict_fails_bars(fake_models: Path, tmp_path: Path,
                                                       capsys: pytest.CaptureFixture[str]) -> None:
-    real = _one_real_photo(tmp_path)
-    args = ["evaluate", "--models", str(fake_models), "--realphotos", str(real),
-            "--synthetic-val", str(tmp_path / "no-such-set"), "--synthetic-product", str(tmp_path / "no-such-960"),
-            "--synthetic-far", str(tmp_path / "no-such-far"), "--speed-photos", "1", "--no-ultralytics",
-            "--report-dir", str(tmp_path / "report")]
+    args = _evaluate_args(fake_models, tmp_path, speed_photos=1)
     assert main(args) == 0
     captured = capsys.readouterr()
     assert "real-photo rank recall" in captured.out and "1.000" in captured.out
@@ -227,11 +227,7 @@ def test_evaluate_strict_does_not_pass_a_bar_it_could_not_measure(tmp_path: Path
     models = tmp_path / "models"
     models.mkdir()
     make_fake_models(models, [[100, 100, 20, 30, 0.9]], 320, "10S")   # one card, on the labelled one
-    real = _one_real_photo(tmp_path)
-    args = ["evaluate", "--models", str(models), "--realphotos", str(real),
-            "--synthetic-val", str(tmp_path / "none"), "--synthetic-product", str(tmp_path / "none"),
-            "--synthetic-far", str(tmp_path / "none"), "--speed-photos", "0", "--no-ultralytics",
-            "--report-dir", str(tmp_path / "report")]
+    args = _evaluate_args(models, tmp_path, speed_photos=0)
     assert main(args) == 0
     assert "not measured, so not judged: synthetic mAP50" in capsys.readouterr().err
     assert main([*args, "--strict"]) == 1
