@@ -475,7 +475,7 @@ VARIANTS: dict[str, Variant] = {
         ),
         Variant(
             name="ons",
-            title="ons",
+            title="Ons (a variation on gin rummy)",
             source="004",
             min_players=2,  # chosen
             max_players=8,  # chosen

@@ -27,6 +27,19 @@ def test_home_and_new_game_pages_render(client: Any) -> None:
         assert b'value="' + name + b'"' in page.data
 
 
+@pytest.mark.parametrize(("variant", "summary"), [
+    ("llenroc", "the Caldwell family rules · 2-8 players · wild: Jokers · runs: one suit, Ace low or high · "
+                "a splash doubles"),
+    ("once", "Don Williamson&#39;s rules · 2-6 players · wild: Jokers and red Aces · runs: any suits, Ace low"),
+    ("ons", "a variation on gin rummy · 2-8 players · wild: red Aces · runs: one suit, Ace high"),
+])
+def test_the_new_game_page_says_each_variants_rules_in_a_line(client: Any, variant: str, summary: str) -> None:
+    page = client.get("/games/new").get_data(as_text=True)
+    assert f'value="{variant}" data-summary="{summary}"' in page
+    assert '<small class="meta" id="variant-summary">the Caldwell family rules · 2-8 players' in page   # chosen first
+    assert f'value="{variant}" data-summary' in page and ">Llenroc Onze</option>" in page
+
+
 def test_start_a_game_shows_the_sheet(client: Any, token: str) -> None:
     response = client.post("/games/new", data=_new_game_form(token))
     assert response.status_code == 302

@@ -57,9 +57,25 @@ def variant_info(variant: Any) -> dict[str, Any]:
         "min_players": max(MIN_PLAYERS, variant.min_players),
         "max_players": min(MAX_PLAYERS, variant.max_players),
         "has_splash": bool(variant.has_splash),
+        "summary": variant_summary(variant),
         "hands": [{"number": n, "contract": str(variant.contract(n)),
                    "cards_dealt": variant.cards_dealt(n)} for n in HANDS],
     }
+
+
+def variant_summary(variant: Any) -> str:
+    """One line a player can choose a variant by: players, wild cards, runs, Aces, splash."""
+    low, high = max(MIN_PLAYERS, variant.min_players), min(MAX_PLAYERS, variant.max_players)
+    wild = " and ".join(name for name, on in (("Jokers", variant.jokers_wild and variant.jokers_per_deck),
+                                               ("red Aces", variant.red_aces_wild)) if on) or "none"
+    ace = {(True, True): "low or high", (True, False): "low", (False, True): "high"}[(variant.ace_low, variant.ace_high)]
+    # The title's words in brackets ("the Caldwell family rules") lead: the list shows the name alone.
+    aside = variant.title.partition(" (")[2].rstrip(")")
+    parts = [*([aside] if aside else []), f"{low}-{high} players", f"wild: {wild}",
+             f"runs: {'one suit' if variant.runs_same_suit else 'any suits'}, Ace {ace}"]
+    if variant.has_splash:
+        parts.append("a splash doubles")
+    return " · ".join(parts)
 
 
 def is_doubled(variant: Any, hand: int, splash: bool) -> bool:

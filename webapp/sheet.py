@@ -39,10 +39,16 @@ def new_game() -> Any:
             game_id = model.create_game(form["variant"], names, dealer, form["note"])
         except ValueError as error:
             flash(str(error), "error")
-            return render_template("new_game.html", form=form, variants=model.all_variants()), 400
+            return _new_game_page(form), 400
         flash("Game started: deal the first hand.", "ok")
         return redirect(url_for("sheet.game", game_id=game_id))
-    return render_template("new_game.html", form=form, variants=model.all_variants())
+    return _new_game_page(form)
+
+
+def _new_game_page(form: dict[str, Any]) -> str:
+    variants = model.all_variants()
+    return render_template("new_game.html", form=form, variants=variants,
+                           summaries={v.name: model.variant_summary(v) for v in variants})
 
 
 def _slot(value: str) -> int:

@@ -116,5 +116,13 @@ document.addEventListener("DOMContentLoaded", function () {
     };
     slots.forEach(function (input) { input.addEventListener("input", refresh); });
     refresh();
+    // The chosen variant's rules in one line under the list (titles alone are long on a phone).
+    const variant = document.getElementById("variant");
+    const summary = document.getElementById("variant-summary");
+    if (variant && summary) {
+      variant.addEventListener("change", function () {
+        summary.textContent = variant.options[variant.selectedIndex].dataset.summary || "";
+      });
+    }
   }
 });
