@@ -134,11 +134,12 @@ class GoDown:
     leftover_points: int = 0
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready: valid, melds, leftover, reason."""
+        """JSON-ready: valid, melds, leftover, leftover_points, reason."""
         return {
             "valid": self.valid,
             "melds": [meld.to_dict() for meld in self.melds],
             "leftover": [card.code for card in self.leftover],
+            "leftover_points": self.leftover_points,
             "reason": self.reason,
         }
 

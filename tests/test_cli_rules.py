@@ -121,6 +121,7 @@ def test_check_down_json(capsys: pytest.CaptureFixture[str]) -> None:
             {"kind": "set", "cards": ["9H", "9D", "9C"], "wilds": {}},
         ],
         "leftover": [],
+        "leftover_points": 0,
         "reason": None,
     }
 

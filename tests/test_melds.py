@@ -192,8 +192,14 @@ def test_go_down_to_dict_has_the_documented_shape() -> None:
             {"kind": "set", "cards": ["9H", "9D", "9C"], "wilds": {}},
         ],
         "leftover": [],
+        "leftover_points": 0,
         "reason": None,
     }
+
+
+def test_a_whole_hand_says_the_points_left_over() -> None:
+    found = find_contract("llenroc", 1, "7S 7H JK 9D 9C 9S KH 2C").to_dict()
+    assert found["valid"] and found["leftover"] == ["KH", "2C"] and found["leftover_points"] == 12
 
 
 def test_a_high_ace_wild_stands_for_an_ace() -> None:

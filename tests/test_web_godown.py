@@ -33,11 +33,14 @@ def test_invalid_go_down_gives_the_reason(client: Any, token: str) -> None:
     page = _check(client, token, cards="7H 7S 9D 8D 8C 8S").get_data(as_text=True)
     assert "✘ Not valid" in page
     assert "missing one set" in page
+    # The reason says which cards fit; no "Left over" list contradicts it with all six.
+    assert "Left over: <span" not in page
 
 
 def test_whole_hand_mode_finds_the_contract(client: Any, token: str) -> None:
     page = _check(client, token, cards="7H 7S 7D 8D 8C 8S KH 2C", mode="hand").get_data(as_text=True)
     assert "✔ Valid" in page and "Left over" in page
+    assert '<strong class="leftover-points">12 points</strong>' in page
 
 
 def test_game_go_down_uses_the_games_variant(client: Any, token: str, game_id: int) -> None:
@@ -85,3 +88,23 @@ def test_photo_go_down_shows_the_cards_to_check(client: Any, token: str, detecto
     assert "✔ Valid" in page                                         # judged on the cards read
     assert 'data-from="8S" data-to="6S"' in page and 'data-card="QD"' in page
     assert 'value="7H 7S JK 8D 8C 8S"' in page                        # QD offered, not added
+
+
+def test_a_games_go_down_is_held_to_the_games_decks(client: Any, token: str, api: Any) -> None:
+    game = api.post("/api/games", {"variant": "llenroc", "players": ["A", "B", "C"]}).get_json()["id"]  # 2 decks
+    page = _check(client, token, url=f"/games/{game}/godown", cards="7H 7H 7H 10S 10D 10H").get_data(as_text=True)
+    assert "✔ Valid" not in page and "3 × 7H" in page
+    answer = client.post("/api/godown", json={"game_id": game, "hand": 1, "cards": ["7H", "7H", "7H", "10S", "10D", "10H"]})
+    assert answer.status_code == 400 and "3 × 7H" in answer.get_json()["error"]
+    # Without a game the checker does not know the decks, and takes the cards as laid.
+    assert "✔ Valid" in _check(client, token, cards="7H 7H 7H 10S 10D 10H").get_data(as_text=True)
+
+
+def test_a_photo_that_reads_no_card_keeps_the_typed_list(client: Any, token: str, detector: Any,
+                                                        jpeg_bytes: bytes) -> None:
+    detector.cards = []
+    response = _check(client, token, cards="7H 7S JK 8D 8C 8S", photo=(io.BytesIO(jpeg_bytes), "hand.jpg"))
+    page = response.get_data(as_text=True)
+    assert response.status_code == 400
+    assert "No card could be read in this photo: the list below is as it was" in page
+    assert 'value="7H 7S JK 8D 8C 8S"' in page

@@ -215,3 +215,52 @@ def test_photos_no_score_uses_are_forgotten_after_a_week(client: Any, api: Any, 
     assert client.get(f"/api/photos/{retaken}").status_code == 404
     assert client.get(f"/api/photos/{used}").status_code == 200
     assert client.get(f"/api/photos/{fresh}").status_code == 200
+
+
+def _another_phone_between_read_and_write(monkeypatch: pytest.MonkeyPatch, change: Any) -> None:
+    """Run ``change`` (another phone's save) right after the model's first read of the game:
+    the moment a save that trusted that read would write over it."""
+    from webapp import model
+
+    real_load = model.load_game
+    pending = [change]
+
+    def load_then_change(game_id: int) -> Any:
+        game = real_load(game_id)
+        if pending:
+            pending.pop()()
+        return game
+
+    monkeypatch.setattr(model, "load_game", load_then_change)
+
+
+def test_a_score_saved_while_the_splash_is_ticked_is_doubled(app: Any, api: Any, game_id: int,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    from webapp import model
+
+    with app.test_request_context():
+        model.save_hand(game_id, 2, out=1)
+        _another_phone_between_read_and_write(monkeypatch, lambda: model.save_hand(game_id, 2, splash=True))
+        game = model.save_score(game_id, 2, 3, cards="QH 7S")   # 17, doubled on the splash
+    assert game["hands"][1]["splash"] and game["hands"][1]["scores"][2]["points"] == 34
+
+
+def test_two_phones_changing_one_hand_keep_both_changes(app: Any, api: Any, game_id: int,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    from webapp import model
+
+    with app.test_request_context():
+        _another_phone_between_read_and_write(monkeypatch, lambda: model.save_hand(game_id, 3, note="Cy dealt"))
+        game = model.save_hand(game_id, 3, out=4)
+    assert game["hands"][2]["out"] == 4 and game["hands"][2]["note"] == "Cy dealt"
+
+
+def test_two_players_saving_at_once_cannot_hold_more_copies_than_the_decks(
+        app: Any, api: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    from webapp import model
+
+    game = api.post("/api/games", {"variant": "onze", "players": ["A", "B", "C"]}).get_json()["id"]   # 2 decks
+    with app.test_request_context():
+        _another_phone_between_read_and_write(monkeypatch, lambda: model.save_score(game, 1, 1, cards="7H 7H 2C"))
+        with pytest.raises(ValueError, match="3 × 7H"):
+            model.save_score(game, 1, 2, cards="7H 3C")

@@ -178,14 +178,17 @@ def godown() -> Response:
     "mode": "down" (every card used) or "hand" (find the contract in a whole hand)}."""
     data = _json()
     variant, hand = data.get("variant", ""), data.get("hand")
+    in_game: dict[str, int] = {}
     if data.get("game_id") is not None:
         g = model.load_game(_int(data["game_id"], "game_id"))
         variant = g["variant"]["name"]
+        in_game = {"players": len(g["players"]), "decks": g["decks"]}   # the game's decks bound the cards
         if hand is None:
             hand = g["current_hand"] or 7
     if hand is None:
         raise model.InputError("Say which hand (1-7) the go-down is for.")
-    return jsonify(model.check_go_down(variant, hand, data.get("cards"), whole_hand=data.get("mode") == "hand"))
+    return jsonify(model.check_go_down(variant, hand, data.get("cards"), whole_hand=data.get("mode") == "hand",
+                                       **in_game))
 
 
 @bp.post("/detect")

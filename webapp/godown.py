@@ -30,11 +30,16 @@ def check(game_id: int | None = None) -> Any:
             upload = request.files.get("photo")
             if upload is not None and upload.filename:
                 photo = model.store_photo(upload.read(), game_id)
+                if not photo["cards"]:
+                    # Keep what was typed: the photo replaces the list only with cards it read.
+                    raise model.InputError("No card could be read in this photo: the list below is "
+                                           "as it was; check it, or take a closer photo.")
                 form["cards"] = " ".join(c["card"] for c in photo["cards"])
             elif request.form.get("photo_id", "").isdigit():
                 photo = model.get_photo(int(request.form["photo_id"]))   # keep showing the photo
+            in_game = {"players": len(game["players"]), "decks": game["decks"]} if game else {}
             result = model.check_go_down(form["variant"], form["hand"], form["cards"],
-                                         whole_hand=form["mode"] == "hand")
+                                         whole_hand=form["mode"] == "hand", **in_game)
             form["cards"] = " ".join(result["cards"])   # as the engine spells them
         except (ValueError, model.DetectorUnavailableError) as exc:
             error = str(exc)

@@ -137,15 +137,17 @@ def score_cards(variant_name: str, cards: str | Sequence[str] | None, *, players
 
 
 def check_go_down(variant_name: str, hand: int | str, cards: str | Sequence[str] | None, *,
-                  whole_hand: bool = False) -> dict[str, Any]:
-    """Whether the cards make the hand's contract (``GoDown.to_dict()`` plus the contract)."""
+                  whole_hand: bool = False, players: int | None = None,
+                  decks: int | None = None) -> dict[str, Any]:
+    """Whether the cards make the hand's contract (``GoDown.to_dict()`` plus the contract);
+    ``players``/``decks`` (a game's) refuse cards its decks cannot hold."""
     variant = get_variant(variant_name)
     number = parse_hand_number(hand)
     codes = parse_card_list(cards)
     if not codes:
         raise InputError("No cards to check: type or photograph the cards laid down.")
     check = find_contract if whole_hand else check_down
-    result = check(variant, number, parse_cards(codes)).to_dict()
+    result = check(variant, number, parse_cards(codes), players=players, decks=decks).to_dict()
     result.update(variant=variant.name, hand=number, contract=str(variant.contract(number)),
                   cards=codes, mode="hand" if whole_hand else "down")
     return result
@@ -361,26 +363,16 @@ def save_score(game_id: int, hand: int, seat: int, *, cards: Any = None, points:
     game = load_game(game_id)
     check_hand_and_seat(game, hand, seat)
     variant = get_variant(game["variant"]["name"])
-    h = game["hands"][hand - 1]
     name = _player_name(game, seat)
+    players, decks = len(game["players"]), game["decks"]
     if (cards is None) == (points is None):
         raise InputError("Send either the cards left in the hand or the points, not both or neither.")
     card_codes: list[str] | None = None
     if cards is not None:
         card_codes = parse_card_list(cards)
-        if not card_codes and h["out"] != seat:
-            raise InputError(f"No cards for {name}: only the player who went out has none left. "
-                             f"Add the cards {name} holds, or mark {name} as out on the hand.")
         parsed = parse_cards(card_codes)
-        players, decks = len(game["players"]), game["decks"]
         check_possible(parsed, variant, players=players, decks=decks)
-        others = [c for i, s in enumerate(h["scores"]) if s and s["cards"] and i != seat - 1 for c in s["cards"]]
-        try:
-            check_possible(parse_cards(others + card_codes), variant, players=players, decks=decks)
-        except ImpossibleHandError as error:
-            raise ImpossibleHandError(f"With the other players' saved cards for hand {hand}: {error}") from None
         base = score_hand(parsed, variant, players=players, decks=decks, splash=False).points
-        final = score_hand(parsed, variant, players=players, decks=decks, splash=h["splash"], hand=hand).points
     else:
         try:
             base = parse_points(points)
@@ -390,11 +382,31 @@ def save_score(game_id: int, hand: int, seat: int, *, cards: Any = None, points:
         if base > limit:
             raise InputError(f"{name}'s score {base} is more than any hand {hand} can hold "
                              f"(at most {limit} before doubling): check the number.")
-        final = _typed_final(variant, base, h["doubled"])
-    if h["out"] == seat and base != 0:
-        raise InputError(f"{name} went out in hand {hand}, so their score is 0, not {base}.")
     photo = _photo_ref(photo_id, game_id)
     with transaction() as db:
+        # Who went out, the splash and the other players' cards are read inside the write
+        # transaction: one saved a moment ago by another phone must count here.
+        row = db.execute("SELECT out_seat, splash FROM hand WHERE game_id = ? AND number = ?",
+                         (game_id, hand)).fetchone()
+        out_seat = row["out_seat"] if row else None
+        splash = bool(row["splash"]) if row else False
+        if card_codes is not None and not card_codes and out_seat != seat:
+            raise InputError(f"No cards for {name}: only the player who went out has none left. "
+                             f"Add the cards {name} holds, or mark {name} as out on the hand.")
+        if out_seat == seat and base != 0:
+            raise InputError(f"{name} went out in hand {hand}, so their score is 0, not {base}.")
+        if card_codes is not None:
+            others = [code for other in db.execute(
+                "SELECT seat, cards FROM score WHERE game_id = ? AND hand = ? AND cards IS NOT NULL",
+                (game_id, hand)) if other["seat"] not in (seat, out_seat) for code in json.loads(other["cards"])]
+            try:
+                check_possible(parse_cards(others + card_codes), variant, players=players, decks=decks)
+            except ImpossibleHandError as error:
+                raise ImpossibleHandError(f"With the other players' saved cards for hand {hand}: {error}") from None
+            final = score_hand(parse_cards(card_codes), variant, players=players, decks=decks, splash=splash,
+                               hand=hand).points
+        else:
+            final = _typed_final(variant, base, is_doubled(variant, hand, splash))
         db.execute(
             "INSERT INTO score (game_id, hand, seat, base, points, cards, photo_id) VALUES (?, ?, ?, ?, ?, ?, ?)"
             " ON CONFLICT (game_id, hand, seat) DO UPDATE SET base = excluded.base, points = excluded.points,"
@@ -457,17 +469,23 @@ def save_hand(game_id: int, hand: int, *, out: Any = _UNSET, splash: Any = _UNSE
     game = load_game(game_id)
     check_hand_and_seat(game, hand)
     variant = get_variant(game["variant"]["name"])
-    h = game["hands"][hand - 1]
-    new_out = h["out"] if out is _UNSET else _out_seat(out, game)
-    new_splash = h["splash"] if splash is _UNSET else _flag(splash)
-    if new_splash and not variant.has_splash:
-        raise InputError(f"{variant.title} has no splash: only Llenroc doubles on a splash.")
-    if new_splash and new_out is None:
-        raise InputError("A splash needs the player who went out: mark who went out.")
-    new_note = h["note"] if note is _UNSET else _clean_text(note, "hand note", MAX_NOTE_LENGTH)
-    doubled = is_doubled(variant, hand, new_splash)
     players, decks = len(game["players"]), game["decks"]
+    asked_out = None if out is _UNSET else _out_seat(out, game)
+    asked_splash = None if splash is _UNSET else _flag(splash)
+    asked_note = None if note is _UNSET else _clean_text(note, "hand note", MAX_NOTE_LENGTH)
     with transaction() as db:
+        # What is not asked to change keeps its value as stored now, read inside the write
+        # transaction: a change saved a moment ago from another phone is not undone.
+        row = db.execute("SELECT out_seat, splash, note FROM hand WHERE game_id = ? AND number = ?",
+                         (game_id, hand)).fetchone()
+        new_out = (row["out_seat"] if row else None) if out is _UNSET else asked_out
+        new_splash = (bool(row["splash"]) if row else False) if asked_splash is None else asked_splash
+        new_note = (row["note"] if row else "") if asked_note is None else asked_note
+        if new_splash and not variant.has_splash:
+            raise InputError(f"{variant.title} has no splash: only Llenroc doubles on a splash.")
+        if new_splash and new_out is None:
+            raise InputError("A splash needs the player who went out: mark who went out.")
+        doubled = is_doubled(variant, hand, new_splash)
         db.execute(
             "INSERT INTO hand (game_id, number, out_seat, splash, note) VALUES (?, ?, ?, ?, ?)"
             " ON CONFLICT (game_id, number) DO UPDATE SET out_seat = excluded.out_seat,"
