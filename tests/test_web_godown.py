@@ -17,7 +17,7 @@ def test_form_renders_with_the_games_current_hand(client: Any, api: Any, game_id
     for seat in (2, 3, 4):
         api.post(f"/api/games/{game_id}/hands/1/scores/{seat}", {"points": 5})
     page = client.get(f"/games/{game_id}/godown").get_data(as_text=True)
-    assert '<option value="2" selected>2 (current)' in page
+    assert '<option value="2" selected>2: one set + one run (current)' in page   # llenroc's hand 2
 
 
 def test_valid_go_down_is_drawn_with_wilds(client: Any, token: str) -> None:

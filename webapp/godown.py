@@ -44,5 +44,8 @@ def check(game_id: int | None = None) -> Any:
         except (ValueError, model.DetectorUnavailableError) as exc:
             error = str(exc)
             status = 503 if isinstance(exc, model.DetectorUnavailableError) else 400
+    variants = model.all_variants()
+    # The hand list names each hand's contract (the same seven in every variant).
+    contracts = {n: str(variants[0].contract(n)) for n in range(1, 8)}
     return render_template("godown.html", game=game, form=form, result=result, error=error,
-                           photo=photo, variants=model.all_variants()), status
+                           photo=photo, variants=variants, contracts=contracts), status
