@@ -51,11 +51,12 @@ def all_variants() -> list[Any]:
 
 def variant_info(variant: Any) -> dict[str, Any]:
     """JSON-ready facts about a variant: names, player limits, the seven contracts."""
+    low, high = _player_range(variant)
     return {
         "name": variant.name,
         "title": variant.title,
-        "min_players": max(MIN_PLAYERS, variant.min_players),
-        "max_players": min(MAX_PLAYERS, variant.max_players),
+        "min_players": low,
+        "max_players": high,
         "has_splash": bool(variant.has_splash),
         "summary": variant_summary(variant),
         "hands": [{"number": n, "contract": str(variant.contract(n)),
@@ -63,9 +64,14 @@ def variant_info(variant: Any) -> dict[str, Any]:
     }
 
 
+def _player_range(variant: Any) -> tuple[int, int]:
+    """The variant's player limits within what the sheet holds (2-8)."""
+    return max(MIN_PLAYERS, variant.min_players), min(MAX_PLAYERS, variant.max_players)
+
+
 def variant_summary(variant: Any) -> str:
     """One line a player can choose a variant by: players, wild cards, runs, Aces, splash."""
-    low, high = max(MIN_PLAYERS, variant.min_players), min(MAX_PLAYERS, variant.max_players)
+    low, high = _player_range(variant)
     wild = " and ".join(name for name, on in (("Jokers", variant.jokers_wild and variant.jokers_per_deck),
                                                ("red Aces", variant.red_aces_wild)) if on) or "none"
     ace = {(True, True): "low or high", (True, False): "low", (False, True): "high"}[(variant.ace_low, variant.ace_high)]
@@ -233,9 +239,13 @@ def _dealer_seat(value: Any, players: list[str]) -> int:
 MAX_ROW_ID = 2**63 - 1
 
 
+def _row_by_id(sql: str, row_id: int) -> sqlite3.Row | None:
+    """The row ``sql`` (one ``?`` for the id) finds, or None; an id SQLite cannot hold finds none."""
+    return get_db().execute(sql, (row_id,)).fetchone() if 0 <= row_id <= MAX_ROW_ID else None
+
+
 def _game_row(game_id: int) -> sqlite3.Row:
-    row = None if not 0 <= game_id <= MAX_ROW_ID else \
-        get_db().execute("SELECT * FROM game WHERE id = ?", (game_id,)).fetchone()
+    row = _row_by_id("SELECT * FROM game WHERE id = ?", game_id)
     if row is None:
         abort(404, f"Game {game_id} doesn't exist.")
     return row
@@ -268,7 +278,7 @@ def load_game(game_id: int) -> dict[str, Any]:
             if player["seat"] == out_seat:
                 # Going out scores 0. A score saved before the mark is set aside, not
                 # overwritten, so undoing a mistaken mark brings it back.
-                aside = saved if saved is not None and _counts_as_score(saved) else None
+                aside = saved if s is not None and not _is_going_out_row(s) else None
                 scores.append({"points": 0, "base": 0, "cards": [], "photo_id": None,
                                "updated": saved["updated"] if saved else None, "set_aside": aside})
                 continue
@@ -312,9 +322,10 @@ def load_game(game_id: int) -> dict[str, Any]:
     }
 
 
-def _counts_as_score(saved: dict[str, Any]) -> bool:
-    """False for the empty 0 row that marking a player out wrote before scores were set aside."""
-    return not (saved["cards"] == [] and saved["base"] == 0)
+def _is_going_out_row(row: sqlite3.Row) -> bool:
+    """The empty 0 row that marking a player out wrote before scores were set aside (and that
+    saving no cards for the player who went out writes): no score to keep."""
+    return row["cards"] == "[]" and row["base"] == 0
 
 
 def list_games() -> list[dict[str, Any]]:
@@ -403,8 +414,7 @@ def save_score(game_id: int, hand: int, seat: int, *, cards: Any = None, points:
                 check_possible(parse_cards(others + card_codes), variant, players=players, decks=decks)
             except ImpossibleHandError as error:
                 raise ImpossibleHandError(f"With the other players' saved cards for hand {hand}: {error}") from None
-            final = score_hand(parse_cards(card_codes), variant, players=players, decks=decks, splash=splash,
-                               hand=hand).points
+            final = score_hand(parsed, variant, players=players, decks=decks, splash=splash, hand=hand).points
         else:
             final = _typed_final(variant, base, is_doubled(variant, hand, splash))
         db.execute(
@@ -429,8 +439,7 @@ def _photo_ref(photo_id: Any, game_id: int) -> int | None:
         photo = int(photo_id)
     except (TypeError, ValueError):
         raise InputError(f"Photo {photo_id!r} is not a photo number.") from None
-    row = None if not 0 <= photo <= MAX_ROW_ID else \
-        get_db().execute("SELECT game_id FROM photo WHERE id = ?", (photo,)).fetchone()
+    row = _row_by_id("SELECT game_id FROM photo WHERE id = ?", photo)
     if row is None or row["game_id"] not in (None, game_id):
         raise InputError(f"Photo {photo} doesn't exist in game {game_id}.")
     return photo
@@ -494,8 +503,7 @@ def save_hand(game_id: int, hand: int, *, out: Any = _UNSET, splash: Any = _UNSE
         # Re-read inside the transaction: another player's score may have just been saved.
         rows = db.execute("SELECT * FROM score WHERE game_id = ? AND hand = ?", (game_id, hand)).fetchall()
         for row in rows:
-            if row["cards"] == "[]" and row["base"] == 0:
-                # The empty 0 row older versions wrote for going out: nothing to keep.
+            if _is_going_out_row(row):
                 if row["seat"] != new_out:
                     db.execute("DELETE FROM score WHERE game_id = ? AND hand = ? AND seat = ?",
                                (game_id, hand, row["seat"]))
@@ -614,8 +622,7 @@ def forget_unused_photos(db: sqlite3.Connection, days: int = UNUSED_PHOTO_DAYS) 
 
 def get_photo(photo_id: int, *, with_data: bool = False) -> dict[str, Any]:
     """A stored photo's reading (and bytes); 404 if there is none."""
-    row = None if not 0 <= photo_id <= MAX_ROW_ID else \
-        get_db().execute("SELECT * FROM photo WHERE id = ?", (photo_id,)).fetchone()
+    row = _row_by_id("SELECT * FROM photo WHERE id = ?", photo_id)
     if row is None:
         abort(404, f"Photo {photo_id} doesn't exist.")
     photo = {"id": row["id"], "game_id": row["game_id"], "mime": row["mime"], **json.loads(row["reading"])}
