@@ -153,24 +153,23 @@ def load_image(src: ImageSource, max_side: int | None = None) -> LoadedImage:
 def _read_file(path: Path) -> bytes:
     try:
         info = path.stat()
-        if stat.S_ISDIR(info.st_mode):
-            raise ImageNotFoundError(f"'{path}' is a directory, not an image file")
-        if not stat.S_ISREG(info.st_mode):
-            # A pipe or a device would block or never end.
-            raise InvalidImageError(f"'{path}' is not a regular file (a pipe, socket or device)")
-        if info.st_size > MAX_FILE_BYTES:
-            raise FileTooLargeError(f"'{path}' is {info.st_size / 2**20:.0f} MiB; "
-                                    f"a photo file is at most {MAX_FILE_BYTES / 2**20:.0f} MiB")
-        with path.open("rb") as handle:
-            return handle.read(MAX_FILE_BYTES + 1)
     except FileNotFoundError:
         raise ImageNotFoundError(f"no such file: '{path}'") from None
-    except IsADirectoryError:
-        raise ImageNotFoundError(f"'{path}' is a directory, not an image file") from None
-    except ValueError as error:
-        if isinstance(error, InvalidImageError):
-            raise
+    except ValueError as error:   # a NUL byte in the path
         raise ImageNotFoundError(f"{os.fspath(path)!r} is not a usable path: {error}") from None
+    except OSError as error:
+        raise InvalidImageError(f"cannot read '{path}': {error.strerror or error}") from None
+    if stat.S_ISDIR(info.st_mode):
+        raise ImageNotFoundError(f"'{path}' is a directory, not an image file")
+    if not stat.S_ISREG(info.st_mode):
+        # A pipe or a device would block or never end.
+        raise InvalidImageError(f"'{path}' is not a regular file (a pipe, socket or device)")
+    if info.st_size > MAX_FILE_BYTES:
+        raise FileTooLargeError(f"'{path}' is {info.st_size / 2**20:.0f} MiB; "
+                                f"a photo file is at most {MAX_FILE_BYTES / 2**20:.0f} MiB")
+    try:
+        with path.open("rb") as handle:
+            return handle.read(MAX_FILE_BYTES + 1)
     except OSError as error:
         raise InvalidImageError(f"cannot read '{path}': {error.strerror or error}") from None
 

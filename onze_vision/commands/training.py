@@ -63,6 +63,10 @@ def remove_dataset_files(out: Path) -> None:
             path.unlink()
 
 
+# A card must fit whole in a scene with room around it.
+MIN_SCENE_PX = 64
+
+
 def _dataset_args_problem(args: argparse.Namespace) -> str | None:
     """What is wrong with make-dataset's options, quoting the value; None when they make sense."""
     import math
@@ -91,9 +95,6 @@ def _dataset_args_problem(args: argparse.Namespace) -> str | None:
         return f"--printed is a share of scenes from 0 to 1, not {args.printed:g}"
     return None
 
-
-# A card must fit whole in a scene with room around it.
-MIN_SCENE_PX = 64
 
 
 def _positive(kind: type):
