@@ -158,7 +158,7 @@ def test_annotation_paths_for_clashing_names() -> None:
         Path("out-x.png"), Path("out-x-2.png"), Path("out-y.png")]
 
 
-def test_bad_photos_exit_2_and_others_still_read(fake_models: Path, photos: list[Path], tmp_path: Path,
+def test_bad_photos_exit_2_are_named_in_the_json_and_others_still_read(fake_models: Path, photos: list[Path], tmp_path: Path,
                                                  capsys: pytest.CaptureFixture[str]) -> None:
     text = tmp_path / "notes.jpg"
     text.write_text("not a photo")
@@ -168,7 +168,14 @@ def test_bad_photos_exit_2_and_others_still_read(fake_models: Path, photos: list
                    str(empty), str(tmp_path / "missing.jpg")])
     captured = capsys.readouterr()
     assert status == 2
-    assert [entry["image"] for entry in json.loads(captured.out)] == [str(photos[0])]
+    entries = json.loads(captured.out)
+    # One entry per photo, in order: the failed ones carry their error instead of cards.
+    assert [entry["image"] for entry in entries] == [str(text), str(photos[0]), str(empty),
+                                                     str(tmp_path / "missing.jpg")]
+    assert [("cards" in entry, "error" in entry) for entry in entries] == [
+        (False, True), (True, False), (False, True), (False, True)]
+    assert "is not a JPEG, PNG or WebP image" in entries[0]["error"]
+    assert "is empty" in entries[2]["error"] and "no such file" in entries[3]["error"]
     assert "notes.jpg' is not a JPEG, PNG or WebP image" in captured.err
     assert "empty.jpg' is empty" in captured.err
     assert "no such file" in captured.err

@@ -42,7 +42,8 @@ def register(subparsers: Any) -> None:
     )
     detect.add_argument("photos", nargs="+", metavar="PHOTO", help="photo file(s)")
     detect.add_argument("--json", action="store_true",
-                        help='print [{"image", "cards": [{"card", "confidence", "box"}]}]')
+                        help='print [{"image", "cards": [{"card", "confidence", "box"}]}], one entry '
+                             'per photo, in order; a photo that could not be read gets {"image", "error"}')
     detect.add_argument("--annotate", metavar="OUT.png", type=Path,
                         help="write the photo with the card boxes and codes drawn on it")
     detect.add_argument("--models", metavar="DIR", type=Path, default=None,
@@ -193,6 +194,8 @@ def run_detect(args: argparse.Namespace) -> int:
         except InvalidImageError as error:
             _error("detect", str(error))
             status = 2
+            # Keep one entry per photo, in order, so a script reading the JSON sees which failed.
+            results.append({"image": photo, "error": str(error)})
             continue
         entry: dict[str, Any] = {"image": photo, "cards": [card.to_dict() for card in reading.cards]}
         if reading.maybe:
