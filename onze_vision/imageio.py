@@ -372,3 +372,27 @@ def _from_array(array: np.ndarray) -> LoadedImage:
             f"the limit is {MAX_PIXELS / 1e6:.0f} MP"
         )
     return LoadedImage(image, width, height, 1.0, "ARRAY", 1)
+
+
+#: A photo whose colour (max - min of its B, G, R) stays at or under this on all but
+#: 0.1 % of its pixels has no colour to read suits by: a black-and-white photo, a grey
+#: scan, a mono filter. JPEG's rounding leaves a few levels on a grey photo; the least
+#: colourful of the 363 real photos reaches 34 (``tests/test_imageio.py``).
+COLOURLESS_MAX_CHROMA = 12
+
+#: Pixels looked at to judge colour: a grid about this many on its short side (~1.5 ms).
+_COLOUR_SAMPLE = 192
+
+
+def is_colourless(image_bgr: np.ndarray) -> bool:
+    """True when the photo carries no colour, so red and black suits look alike in it.
+
+    Args:
+        image_bgr: The decoded photo, HxWx3 BGR.
+    """
+    height, width = image_bgr.shape[:2]
+    step = max(1, min(height, width) // _COLOUR_SAMPLE)
+    blue, green, red = cv2.split(np.ascontiguousarray(image_bgr[::step, ::step]))
+    chroma = cv2.subtract(cv2.max(cv2.max(blue, green), red), cv2.min(cv2.min(blue, green), red))
+    # "All but 0.1 %": noise and a stray coloured pixel are not colour to read suits by.
+    return bool(np.count_nonzero(chroma > COLOURLESS_MAX_CHROMA) <= 0.001 * chroma.size)

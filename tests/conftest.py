@@ -56,6 +56,7 @@ class FakeDetector:
         self.alternatives: dict[str, str] = {}  # code -> the alternative offered when read unsure
         self.maybe: list[str] = []  # cards "possibly missed"
         self.faint: set[str] = set()  # codes read too weakly to trust (``DetectedCard.check``)
+        self.colourless = False  # a photo without colour (``PhotoReading.colourless``)
         self.calls = 0
 
     def __call__(self, data: bytes) -> PhotoReading:
@@ -65,7 +66,7 @@ class FakeDetector:
                               alternative=self.alternatives.get(code), check=code in self.faint)
                  for i, code in enumerate(self.cards)]
         maybe = [DetectedCard(code, 0.3, (10.0 + 60 * i, 100.0, 60.0 + 60 * i, 180.0)) for i, code in enumerate(self.maybe)]
-        return PhotoReading(image.width, image.height, boxes, maybe=maybe)
+        return PhotoReading(image.width, image.height, boxes, maybe=maybe, colourless=self.colourless)
 
 
 @pytest.fixture

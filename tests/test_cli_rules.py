@@ -163,6 +163,10 @@ def fake_detector(monkeypatch: pytest.MonkeyPatch) -> list[str]:
             raise ValueError(f"not an image: {path}")
         if str(path).endswith("blank.jpg"):   # nothing read, one card possibly missed
             return types.SimpleNamespace(cards=[], maybe=[_Detected("QS")])
+        if str(path).endswith("grey.jpg"):    # no colour: every card offers its other colour
+            cards = [_Detected(c, a) for c, a in (("7S", "7H"), ("7S", "7H"), ("JK", None), ("9C", "9D"),
+                                                   ("9C", "9D"), ("9S", "9H"))]
+            return types.SimpleNamespace(cards=cards, maybe=[], colourless=True)
         if str(path).endswith("unsure.jpg"):  # a 9D read unsure (or 9H?), and a QS possibly missed
             cards = [_Detected(c) for c in ("7H", "7S", "JK", "9C", "9H")] + [_Detected("9D", "9H")]
             return types.SimpleNamespace(cards=cards, maybe=[_Detected("QS")])
@@ -180,6 +184,9 @@ def fake_detector(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     ("hand.jpg", []),  # every card read sure: nothing to check
     # A 9D read unsure (scored as read) and a QS possibly missed (not counted): said on stderr.
     ("unsure.jpg", ["read unsure, scored as read: 9D (or 9H?)", "possibly missed, not scored: QS"]),
+    # No colour: said first, then every suited card with its other colour.
+    ("grey.jpg", ["no colour in this photo: red and black suits look alike",
+                  "read unsure, scored as read: 7S (or 7H?), 7S (or 7H?), 9C (or 9D?), 9C (or 9D?), 9S (or 9H?)"]),
 ])
 def test_score_reads_the_cards_from_a_photo_and_says_which_to_check(
     capsys: pytest.CaptureFixture[str], fake_detector: list[str], tmp_path: Path, name: str, notes: list[str]

@@ -32,7 +32,8 @@ def photos(tmp_path: Path) -> list[Path]:
     paths = []
     for name, ext in (("first", ".jpg"), ("second", ".png")):
         path = tmp_path / f"{name}{ext}"
-        cv2.imwrite(str(path), np.full((320, 320, 3), 180, np.uint8))
+        # A green table: a colour photo (a grey one would have every suit offered in the other colour).
+        cv2.imwrite(str(path), np.full((320, 320, 3), (60, 140, 40), np.uint8))
         paths.append(path)
     return paths
 
@@ -85,6 +86,20 @@ def test_detect_marks_a_faint_card_to_check(tmp_path: Path, photos: list[Path],
     assert capsys.readouterr().out.splitlines()[2].endswith("unsure: read faintly, check it")
 
 
+def test_detect_says_a_photo_has_no_colour_and_offers_each_card_in_the_other(
+        fake_models: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    grey = tmp_path / "grey.jpg"
+    cv2.imwrite(str(grey), np.full((320, 320), 150, np.uint8))
+    assert main(["detect", "--models", str(fake_models), "--json", str(grey)]) == 0
+    entry = json.loads(capsys.readouterr().out)[0]
+    assert entry["colourless"] is True
+    assert [(c["card"], c["alternative"]) for c in entry["cards"]] == [("10S", "10H"), ("10S", "10H")]
+    assert main(["detect", "--models", str(fake_models), str(grey)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[1].startswith("  no colour in this photo: red and black suits look alike")
+    assert out[2].endswith("unsure: or 10H?")
+
+
 def test_detect_lists_cards_possibly_missed_apart(tmp_path: Path, photos: list[Path],
                                                  capsys: pytest.CaptureFixture[str]) -> None:
     make_fake_models(tmp_path, [[100, 100, 20, 30, 0.9], [220, 200, 20, 30, 0.4]], 320, "10S")
@@ -101,10 +116,10 @@ def test_detect_annotates_each_photo(fake_models: Path, photos: list[Path], tmp_
                                      capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "annotated.png"
     assert main(["detect", "--models", str(fake_models), "--annotate", str(out), *map(str, photos)]) == 0
-    for stem in ("first", "second"):
+    for photo, stem in zip(photos, ("first", "second")):
         drawn = cv2.imread(str(tmp_path / f"annotated-{stem}.png"))
         assert drawn is not None and drawn.shape == (320, 320, 3)
-        assert (drawn != 180).any()  # boxes were drawn
+        assert (drawn != cv2.imread(str(photo))).any()  # boxes were drawn
     single = tmp_path / "one.png"
     assert main(["detect", "--models", str(fake_models), "--annotate", str(single), str(photos[0])]) == 0
     assert single.exists()

@@ -27,6 +27,7 @@ from onze_vision.detector import (
     CloserLook,
     PhotoReading,
     letterbox,
+    other_colour,
     pair_indices,
     plan_blind_look,
     plan_closer_look,
@@ -243,6 +244,27 @@ def test_a_card_read_under_check_below_is_to_be_checked_without_an_alternative(
     assert [card.is_unsure for card in cards] == flagged
     assert [card.to_dict().get("check", False) for card in cards] == flagged
     assert all(card.alternative is None for card in cards)
+
+
+@pytest.mark.parametrize(("probs", "code", "offered"), [
+    ([("8S", 0.9), ("8H", 0.02), ("8D", 0.05)], "8S", "8D"),   # a black reading: the likelier red suit
+    ([("8C", 0.9), ("8H", 0.05), ("8D", 0.02)], "8C", "8H"),
+    ([("QH", 0.9), ("QS", 0.01), ("QC", 0.03)], "QH", "QC"),   # a red reading: the likelier black suit
+    ([("AD", 0.9)], "AD", "AS"),                                # no opinion: the first of the pair
+    ([("JK", 0.9)], "JK", None),                                # a Joker has no suit
+])
+def test_without_colour_a_card_offers_its_rank_in_the_other_colour(probs: list, code: str,
+                                                                   offered: str | None) -> None:
+    assert other_colour(reading(*probs), CARD_CODES.index(code)) == offered
+
+
+def test_in_a_photo_without_colour_the_other_colour_replaces_the_runner_up() -> None:
+    rows = card_indices((100, 150), "8S") + card_indices((300, 150), "JK")
+    found = detections(rows)
+    found.data["probs"] = np.stack([reading(("8S", 0.6), ("6S", 0.3), ("8H", 0.05))] * 2
+                                   + [reading(("JK", 0.6), ("QS", 0.3))] * 2)
+    assert [c.alternative for c in pair_indices(found, UNSURE)] == ["6S", "QS"]
+    assert [c.alternative for c in pair_indices(found, UNSURE, colourless=True)] == ["8H", "QS"]
 
 
 def test_indices_without_probabilities_give_cards_without_alternatives() -> None:

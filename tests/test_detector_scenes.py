@@ -130,3 +130,38 @@ def test_a_far_shot_the_first_look_finds_nothing_in_is_read_from_a_blind_look(de
 def test_real_photos_are_read_as_a_person_reads_them(detector: CardDetector, photo: str, cards: list[str]) -> None:
     reading = detector.detect_cards(DATA / photo)
     assert Counter(card.card for card in reading.cards) == Counter(cards)
+
+
+def grey_copy(path: Path) -> bytes:
+    """The photo as a black-and-white phone photo: a one-channel JPEG."""
+    ok, jpeg = cv2.imencode(".jpg", cv2.imread(str(path), cv2.IMREAD_GRAYSCALE), [cv2.IMWRITE_JPEG_QUALITY, 92])
+    assert ok
+    return jpeg.tobytes()
+
+
+@needs_models
+@pytest.mark.parametrize(
+    ("photo", "cards"),
+    [
+        ("web_edje_IMG_2560.jpg", ["10C", "QS", "KC", "QD"]),
+        ("web_edje_IMG_2571.jpg", ["QC", "10S", "9H"]),
+        ("web_edje_IMG_2595.jpg", ["QH", "AC"]),
+    ],
+)
+def test_in_a_photo_without_colour_every_card_offers_its_other_colour(detector: CardDetector, photo: str,
+                                                                     cards: list[str]) -> None:
+    # Grey, red suits look black: the colour read cannot be trusted, so each card offers its
+    # rank in the other colour (which of that colour's two suits is the classifier's guess),
+    # and the ranks stay right.
+    reading = detector.detect_cards(grey_copy(DATA / photo))
+    assert reading.colourless and reading.to_dict()["colourless"] is True
+    assert sorted(card.card[:-1] for card in reading.cards) == sorted(code[:-1] for code in cards)
+    for card in reading.cards:
+        assert card.alternative is not None and card.alternative[:-1] == card.card[:-1]
+        assert (card.card[-1] in "HD") != (card.alternative[-1] in "HD")
+
+
+@needs_models
+def test_a_colour_photo_is_not_taken_for_a_colourless_one(detector: CardDetector) -> None:
+    reading = detector.detect_cards(DATA / "web_edje_IMG_2595.jpg")
+    assert not reading.colourless and "colourless" not in reading.to_dict()

@@ -25,6 +25,7 @@ from onze_vision.imageio import (
     TruncatedImageError,
     UnsupportedArrayError,
     decode_finer,
+    is_colourless,
     load_image,
 )
 
@@ -294,3 +295,52 @@ def test_errors_are_value_errors() -> None:
     for cls in (EmptyImageError, ImageNotFoundError, NotAnImageError, TruncatedImageError,
                 TooManyPixelsError, FileTooLargeError, UnsupportedArrayError):
         assert issubclass(cls, InvalidImageError)
+
+
+# ------------------------------------------ photos without colour
+
+DATA = Path(__file__).parent / "data"
+EDJE = Path(__file__).resolve().parents[2] / "shared" / "realphotos" / "edje"
+
+
+def jpeg_of(image: np.ndarray) -> bytes:
+    ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 90])
+    assert ok
+    return data.tobytes()
+
+
+@pytest.mark.parametrize("photo", sorted(p.name for p in DATA.glob("*.jpg")))
+@pytest.mark.parametrize(("made", "colourless"), [
+    ("as taken", False),
+    ("one-channel grey JPEG", True),
+    ("grey saved as a colour JPEG", True),
+    ("grey array", True),
+])
+def test_a_photo_without_colour_is_told_from_a_colour_one(photo: str, made: str, colourless: bool) -> None:
+    image = load_image(DATA / photo).image
+    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    source = {"as taken": lambda: DATA / photo,
+              "one-channel grey JPEG": lambda: jpeg_of(grey),
+              "grey saved as a colour JPEG": lambda: jpeg_of(cv2.cvtColor(grey, cv2.COLOR_GRAY2BGR)),
+              "grey array": lambda: grey}[made]()
+    assert is_colourless(load_image(source).image) is colourless
+
+
+def test_a_slight_tint_or_a_few_coloured_pixels_still_count_as_colour() -> None:
+    grey = np.full((300, 400, 3), 128, np.uint8)
+    assert is_colourless(grey)
+    tinted = grey.copy()
+    tinted[:, :, 2] += 20           # a warm cast over the whole photo
+    assert not is_colourless(tinted)
+    red_index = grey.copy()
+    red_index[100:110, 200:210] = (30, 30, 200)   # 0.08 % of the pixels: one small red index
+    assert is_colourless(red_index)               # under the 0.1 % that noise may hold
+    red_index[100:120, 200:220] = (30, 30, 200)   # 0.3 %: colour
+    assert not is_colourless(red_index)
+
+
+@pytest.mark.skipif(not EDJE.is_dir(), reason="needs ../shared/realphotos/edje")
+def test_no_real_photo_is_taken_for_a_colourless_one() -> None:
+    photos = sorted(p for p in EDJE.glob("*/*") if p.suffix.lower() in (".jpg", ".jpeg", ".png"))
+    assert len(photos) >= 300
+    assert [p.name for p in photos if is_colourless(load_image(p, max_side=1920).image)] == []

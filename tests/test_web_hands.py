@@ -340,6 +340,19 @@ def test_an_unsure_card_is_dashed_and_offers_its_alternative(client: Any, token:
     assert [c.get("alternative") for c in stored["cards"]] == [None, "7C", None]
 
 
+def test_a_photo_without_colour_says_so_and_offers_each_card_in_the_other_colour(
+        client: Any, token: str, game_id: int, detector: Any, jpeg_bytes: bytes) -> None:
+    detector.colourless = True
+    detector.alternatives = {"QH": "QC", "7S": "7D"}   # what the detector offers in a grey photo
+    page = client.post(f"/games/{game_id}/hands/1/players/2/photo",
+                       data={"csrf_token": token, "photo": (io.BytesIO(jpeg_bytes), "grey.jpg")},
+                       follow_redirects=True).get_data(as_text=True)
+    assert "This photo has no colour" in page and "check each card's suit" in page
+    assert "the reading was not sure" not in page
+    assert 'data-from="QH" data-to="QC"' in page and 'data-from="7S" data-to="7D"' in page
+    assert client.get("/api/photos/1").get_json()["colourless"] is True
+
+
 def test_a_faint_card_without_an_alternative_is_dashed_and_listed_to_check(
         client: Any, token: str, game_id: int, detector: Any, jpeg_bytes: bytes) -> None:
     detector.faint = {"JK"}

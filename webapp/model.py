@@ -592,6 +592,8 @@ def read_photo(data: bytes | None) -> dict[str, Any]:
         "cards": [card.to_dict() for card in reading.cards],
         # Cards possibly missed: offered to add, never scored unasked.
         "maybe": [card.to_dict() for card in reading.maybe],
+        # No colour in the photo: suits are known only up to colour (each card offers the other).
+        "colourless": bool(getattr(reading, "colourless", False)),
     }
 
 

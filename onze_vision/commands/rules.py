@@ -44,6 +44,10 @@ def _note_what_to_check(photo: str, reading: Any) -> None:
     unsure = [f"{c.card} (or {c.alternative}?)" if getattr(c, "alternative", None) else f"{c.card} (read faintly)"
               for c in reading.cards if getattr(c, "alternative", None) or getattr(c, "check", False)]
     maybe = [c.card for c in getattr(reading, "maybe", [])]
+    if getattr(reading, "colourless", False):
+        from onze_vision.commands.vision import COLOURLESS_NOTE
+
+        print(f"note: {photo}: {COLOURLESS_NOTE}", file=sys.stderr)
     if unsure:
         print(f"note: {photo}: read unsure, scored as read: {', '.join(unsure)}", file=sys.stderr)
     if maybe:

@@ -31,8 +31,10 @@ def register(subparsers: Any) -> None:
         description="Read the cards in photos (JPEG, PNG or WebP). One line per card, or JSON.\n"
                     "A card read unsure also names its next most likely code (JSON: \"alternative\"),\n"
                     "and a card read faintly is marked to check (JSON: \"check\": true): check it\n"
-                    "against the photo. Cards possibly missed (read under the operating point) are\n"
-                    "listed apart (JSON: \"maybe\") and never counted.",
+                    "against the photo. In a photo without colour (JSON: \"colourless\": true) red and\n"
+                    "black suits look alike, and every card names its other-colour alternative.\n"
+                    "Cards possibly missed (read under the operating point) are listed apart\n"
+                    "(JSON: \"maybe\") and never counted.",
         epilog="examples:\n"
                "  onze-vision detect hand.jpg\n"
                "  onze-vision detect hand.jpg --json --annotate seen.png\n\n"
@@ -167,6 +169,11 @@ def draw_cards(image_bgr: Any, cards: list[Any], maybe: list[Any] = ()) -> Any:
     return canvas
 
 
+#: Said of a photo without colour, where each card's alternative is its other-colour suit.
+COLOURLESS_NOTE = ("no colour in this photo: red and black suits look alike, so check each card's suit "
+                   "(each card names its other-colour alternative)")
+
+
 def run_detect(args: argparse.Namespace) -> int:
     """Read each photo; 2 when any photo was bad input, 1 when the models are missing."""
     import cv2
@@ -200,10 +207,14 @@ def run_detect(args: argparse.Namespace) -> int:
         entry: dict[str, Any] = {"image": photo, "cards": [card.to_dict() for card in reading.cards]}
         if reading.maybe:
             entry["maybe"] = [card.to_dict() for card in reading.maybe]
+        if reading.colourless:
+            entry["colourless"] = True
         results.append(entry)
         if not args.json:
             print(f"{photo} ({reading.width}x{reading.height}): {len(reading.cards)} card"
                   f"{'' if len(reading.cards) == 1 else 's'}")
+            if reading.colourless:
+                print(f"  {COLOURLESS_NOTE}")
             for card in reading.cards:
                 box = ", ".join(f"{v:.0f}" for v in card.box)
                 unsure = (f"  unsure: or {card.alternative}?" if card.alternative

@@ -341,3 +341,25 @@ def test_screenshots_of_the_other_pages(page: Any, live_server: Any) -> None:
     assert "Hand 9 doesn" in page.content()
     shoot(page, "14-not-found")
     assert (ARTIFACTS / "04-photo-read-phone.png").exists()
+
+
+@pytest.mark.skipif(not (DATA.parent.parent / "models" / "index_detector.onnx").exists(),
+                    reason="needs the shipped model")
+def test_a_black_and_white_photo_is_said_to_have_no_colour_and_each_suit_can_be_swapped(
+        page: Any, live_server: Any, tmp_path: Path) -> None:
+    """The shipped model on a grey copy of a real photo (Q♣ 10♠ 9♥): the page says the suits
+    cannot be told by colour and offers every card in the other colour, one tap each."""
+    import cv2
+
+    grey = tmp_path / "grey.jpg"
+    cv2.imwrite(str(grey), cv2.imread(str(DATA / "web_edje_IMG_2571.jpg"), cv2.IMREAD_GRAYSCALE))
+    _photo_on_player_page(page, live_server, ["Kim", "Lou", "Max"], 3, 2, grey)
+    page.wait_for_selector("figure.photo img")
+    assert "This photo has no colour" in page.locator(".unsure-cards").first.inner_text()
+    buttons = page.locator(".swap-btn")
+    assert buttons.count() == 3 and buttons.first.is_visible()
+    shoot(page, "04e-photo-without-colour")
+    nine = page.locator(".swap-btn[data-to='9H']")
+    if nine.count():   # the 9 read black: one tap makes it the 9♥ it is
+        nine.click()
+        assert "9H" in page.locator("input.cards-text").input_value()
