@@ -51,7 +51,7 @@ import sys
 import threading
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -61,6 +61,7 @@ import numpy as np
 from onze_vision.cards import CARD_CODES
 from onze_vision.detections import Detections, box_iou, non_max_suppression
 from onze_vision.imageio import ImageSource, LoadedImage, decode_finer, is_colourless, load_image
+from onze_vision.light import apply_gains, light_gains
 from onze_vision.indexcrop import (
     NONE_CLASS,
     crop_index,
@@ -192,6 +193,12 @@ class DetectorConfig:
             detector looks at the whole photo again in up to this many tiles, decoded
             finer, and a closer look is placed with what that finds (0: never; see
             :func:`plan_blind_look`). Cards far enough away leave the first look nothing.
+        balance_from: When the photo's white is off enough that one of its colour
+            channels needs a gain of at least this to make it white (a warm lamp, a dim
+            room), every channel is scaled by its gain before anything is read
+            (:func:`~onze_vision.light.light_gains`; 0: never). Photos in good light
+            stay exactly as decoded.
+        balance_max_gain: The largest gain a channel is given.
     """
 
     imgsz: int = 640
@@ -223,6 +230,8 @@ class DetectorConfig:
     zoom_floor: float = 0.25
     zoom_margin: float = 3.0
     zoom_blind_tiles: int = 0
+    balance_from: float = 0.0
+    balance_max_gain: float = 3.0
 
     def __post_init__(self) -> None:
         if self.crop_shift < 0:
@@ -236,6 +245,10 @@ class DetectorConfig:
             raise ValueError(f"zoom_blind_tiles must be >= 0, got {self.zoom_blind_tiles}")
         if self.zoom_min_gain < 1:
             raise ValueError(f"zoom_min_gain must be >= 1, got {self.zoom_min_gain}")
+        if self.balance_from != 0 and self.balance_from < 1:
+            raise ValueError(f"balance_from must be 0 (never) or >= 1, got {self.balance_from}")
+        if self.balance_max_gain < 1:
+            raise ValueError(f"balance_max_gain must be >= 1, got {self.balance_max_gain}")
         for name in ("unsure_below", "alternative_min", "check_below", "maybe_conf", "maybe_prob", "zoom_floor"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ValueError(f"{name} must be between 0 and 1, got {getattr(self, name)}")
@@ -920,11 +933,14 @@ class CardDetector:
 
         loaded = src if isinstance(src, LoadedImage) else load_image(
             src, max_side=math.ceil(config.decode_factor * max(self.input_size)))
+        gains = self.gains_for_light(loaded.image)
+        if gains is not None:
+            loaded = replace(loaded, image=apply_gains(loaded.image, gains))
         clock.lap("decode")
 
         # Candidates for "possibly missed" are located in the same pass, down to maybe_conf.
         floor = min(conf, config.maybe_conf) if config.maybe_conf > 0 else conf
-        image, scale, boxes = self._look(loaded, floor, clock)
+        image, scale, boxes = self._look(loaded, floor, clock, gains)
         xyxy = boxes.xyxy
         tensor = crops_to_tensor([crop_index(image, box) for box in xyxy])
         clock.lap("preprocess")
@@ -956,15 +972,24 @@ class CardDetector:
         clock.lap("postprocess")
         return loaded, indices, candidates
 
-    def _look(self, loaded: LoadedImage, floor: float,
-              clock: _Stopwatch) -> tuple[np.ndarray, float, Detections]:
+    def gains_for_light(self, image_bgr: np.ndarray) -> np.ndarray | None:
+        """The channel gains that even out the photo's light, or None when it needs none
+        (``balance_from``)."""
+        if self.config.balance_from <= 0:
+            return None
+        gains = light_gains(image_bgr, self.config.balance_max_gain)
+        return gains if gains.max() >= self.config.balance_from else None
+
+    def _look(self, loaded: LoadedImage, floor: float, clock: _Stopwatch,
+              gains: np.ndarray | None = None) -> tuple[np.ndarray, float, Detections]:
         """Locate the indices: (the image to cut them from, its pixels per full-photo pixel,
         their boxes in its pixels, scoring ``floor`` and up).
 
         When they are small (``zoom_below``), the detector looks a second time at the part
         of the photo they lie in, enlarged and decoded finer (:func:`plan_closer_look`);
         its boxes replace those of the first look there. When it finds none at all, it
-        first looks at the whole photo more closely (:func:`plan_blind_look`).
+        first looks at the whole photo more closely (:func:`plan_blind_look`). A photo
+        decoded finer gets the same light ``gains`` as the first.
         """
         config = self.config
         image, scale = loaded.image, loaded.scale
@@ -980,7 +1005,7 @@ class CardDetector:
         if not (boxes.confidence >= config.zoom_floor).any():
             blind = plan_blind_look(photo, look_scale, side, config)
             if blind is not None:
-                image, scale, boxes = self._look_closer(loaded, blind, Detections.empty(), placing, clock)
+                image, scale, boxes = self._look_closer(loaded, blind, Detections.empty(), placing, clock, gains)
                 look_scale = blind.input_scale
         look = plan_closer_look(boxes.xyxy / scale, boxes.confidence, photo, look_scale, side,
                                 config) if len(boxes) else None
@@ -988,10 +1013,10 @@ class CardDetector:
         if look is None:
             return image, scale, boxes
         return self._look_closer(loaded, look, Detections(boxes.xyxy / scale, boxes.confidence, boxes.class_id),
-                                 floor, clock)
+                                 floor, clock, gains)
 
     def _look_closer(self, loaded: LoadedImage, look: CloserLook, earlier: Detections, floor: float,
-                     clock: _Stopwatch) -> tuple[np.ndarray, float, Detections]:
+                     clock: _Stopwatch, gains: np.ndarray | None = None) -> tuple[np.ndarray, float, Detections]:
         """Locate the indices in the tiles of ``look``, decoded finer: (that image, its pixels
         per full-photo pixel, the boxes found there scoring ``floor`` and up, with those of
         ``earlier`` (full-photo pixels) outside every tile)."""
@@ -999,6 +1024,8 @@ class CardDetector:
         # At the detector's scale a target-sized index makes a crop as large as the
         # classifier's input: more pixels were slower and no better (models/README.md).
         fine = decode_finer(loaded, look.input_scale)
+        if gains is not None and fine is not loaded:
+            fine = replace(fine, image=apply_gains(fine.image, gains))
         clock.lap("decode")
         fine_h, fine_w = fine.image.shape[:2]
         seen, covered = [], np.zeros(len(earlier), bool)

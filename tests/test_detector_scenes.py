@@ -165,3 +165,39 @@ def test_in_a_photo_without_colour_every_card_offers_its_other_colour(detector: 
 def test_a_colour_photo_is_not_taken_for_a_colourless_one(detector: CardDetector) -> None:
     reading = detector.detect_cards(DATA / "web_edje_IMG_2595.jpg")
     assert not reading.colourless and "colourless" not in reading.to_dict()
+
+
+PERSON_READS = {"vision_edje_IMG_2383.jpg": ["AH"], "web_edje_IMG_2560.jpg": ["10C", "QS", "KC", "QD"],
+                "web_edje_IMG_2571.jpg": ["QC", "10S", "9H"], "web_edje_IMG_2595.jpg": ["QH", "AC"]}
+
+
+def in_dim_light(path: Path, factors: tuple[float, float, float]) -> bytes:
+    image = np.clip(cv2.imread(str(path)).astype(np.float32) * np.array(factors, np.float32), 0, 255)
+    ok, jpeg = cv2.imencode(".jpg", image.astype(np.uint8), [cv2.IMWRITE_JPEG_QUALITY, 92])
+    assert ok
+    return jpeg.tobytes()
+
+
+DARK_ROOM = (0.12, 0.12, 0.12)
+
+
+@needs_models
+@pytest.mark.parametrize(("light", "factors"), [
+    ("a dark room", DARK_ROOM),
+    ("a dim, warm lamp", (0.12, 0.22, 0.35)),
+])
+@pytest.mark.parametrize("photo", sorted(PERSON_READS))
+def test_photos_taken_in_bad_light_are_read_as_in_daylight(detector: CardDetector, light: str,
+                                                           factors: tuple[float, float, float], photo: str) -> None:
+    reading = detector.detect_cards(in_dim_light(DATA / photo, factors))
+    assert Counter(card.card for card in reading.cards) == Counter(PERSON_READS[photo])
+
+
+@needs_models
+def test_evening_out_the_light_is_what_reads_a_dark_photo(detector: CardDetector) -> None:
+    left_alone = CardDetector(config=replace(detector.config, balance_from=0.0))
+    read: Counter[str] = Counter()
+    for photo, cards in PERSON_READS.items():
+        reading = left_alone.detect_cards(in_dim_light(DATA / photo, DARK_ROOM))
+        read += Counter(card.card for card in reading.cards) & Counter(cards)
+    assert sum(read.values()) < sum(len(cards) for cards in PERSON_READS.values())
