@@ -3,7 +3,9 @@
 Pipeline (all numpy / OpenCV / onnxruntime; no torch):
 
 1. :func:`~onze_vision.imageio.load_image` decodes the photo reduced, keeping its long
-   side >= ``decode_factor`` x the detector's input size.
+   side >= ``decode_factor`` x the detector's input size. A photo in bad light (a warm
+   lamp, a dim room) has its channels scaled so the cards' white is white
+   (:mod:`onze_vision.light`, ``balance_from``).
 2. The image is letterboxed (grey 114) to the detector's square input, as Ultralytics does.
 3. The one-class detector finds corner indices; confidence threshold + numpy NMS. Where
    they are small at its input (a far shot of a large photo), it looks again at their part
@@ -18,7 +20,9 @@ Pipeline (all numpy / OpenCV / onnxruntime; no torch):
    probabilities (a sharp corner outvotes its blurred partner).
 6. Of nested boxes (one index boxed whole and again as its rank glyph alone, an overlap
    NMS by IoU lets through) only the most confident stays.
-7. :func:`pair_indices` joins the two corner indices of one physical card.
+7. :func:`pair_indices` joins the two corner indices of one physical card. In a photo
+   without colour (:func:`~onze_vision.imageio.is_colourless`) each card offers its rank
+   in the other colour (:func:`other_colour`): there red and black suits look alike.
 
 A card's two indices sit in opposite corners: seen from one index, as it reads
 (``down``, and ``right = (down_y, -down_x)``; for an upright card's top-left index
@@ -61,7 +65,6 @@ import numpy as np
 from onze_vision.cards import CARD_CODES
 from onze_vision.detections import Detections, box_iou, non_max_suppression
 from onze_vision.imageio import ImageSource, LoadedImage, decode_finer, is_colourless, load_image
-from onze_vision.light import apply_gains, light_gains
 from onze_vision.indexcrop import (
     NONE_CLASS,
     crop_index,
@@ -70,6 +73,7 @@ from onze_vision.indexcrop import (
     reading_views,
     turn_back,
 )
+from onze_vision.light import apply_gains, light_gains
 
 DETECTOR_FILE = "index_detector.onnx"
 CLASSIFIER_FILE = "index_classifier.onnx"

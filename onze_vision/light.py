@@ -35,14 +35,24 @@ def light_gains(image_bgr: np.ndarray, max_gain: float) -> np.ndarray:
     """
     height, width = image_bgr.shape[:2]
     step = max(1, min(height, width) // _SAMPLE)
-    sample = np.ascontiguousarray(image_bgr[::step, ::step]).reshape(-1, 3)
-    white = np.maximum(np.percentile(sample, WHITE_PERCENTILE, axis=0), 1.0)
+    sample = np.ascontiguousarray(image_bgr[::step, ::step])
+    # The percentile from each channel's histogram: a few times faster than sorting.
+    white = np.array([_level_at(cv2.calcHist([sample], [channel], None, [256], [0, 256]).ravel(),
+                                WHITE_PERCENTILE) for channel in range(3)], np.float64)
+    white = np.maximum(white, 1.0)
     brightest = float(white.max())
     # Balance the channels to the brightest one, then lift all when even that is dim.
     gains = brightest / white * max(1.0, TARGET_WHITE / brightest)
     return np.clip(gains, 1.0, max_gain)
 
 
+def _level_at(histogram: np.ndarray, percentile: float) -> float:
+    """The grey level under which ``percentile`` % of a histogram's pixels lie."""
+    return float(np.searchsorted(np.cumsum(histogram), histogram.sum() * percentile / 100.0))
+
+
 def apply_gains(image_bgr: np.ndarray, gains: np.ndarray) -> np.ndarray:
-    """The photo with each channel multiplied by its gain (saturating at 255)."""
-    return cv2.multiply(image_bgr, (*(float(g) for g in gains), 0.0))
+    """The photo with each channel multiplied by its gain (rounded, saturating at 255)."""
+    levels = np.arange(256, dtype=np.float64)[:, None] * np.asarray(gains, np.float64)[None, :]
+    table = np.clip(np.rint(levels), 0, 255).astype(np.uint8).reshape(256, 1, 3)
+    return cv2.LUT(image_bgr, table)
