@@ -33,6 +33,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from onze_vision.conditions import LIGHTS, evaluate_conditions
 from onze_vision.detections import Detections, box_iou
 from onze_vision.detector import (
     CARD_CODES, TIMING_KEYS, CardDetector, DetectedCard, DetectorConfig, PhotoReading, pair_groups, pair_indices,
@@ -834,6 +835,9 @@ def summary_rows(results: dict[str, Any]) -> list[dict[str, Any]]:
     product = results.get("synthetic_product") or {}
     far = results.get("synthetic_far") or {}
     speed = results.get("speed") or {}
+    conditions = results.get("conditions") or {}
+    lights = conditions.get("light") or {}
+    found_in_light = [shares.get("found_share") for shares in lights.values()]
 
     def row(name: str, value: float | None, bar: str, ok: Callable[[float], bool], fmt: str) -> dict[str, Any]:
         judged = value is not None and bar != "(reported)"
@@ -850,6 +854,11 @@ def summary_rows(results: dict[str, Any]) -> list[dict[str, Any]]:
         row("invented per photo there", (real.get("not_chosen_on") or {}).get("invented_per_photo"),
             "(reported)", lambda v: True, ".3f"),
         row("real photos read exactly", real.get("exact_photo_rate"), "(reported)", lambda v: True, ".3f"),
+        row("real photos made grey: cards read or offered right", (conditions.get("grey") or {}).get(
+            "read_or_offered_right_share"), "(reported)", lambda v: True, ".3f"),
+        row(f"real photos in bad light ({', '.join(lights)}): cards found, worst",
+            min(found_in_light) if found_in_light and None not in found_in_light else None,
+            "(reported)", lambda v: True, ".3f"),
         row("synthetic mAP50", synthetic.get("map50"), f">= {BAR_SYNTHETIC_MAP50}",
             lambda v: v >= BAR_SYNTHETIC_MAP50, ".3f"),
         row("synthetic mAP50-95", synthetic.get("map50_95"), "(reported)", lambda v: True, ".3f"),
@@ -933,6 +942,9 @@ def run_evaluation(
         start = time.perf_counter()
         results["real"] = evaluate_real_photos(detector, realphotos, limit, progress)
         results["real"]["seconds"] = time.perf_counter() - start
+        start = time.perf_counter()
+        results["conditions"] = evaluate_conditions(detector, realphotos, limit=limit, progress=progress)
+        results["conditions"]["seconds"] = time.perf_counter() - start
     for key, root in (("synthetic", synthetic_val), ("synthetic_product", synthetic_product),
                       ("synthetic_far", synthetic_far)):
         if root is not None and (root / "images").exists():
@@ -1066,6 +1078,9 @@ def format_report(results: dict[str, Any]) -> str:
                          f"{' '.join(p['missed'])} | {' '.join(p['invented'])} |")
         lines += ["", "Photos: EdjeElectronics/TensorFlow-Object-Detection-API-Tutorial-Train-Multiple-Objects-"
                   "Windows-10 (commit c1645825822622fc75919b6be253779d49678f55), Apache-2.0."]
+    conditions = results.get("conditions")
+    if conditions and conditions.get("photos"):
+        lines += _conditions_lines(conditions)
     synthetic = results.get("synthetic")
     if synthetic:
         lines += _synthetic_lines(synthetic, "Synthetic held-out decks (corner indices, before pairing)")
@@ -1203,6 +1218,26 @@ def _rank_shown_lines(by_band: dict[str, dict[str, int]] | None) -> list[str]:
         lines.append(f"| {band} | {n} | {n / total:.3f} | "
                      + " | ".join(_fmt(cell[r] / n if n else None) for r in READINGS) + " |")
     return lines + [""]
+
+
+def _conditions_lines(conditions: dict[str, Any]) -> list[str]:
+    """The real photos changed (:mod:`onze_vision.conditions`): grey, and in bad light."""
+    grey = conditions["grey"]
+    lines = ["", "## Real photos without colour and in bad light", "",
+             f"One real photo in {conditions['every']} ({conditions['photos']}) read as taken and changed; the "
+             "reading as taken is the reference, card by card (`onze_vision/conditions.py`).", "",
+             f"- Black and white (one-channel JPEG): {grey.get('judged colourless', 0)} of {conditions['photos']} "
+             f"judged colourless; of {grey['cards']} suited cards {grey.get('found', 0)} found, "
+             f"{grey.get('same rank', 0)} with their rank; red cards with their colour kept "
+             f"{grey.get('red: colour kept', 0)} of {grey.get('red', 0)}; cards read or offered right "
+             f"(the alternative is the other colour) {_fmt(grey['read_or_offered_right_share'])}, read right "
+             f"{_fmt(grey['read_right_share'])}.", "",
+             "| light (channel factors B, G, R; noise) | cards found | read right |", "|---|---|---|"]
+    for name, shares in conditions["light"].items():
+        factors, noise = LIGHTS.get(name, ((float("nan"),) * 3, 0.0))
+        lines.append(f"| {name} ({', '.join(f'{f:g}' for f in factors)}; {noise:g}) | "
+                     f"{_fmt(shares['found_share'])} | {_fmt(shares['read_right_share'])} |")
+    return lines
 
 
 def _fmt(value: float | None) -> str:

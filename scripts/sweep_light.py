@@ -13,42 +13,16 @@ on all of them) and the held-out scenes of the tuning sets, which must read as b
 from __future__ import annotations
 
 import argparse
-import sys
+import json
 from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 
-import cv2
-import numpy as np
-
+from onze_vision.conditions import CONDITIONS_EVERY, LIGHTS, compare_readings, in_light
 from onze_vision.detector import CardDetector
 from onze_vision.evaluate import evaluate_real_photos, evaluate_synthetic
 
-# The comparison of two readings of one photo is grey_photos.py's, beside this script
-# (found also when this file is imported from elsewhere, as the tests do).
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from grey_photos import compare  # noqa: E402
-
 REPO = Path(__file__).resolve().parents[1]
-
-#: Bad light as channel factors (B, G, R) and sensor noise (grey levels): a warm lamp
-#: takes most of the blue; a dim room takes the light, and the camera's noise stays.
-LIGHTS: dict[str, tuple[tuple[float, float, float], float]] = {
-    "very warm": ((0.45, 0.75, 1.35), 0.0),
-    "dim": ((0.35, 0.35, 0.35), 4.0),
-    "dark": ((0.2, 0.2, 0.2), 4.0),
-}
-
-
-def in_light(path: Path, factors: tuple[float, float, float], noise: float, seed: int = 0) -> bytes:
-    """The photo as a JPEG taken in that light."""
-    image = cv2.imread(str(path)).astype(np.float32) * np.array(factors, np.float32)
-    if noise:
-        image += np.random.default_rng(seed).normal(0.0, noise, image.shape)
-    ok, data = cv2.imencode(".jpg", np.clip(image, 0, 255).astype(np.uint8), [cv2.IMWRITE_JPEG_QUALITY, 92])
-    if not ok:
-        raise ValueError(f"cannot encode '{path}'")
-    return data.tobytes()
 
 
 def main(argv: list[str] | None = None) -> dict[float, dict[str, str]]:
@@ -57,7 +31,8 @@ def main(argv: list[str] | None = None) -> dict[float, dict[str, str]]:
                         metavar="GAIN", help="balance_from values to try (0: never)")
     parser.add_argument("--max-gain", type=float, default=None, help="balance_max_gain (default: the shipped one)")
     parser.add_argument("--realphotos", type=Path, default=REPO.parent / "shared" / "realphotos" / "edje")
-    parser.add_argument("--every", type=int, default=3, help="darken every N-th real photo (default 3)")
+    parser.add_argument("--every", type=int, default=CONDITIONS_EVERY,
+                        help=f"darken every N-th real photo (default {CONDITIONS_EVERY})")
     parser.add_argument("--tuning", type=Path, nargs="*",
                         default=[REPO / "datasets" / name for name in ("onze960", "onze320", "far-tune")],
                         help="held-out scenes that must read as before (missing folders are skipped)")
@@ -69,9 +44,11 @@ def main(argv: list[str] | None = None) -> dict[float, dict[str, str]]:
     if args.max_gain is not None:
         base = replace(base, balance_max_gain=args.max_gain)
     as_taken = CardDetector(shipped.model_dir, config=base)
-    photos = sorted(p for p in args.realphotos.glob("*/*") if p.suffix.lower() in (".jpg", ".jpeg"))[::args.every]
-    if not photos:
-        parser.error(f"no photos under '{args.realphotos}'")
+    manifest = args.realphotos / "manifest.json"
+    if not manifest.exists():
+        parser.error(f"no manifest.json in '{args.realphotos}'")
+    # The photos evaluate's conditions use (onze_vision.conditions), in the manifest's order.
+    photos = [args.realphotos / entry["image"] for entry in json.loads(manifest.read_text(encoding="utf-8"))][::args.every]
     reference = {photo: as_taken.detect_cards(photo).cards for photo in photos}
     lit = {(name, photo): in_light(photo, *LIGHTS[name]) for name in LIGHTS for photo in photos}
     tuning = [folder for folder in args.tuning if (folder / "images").is_dir()]
@@ -83,7 +60,7 @@ def main(argv: list[str] | None = None) -> dict[float, dict[str, str]]:
         for name in LIGHTS:
             counts: Counter[str] = Counter()
             for photo in photos:
-                counts.update(compare(reference[photo], detector.detect_cards(lit[name, photo]).cards))
+                counts.update(compare_readings(reference[photo], detector.detect_cards(lit[name, photo]).cards))
             right = counts["red: read right"] + counts["black: read right"]
             row[name] = f"{counts['found']} found, {right} right of {counts['cards']}"
         real = evaluate_real_photos(detector, args.realphotos, progress=lambda _: None)

@@ -178,6 +178,21 @@ def test_full_run_on_tiny_sets(tmp_path: Path) -> None:
     assert all(row["bar"] == "(reported)" and row["ok"] is None for row in far_rows)
     assert "## Far shots (4000-px photos, 40-120 px indices)" in text and "ms p95" in text
 
+    # The real photo read again grey and in bad light: the fake detector sees the same two
+    # 10S wherever it looks, so each is found and read as taken; in the grey copy each also
+    # offers its red twin. Reported, never judged.
+    conditions = results["conditions"]
+    assert conditions["photos"] == 1
+    grey = conditions["grey"]
+    assert (grey["cards"], grey["found"], grey["black: read right"], grey["judged colourless"]) == (2, 2, 2, 1)
+    assert grey["read_or_offered_right_share"] == 1.0
+    assert {name: shares["found_share"] for name, shares in conditions["light"].items()} == {
+        "very warm": 1.0, "dim": 1.0, "dark": 1.0}
+    condition_rows = [row for row in results["summary"] if row["name"].startswith("real photos made grey")
+                      or row["name"].startswith("real photos in bad light")]
+    assert [(row["value"], row["ok"]) for row in condition_rows] == [(1.0, None), (1.0, None)]
+    assert "## Real photos without colour and in bad light" in text and "| dark (0.2, 0.2, 0.2; 4) | 1.000 |" in text
+
 
 def test_every_code_map_scores_a_boxs_runner_up_as_ultralytics_does(tmp_path: Path) -> None:
     # Two boxes read 10S at 0.731 with 9S runner-up at 0.269; the second is in truth a 9S.

@@ -1,0 +1,118 @@
+"""The real photos as they were not taken: without colour, and in bad light.
+
+The real photos are well lit and in colour. Each (every ``every``-th of the set) is read
+as taken and again changed: as a black-and-white JPEG of itself, and darkened or tinted
+the way a kitchen lamp or a dim room does it. The reading as taken is the reference (the
+real photos are labelled with ranks only, and in colour their suits are read right); for
+each suited card read there, the changed photo's card at the same place (box IoU >= 0.5)
+is compared with it. Reported by ``onze-vision evaluate``; ``scripts/sweep_light.py``
+uses the same comparison to choose ``balance_from``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from onze_vision.detections import box_iou
+from onze_vision.detector import CardDetector, DetectedCard
+
+#: Bad light as channel factors (B, G, R) and sensor noise (grey levels): a warm lamp
+#: takes most of the blue; a dim room takes the light, and the camera's noise stays.
+LIGHTS: dict[str, tuple[tuple[float, float, float], float]] = {
+    "very warm": ((0.45, 0.75, 1.35), 0.0),
+    "dim": ((0.35, 0.35, 0.35), 4.0),
+    "dark": ((0.2, 0.2, 0.2), 4.0),
+}
+
+#: Every how-many-th real photo is changed (a third of the 363: 121 photos, 226 suited cards).
+CONDITIONS_EVERY = 3
+
+_JPEG_QUALITY = 92
+
+
+def _jpeg(image: np.ndarray, path: Path) -> bytes:
+    ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, _JPEG_QUALITY])
+    if not ok:
+        raise ValueError(f"cannot encode a changed copy of '{path}'")
+    return data.tobytes()
+
+
+def grey_jpeg(path: Path) -> bytes:
+    """The photo as a black-and-white phone photo would be: a one-channel JPEG."""
+    return _jpeg(cv2.imread(str(path), cv2.IMREAD_GRAYSCALE), path)
+
+
+def in_light(path: Path, factors: tuple[float, float, float], noise: float, seed: int = 0) -> bytes:
+    """The photo as a JPEG taken in that light (see :data:`LIGHTS`)."""
+    image = cv2.imread(str(path)).astype(np.float32) * np.array(factors, np.float32)
+    if noise:
+        image += np.random.default_rng(seed).normal(0.0, noise, image.shape)
+    return _jpeg(np.clip(image, 0, 255).astype(np.uint8), path)
+
+
+def compare_readings(reference: Sequence[DetectedCard], changed: Sequence[DetectedCard]) -> Counter[str]:
+    """Count, over the suited cards of ``reference``, what ``changed`` made of each.
+
+    Keys: ``cards``; ``found`` (a card of ``changed`` on it, IoU >= 0.5); ``same rank``;
+    and per colour of the reference card (``red``, ``black``): the count, ``colour kept``,
+    ``read right`` and ``read or offered right`` (the card read or its alternative).
+    """
+    counts: Counter[str] = Counter()
+    suited = [card for card in reference if card.card != "JK"]
+    counts["cards"] = len(suited)
+    if not suited or not changed:
+        return counts
+    overlaps = box_iou(np.array([c.box for c in suited], np.float32), np.array([c.box for c in changed], np.float32))
+    for card, row in zip(suited, overlaps):
+        if row.max() < 0.5:
+            continue
+        twin = changed[int(row.argmax())]
+        counts["found"] += 1
+        if twin.card[:-1] != card.card[:-1]:
+            continue
+        counts["same rank"] += 1
+        colour = "red" if card.card[-1] in "HD" else "black"
+        counts[colour] += 1
+        counts[f"{colour}: colour kept"] += twin.card != "JK" and (twin.card[-1] in "HD") == (colour == "red")
+        counts[f"{colour}: read right"] += twin.card == card.card
+        counts[f"{colour}: read or offered right"] += card.card in (twin.card, twin.alternative)
+    return counts
+
+
+def _shares(counts: Counter[str]) -> dict[str, Any]:
+    cards = counts["cards"]
+    right = counts["red: read right"] + counts["black: read right"]
+    offered = counts["red: read or offered right"] + counts["black: read or offered right"]
+    return {**dict(counts),
+            "found_share": counts["found"] / cards if cards else None,
+            "read_right_share": right / cards if cards else None,
+            "read_or_offered_right_share": offered / cards if cards else None}
+
+
+def evaluate_conditions(detector: CardDetector, root: Path, every: int = CONDITIONS_EVERY,
+                        limit: int | None = None, progress: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
+    """Read every ``every``-th real photo of ``root`` (its ``manifest.json``) as taken,
+    grey and in each of :data:`LIGHTS`; the counts of :func:`compare_readings` and shares.
+    """
+    manifest = json.loads((root / "manifest.json").read_text(encoding="utf-8"))[:limit]
+    photos = [root / entry["image"] for entry in manifest[::every]]
+    grey: Counter[str] = Counter()
+    lights: dict[str, Counter[str]] = {name: Counter() for name in LIGHTS}
+    for number, photo in enumerate(photos, 1):
+        reference = detector.detect_cards(photo).cards
+        grey_reading = detector.detect_cards(grey_jpeg(photo))
+        grey["judged colourless"] += grey_reading.colourless
+        grey.update(compare_readings(reference, grey_reading.cards))
+        for name, (factors, noise) in LIGHTS.items():
+            lights[name].update(compare_readings(reference, detector.detect_cards(in_light(photo, factors, noise)).cards))
+        if number % 50 == 0:
+            progress(f"real photos changed: {number}/{len(photos)}")
+    return {"photos": len(photos), "every": every, "grey": _shares(grey),
+            "light": {name: _shares(counts) for name, counts in lights.items()}}

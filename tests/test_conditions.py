@@ -1,0 +1,52 @@
+"""``onze_vision.conditions``: the real photos read grey and in bad light, against as taken."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from onze_vision.conditions import LIGHTS, compare_readings, evaluate_conditions, grey_jpeg, in_light
+from onze_vision.detector import DEFAULT_MODEL_DIR, DETECTOR_FILE, CardDetector, DetectedCard
+
+DATA = Path(__file__).parent / "data"
+
+
+def card(code: str, x: float, alternative: str | None = None) -> DetectedCard:
+    return DetectedCard(code, 0.9, (x, 10.0, x + 50.0, 90.0), alternative=alternative)
+
+
+def test_each_card_as_taken_is_followed_to_its_changed_reading() -> None:
+    as_taken = [card("9H", 0), card("QS", 100), card("JK", 200), card("AD", 300)]
+    changed = [card("9S", 2, "9H"), card("QS", 101, "QD"), card("JK", 200), card("AS", 600)]   # the AD not found
+    counts = compare_readings(as_taken, changed)
+    assert (counts["cards"], counts["found"], counts["same rank"]) == (3, 2, 2)   # a Joker has no suit to lose
+    assert (counts["red: colour kept"], counts["red: read right"], counts["red: read or offered right"]) == (0, 0, 1)
+    assert (counts["black: colour kept"], counts["black: read right"]) == (1, 1)
+    assert compare_readings(as_taken, [])["found"] == 0
+
+
+def test_the_changed_copies_are_grey_and_darker() -> None:
+    photo = DATA / "web_edje_IMG_2560.jpg"
+    grey = cv2.imdecode(np.frombuffer(grey_jpeg(photo), np.uint8), cv2.IMREAD_UNCHANGED)
+    assert grey.ndim == 2
+    original = cv2.imread(str(photo)).astype(float)
+    for name, (factors, noise) in LIGHTS.items():
+        lit = cv2.imdecode(np.frombuffer(in_light(photo, factors, noise), np.uint8), cv2.IMREAD_COLOR).astype(float)
+        means = lit.reshape(-1, 3).mean(axis=0) / original.reshape(-1, 3).mean(axis=0)
+        assert means == pytest.approx(factors, abs=0.08), name
+
+
+@pytest.mark.skipif(not (DEFAULT_MODEL_DIR / DETECTOR_FILE).exists(), reason="needs the shipped models")
+def test_the_test_photos_made_grey_keep_their_ranks_and_in_bad_light_are_all_found(tmp_path: Path) -> None:
+    photos = sorted(p.name for p in DATA.glob("*.jpg"))
+    (tmp_path / "manifest.json").write_text(json.dumps([{"image": str(DATA / name), "cards": []} for name in photos]))
+    result = evaluate_conditions(CardDetector(), tmp_path, every=1)
+    grey = result["grey"]
+    assert result["photos"] == grey["judged colourless"] == 4
+    assert grey["cards"] == grey["found"] == grey["same rank"] == grey["red"] + grey["black"] == 10
+    assert grey["read_or_offered_right_share"] >= grey["read_right_share"]
+    assert all(shares["found_share"] == 1.0 for shares in result["light"].values())
