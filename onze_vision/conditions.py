@@ -1,8 +1,8 @@
-"""The real photos as they were not taken: without colour, and in bad light.
+"""The real photos as they were not taken: without colour, in bad light, blurred.
 
-The real photos are well lit and in colour. Each (every ``every``-th of the set) is read
-as taken and again changed: as a black-and-white JPEG of itself, and darkened or tinted
-the way a kitchen lamp or a dim room does it. The reading as taken is the reference (the
+The real photos are well lit, sharp and in colour. Each (every ``every``-th of the set) is
+read as taken and again changed: as a black-and-white JPEG of itself, darkened or tinted
+the way a kitchen lamp or a dim room does it, and blurred (out of focus, or shaken). The reading as taken is the reference (the
 real photos are labelled with ranks only, and in colour their suits are read right); for
 each suited card read there, the changed photo's card at the same place (box IoU >= 0.5)
 is compared with it. Reported by ``onze-vision evaluate``; ``scripts/sweep_light.py``
@@ -31,6 +31,14 @@ LIGHTS: dict[str, tuple[tuple[float, float, float], float]] = {
     "dark": ((0.2, 0.2, 0.2), 4.0),
 }
 
+#: Blur as a share of the photo's long side: out of focus (a Gaussian's sigma) and a
+#: shaken hand (a straight horizontal smear this long). On the 504-px real photos: 2 px
+#: and 9 px, about 8 and 36 px on a 2000-px phone photo as the runtime decodes it.
+BLURS: dict[str, tuple[str, float]] = {
+    "out of focus": ("gaussian", 0.004),
+    "shaken": ("motion", 0.018),
+}
+
 #: Every how-many-th real photo is changed (a third of the 363: 121 photos, 226 suited cards).
 CONDITIONS_EVERY = 3
 
@@ -55,6 +63,22 @@ def in_light(path: Path, factors: tuple[float, float, float], noise: float, seed
     if noise:
         image += np.random.default_rng(seed).normal(0.0, noise, image.shape)
     return _jpeg(np.clip(image, 0, 255).astype(np.uint8), path)
+
+
+def blurred(path: Path, kind: str, share: float) -> bytes:
+    """The photo as a JPEG blurred that way (see :data:`BLURS`)."""
+    image = cv2.imread(str(path))
+    size = share * max(image.shape[:2])
+    if kind == "gaussian":
+        image = cv2.GaussianBlur(image, (0, 0), size)
+    elif kind == "motion":
+        length = max(1, round(size))
+        kernel = np.zeros((length, length), np.float32)
+        kernel[length // 2, :] = 1.0 / length
+        image = cv2.filter2D(image, -1, kernel)
+    else:
+        raise ValueError(f"unknown blur {kind!r}: expected 'gaussian' or 'motion'")
+    return _jpeg(image, path)
 
 
 def compare_readings(reference: Sequence[DetectedCard], changed: Sequence[DetectedCard]) -> Counter[str]:
@@ -99,12 +123,14 @@ def _shares(counts: Counter[str]) -> dict[str, Any]:
 def evaluate_conditions(detector: CardDetector, root: Path, every: int = CONDITIONS_EVERY,
                         limit: int | None = None, progress: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
     """Read every ``every``-th real photo of ``root`` (its ``manifest.json``) as taken,
-    grey and in each of :data:`LIGHTS`; the counts of :func:`compare_readings` and shares.
+    grey, in each of :data:`LIGHTS` and each of :data:`BLURS`; the counts of
+    :func:`compare_readings` and shares.
     """
     manifest = json.loads((root / "manifest.json").read_text(encoding="utf-8"))[:limit]
     photos = [root / entry["image"] for entry in manifest[::every]]
     grey: Counter[str] = Counter()
     lights: dict[str, Counter[str]] = {name: Counter() for name in LIGHTS}
+    blurs: dict[str, Counter[str]] = {name: Counter() for name in BLURS}
     for number, photo in enumerate(photos, 1):
         reference = detector.detect_cards(photo).cards
         grey_reading = detector.detect_cards(grey_jpeg(photo))
@@ -112,7 +138,10 @@ def evaluate_conditions(detector: CardDetector, root: Path, every: int = CONDITI
         grey.update(compare_readings(reference, grey_reading.cards))
         for name, (factors, noise) in LIGHTS.items():
             lights[name].update(compare_readings(reference, detector.detect_cards(in_light(photo, factors, noise)).cards))
+        for name, (kind, share) in BLURS.items():
+            blurs[name].update(compare_readings(reference, detector.detect_cards(blurred(photo, kind, share)).cards))
         if number % 50 == 0:
             progress(f"real photos changed: {number}/{len(photos)}")
     return {"photos": len(photos), "every": every, "grey": _shares(grey),
-            "light": {name: _shares(counts) for name, counts in lights.items()}}
+            "light": {name: _shares(counts) for name, counts in lights.items()},
+            "blur": {name: _shares(counts) for name, counts in blurs.items()}}

@@ -33,7 +33,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from onze_vision.conditions import LIGHTS, evaluate_conditions
+from onze_vision.conditions import BLURS, LIGHTS, evaluate_conditions
 from onze_vision.detections import Detections, box_iou
 from onze_vision.detector import (
     CARD_CODES, TIMING_KEYS, CardDetector, DetectedCard, DetectorConfig, PhotoReading, pair_groups, pair_indices,
@@ -1221,9 +1221,9 @@ def _rank_shown_lines(by_band: dict[str, dict[str, int]] | None) -> list[str]:
 
 
 def _conditions_lines(conditions: dict[str, Any]) -> list[str]:
-    """The real photos changed (:mod:`onze_vision.conditions`): grey, and in bad light."""
+    """The real photos changed (:mod:`onze_vision.conditions`): grey, in bad light, blurred."""
     grey = conditions["grey"]
-    lines = ["", "## Real photos without colour and in bad light", "",
+    lines = ["", "## Real photos without colour, in bad light and blurred", "",
              f"One real photo in {conditions['every']} ({conditions['photos']}) read as taken and changed; the "
              "reading as taken is the reference, card by card (`onze_vision/conditions.py`).", "",
              f"- Black and white (one-channel JPEG): {grey.get('judged colourless', 0)} of {conditions['photos']} "
@@ -1237,6 +1237,11 @@ def _conditions_lines(conditions: dict[str, Any]) -> list[str]:
         factors, noise = LIGHTS.get(name, ((float("nan"),) * 3, 0.0))
         lines.append(f"| {name} ({', '.join(f'{f:g}' for f in factors)}; {noise:g}) | "
                      f"{_fmt(shares['found_share'])} | {_fmt(shares['read_right_share'])} |")
+    lines += ["", "| blur (share of the photo's long side) | cards found | read right |", "|---|---|---|"]
+    for name, shares in (conditions.get("blur") or {}).items():
+        kind, share = BLURS.get(name, ("?", float("nan")))
+        lines.append(f"| {name} ({kind}, {share:g}) | {_fmt(shares['found_share'])} | "
+                     f"{_fmt(shares['read_right_share'])} |")
     return lines
 
 

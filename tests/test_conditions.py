@@ -9,7 +9,15 @@ import cv2
 import numpy as np
 import pytest
 
-from onze_vision.conditions import LIGHTS, compare_readings, evaluate_conditions, grey_jpeg, in_light
+from onze_vision.conditions import (
+    BLURS,
+    LIGHTS,
+    blurred,
+    compare_readings,
+    evaluate_conditions,
+    grey_jpeg,
+    in_light,
+)
 from onze_vision.detector import DEFAULT_MODEL_DIR, DETECTOR_FILE, CardDetector, DetectedCard
 
 DATA = Path(__file__).parent / "data"
@@ -38,6 +46,20 @@ def test_the_changed_copies_are_grey_and_darker() -> None:
         lit = cv2.imdecode(np.frombuffer(in_light(photo, factors, noise), np.uint8), cv2.IMREAD_COLOR).astype(float)
         means = lit.reshape(-1, 3).mean(axis=0) / original.reshape(-1, 3).mean(axis=0)
         assert means == pytest.approx(factors, abs=0.08), name
+
+
+@pytest.mark.parametrize("name", sorted(BLURS))
+def test_the_blurred_copies_are_blurred(name: str) -> None:
+    photo = DATA / "web_edje_IMG_2560.jpg"
+    sharpness = lambda image: cv2.Laplacian(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), cv2.CV_64F).var()  # noqa: E731
+    copy = cv2.imdecode(np.frombuffer(blurred(photo, *BLURS[name]), np.uint8), cv2.IMREAD_COLOR)
+    assert copy.shape == cv2.imread(str(photo)).shape
+    assert sharpness(copy) < 0.5 * sharpness(cv2.imread(str(photo)))
+
+
+def test_an_unknown_blur_is_refused() -> None:
+    with pytest.raises(ValueError, match="unknown blur 'zoom'"):
+        blurred(DATA / "web_edje_IMG_2560.jpg", "zoom", 0.01)
 
 
 @pytest.mark.skipif(not (DEFAULT_MODEL_DIR / DETECTOR_FILE).exists(), reason="needs the shipped models")

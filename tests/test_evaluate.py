@@ -191,7 +191,10 @@ def test_full_run_on_tiny_sets(tmp_path: Path) -> None:
     condition_rows = [row for row in results["summary"] if row["name"].startswith("real photos made grey")
                       or row["name"].startswith("real photos in bad light")]
     assert [(row["value"], row["ok"]) for row in condition_rows] == [(1.0, None), (1.0, None)]
-    assert "## Real photos without colour and in bad light" in text and "| dark (0.2, 0.2, 0.2; 4) | 1.000 |" in text
+    assert {name: shares["found_share"] for name, shares in conditions["blur"].items()} == {
+        "out of focus": 1.0, "shaken": 1.0}
+    assert "## Real photos without colour, in bad light and blurred" in text
+    assert "| dark (0.2, 0.2, 0.2; 4) | 1.000 |" in text and "| shaken (motion, 0.018) | 1.000 |" in text
 
 
 def test_every_code_map_scores_a_boxs_runner_up_as_ultralytics_does(tmp_path: Path) -> None:
