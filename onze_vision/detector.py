@@ -347,6 +347,9 @@ class PhotoReading:
             (:func:`possibly_missed`), for the player to confirm; never scored unasked.
         colourless: The photo has no colour (black and white, a mono filter), so red
             and black suits look alike: each card offers its other-colour alternative.
+        light_gains: When the photo's light was evened out before it was read (a warm
+            lamp, a dim room; ``balance_from``), the gains of its red, green and blue
+            channels, so the photo can be shown as it was read; otherwise None.
     """
 
     width: int
@@ -355,15 +358,19 @@ class PhotoReading:
     timings: dict[str, float] = field(default_factory=dict, compare=False)
     maybe: list[DetectedCard] = field(default_factory=list)
     colourless: bool = False
+    light_gains: tuple[float, float, float] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready ``{"width", "height", "cards": [...]}``, plus ``"maybe": [...]`` when
-        there are any and ``"colourless": true`` for a photo without colour."""
+        there are any, ``"colourless": true`` for a photo without colour and
+        ``"light_gains": {"red", "green", "blue"}`` for one whose light was evened out."""
         out: dict[str, Any] = {"width": self.width, "height": self.height, "cards": [c.to_dict() for c in self.cards]}
         if self.maybe:
             out["maybe"] = [c.to_dict() for c in self.maybe]
         if self.colourless:
             out["colourless"] = True
+        if self.light_gains is not None:
+            out["light_gains"] = dict(zip(("red", "green", "blue"), (round(g, 3) for g in self.light_gains)))
         return out
 
 
@@ -914,13 +921,14 @@ class CardDetector:
             InvalidImageError: The input is not a readable photo.
         """
         timings: dict[str, float] = {}
-        loaded, indices, candidates = self._read(src, None, None, timings)
+        loaded, indices, candidates, gains = self._read(src, None, None, timings)
         start = time.perf_counter()
         colourless = is_colourless(loaded.image)
         cards = pair_indices(indices, self.config, colourless)
         maybe = possibly_missed(indices, candidates, self.config)
         timings["postprocess"] += (time.perf_counter() - start) * 1000
-        return PhotoReading(loaded.width, loaded.height, cards, timings, maybe, colourless)
+        light = None if gains is None else (float(gains[2]), float(gains[1]), float(gains[0]))
+        return PhotoReading(loaded.width, loaded.height, cards, timings, maybe, colourless, light)
 
     def _read(
         self,
@@ -928,8 +936,10 @@ class CardDetector:
         conf_threshold: float | None,
         min_class_prob: float | None,
         timings: dict[str, float] | None,
-    ) -> tuple[LoadedImage, Detections, Detections]:
-        """The photo, its named indices at the thresholds, and the candidates under them (``maybe_conf``)."""
+    ) -> tuple[LoadedImage, Detections, Detections, np.ndarray | None]:
+        """The photo (its light evened out where it needed it), its named indices at the
+        thresholds, the candidates under them (``maybe_conf``), and the light gains (B, G, R)
+        or None."""
         config = self.config
         conf = config.conf_threshold if conf_threshold is None else conf_threshold
         min_prob = config.min_class_prob if min_class_prob is None else min_class_prob
@@ -974,7 +984,7 @@ class CardDetector:
         indices = indices.without_nested(config.nested_overlap)
         candidates = candidates.without_nested(config.nested_overlap)
         clock.lap("postprocess")
-        return loaded, indices, candidates
+        return loaded, indices, candidates, gains
 
     def gains_for_light(self, image_bgr: np.ndarray) -> np.ndarray | None:
         """The channel gains that even out the photo's light, or None when it needs none

@@ -57,6 +57,7 @@ class FakeDetector:
         self.maybe: list[str] = []  # cards "possibly missed"
         self.faint: set[str] = set()  # codes read too weakly to trust (``DetectedCard.check``)
         self.colourless = False  # a photo without colour (``PhotoReading.colourless``)
+        self.light_gains: tuple[float, float, float] | None = None  # light evened out (R, G, B)
         self.calls = 0
 
     def __call__(self, data: bytes) -> PhotoReading:
@@ -66,7 +67,8 @@ class FakeDetector:
                               alternative=self.alternatives.get(code), check=code in self.faint)
                  for i, code in enumerate(self.cards)]
         maybe = [DetectedCard(code, 0.3, (10.0 + 60 * i, 100.0, 60.0 + 60 * i, 180.0)) for i, code in enumerate(self.maybe)]
-        return PhotoReading(image.width, image.height, boxes, maybe=maybe, colourless=self.colourless)
+        return PhotoReading(image.width, image.height, boxes, maybe=maybe, colourless=self.colourless,
+                            light_gains=self.light_gains)
 
 
 @pytest.fixture

@@ -100,6 +100,17 @@ def test_detect_says_a_photo_has_no_colour_and_offers_each_card_in_the_other(
     assert out[2].endswith("unsure: or 10H?")
 
 
+def test_detect_says_when_it_evened_out_the_light(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    make_fake_models(tmp_path, FAKE_BOXES, 320, "10S")
+    (tmp_path / "detector.json").write_text(json.dumps({"balance_from": 1.5}))
+    dark = tmp_path / "dark.jpg"
+    cv2.imwrite(str(dark), np.full((320, 320, 3), (20, 40, 60), np.uint8))   # a dim, warm room
+    assert main(["detect", "--models", str(tmp_path), str(dark)]) == 0
+    assert capsys.readouterr().out.splitlines()[1].startswith("  read with its light evened out")
+    assert main(["detect", "--models", str(tmp_path), "--json", str(dark)]) == 0
+    assert set(json.loads(capsys.readouterr().out)[0]["light_gains"]) == {"red", "green", "blue"}
+
+
 def test_detect_lists_cards_possibly_missed_apart(tmp_path: Path, photos: list[Path],
                                                  capsys: pytest.CaptureFixture[str]) -> None:
     make_fake_models(tmp_path, [[100, 100, 20, 30, 0.9], [220, 200, 20, 30, 0.4]], 320, "10S")

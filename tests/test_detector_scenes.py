@@ -191,6 +191,16 @@ def test_photos_taken_in_bad_light_are_read_as_in_daylight(detector: CardDetecto
                                                            factors: tuple[float, float, float], photo: str) -> None:
     reading = detector.detect_cards(in_dim_light(DATA / photo, factors))
     assert Counter(card.card for card in reading.cards) == Counter(PERSON_READS[photo])
+    # Said, so the page can show the photo as it was read: every channel lifted, at most 3 times.
+    assert reading.light_gains is not None and all(1.0 <= gain <= 3.0 for gain in reading.light_gains)
+    assert set(reading.to_dict()["light_gains"]) == {"red", "green", "blue"}
+
+
+@needs_models
+@pytest.mark.parametrize("photo", sorted(PERSON_READS))
+def test_a_photo_in_good_light_is_read_as_decoded(detector: CardDetector, photo: str) -> None:
+    reading = detector.detect_cards(DATA / photo)
+    assert reading.light_gains is None and "light_gains" not in reading.to_dict()
 
 
 @needs_models

@@ -353,6 +353,22 @@ def test_a_photo_without_colour_says_so_and_offers_each_card_in_the_other_colour
     assert client.get("/api/photos/1").get_json()["colourless"] is True
 
 
+def test_a_photo_whose_light_was_evened_out_is_shown_as_it_was_read(
+        client: Any, token: str, game_id: int, detector: Any, jpeg_bytes: bytes) -> None:
+    detector.light_gains = (1.6, 2.2, 3.0)
+    page = client.post(f"/games/{game_id}/hands/1/players/2/photo",
+                       data={"csrf_token": token, "photo": (io.BytesIO(jpeg_bytes), "dark.jpg")},
+                       follow_redirects=True).get_data(as_text=True)
+    assert 'values="1.6 0 0 0 0  0 2.2 0 0 0  0 0 3.0 0 0  0 0 0 1 0"' in page
+    assert 'style="filter: url(#light-1)"' in page and "shown brightened, as it was read" in page
+    assert client.get("/api/photos/1").get_json()["light_gains"] == {"red": 1.6, "green": 2.2, "blue": 3.0}
+    detector.light_gains = None   # a photo in good light is shown as taken
+    page = client.post(f"/games/{game_id}/hands/1/players/3/photo",
+                       data={"csrf_token": token, "photo": (io.BytesIO(jpeg_bytes), "day.jpg")},
+                       follow_redirects=True).get_data(as_text=True)
+    assert "feColorMatrix" not in page and "shown brightened" not in page
+
+
 def test_a_faint_card_without_an_alternative_is_dashed_and_listed_to_check(
         client: Any, token: str, game_id: int, detector: Any, jpeg_bytes: bytes) -> None:
     detector.faint = {"JK"}

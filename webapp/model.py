@@ -594,6 +594,8 @@ def read_photo(data: bytes | None) -> dict[str, Any]:
         "maybe": [card.to_dict() for card in reading.maybe],
         # No colour in the photo: suits are known only up to colour (each card offers the other).
         "colourless": bool(getattr(reading, "colourless", False)),
+        # Light evened out before reading (a dark or tinted photo): the page shows it so.
+        **({"light_gains": reading.to_dict()["light_gains"]} if getattr(reading, "light_gains", None) else {}),
     }
 
 

@@ -209,12 +209,18 @@ def run_detect(args: argparse.Namespace) -> int:
             entry["maybe"] = [card.to_dict() for card in reading.maybe]
         if reading.colourless:
             entry["colourless"] = True
+        if reading.light_gains is not None:
+            entry["light_gains"] = reading.to_dict()["light_gains"]
         results.append(entry)
         if not args.json:
             print(f"{photo} ({reading.width}x{reading.height}): {len(reading.cards)} card"
                   f"{'' if len(reading.cards) == 1 else 's'}")
             if reading.colourless:
                 print(f"  {COLOURLESS_NOTE}")
+            if reading.light_gains is not None:
+                red, green, blue = reading.light_gains
+                print(f"  read with its light evened out (a dark or tinted photo): "
+                      f"red x{red:.2f}, green x{green:.2f}, blue x{blue:.2f}")
             for card in reading.cards:
                 box = ", ".join(f"{v:.0f}" for v in card.box)
                 unsure = (f"  unsure: or {card.alternative}?" if card.alternative

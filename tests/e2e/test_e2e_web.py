@@ -363,3 +363,23 @@ def test_a_black_and_white_photo_is_said_to_have_no_colour_and_each_suit_can_be_
     if nine.count():   # the 9 read black: one tap makes it the 9♥ it is
         nine.click()
         assert "9H" in page.locator("input.cards-text").input_value()
+
+
+@pytest.mark.skipif(not (DATA.parent.parent / "models" / "index_detector.onnx").exists(),
+                    reason="needs the shipped model")
+def test_a_photo_taken_in_a_dim_warm_room_is_read_and_shown_brightened(
+        page: Any, live_server: Any, tmp_path: Path) -> None:
+    """The shipped model on a dark, warm copy of a real photo (Q♣ 10♠ 9♥): all three read,
+    and the photo shown as it was read, brightened, so the player can check it."""
+    import cv2
+    import numpy as np
+
+    dark = tmp_path / "dark.jpg"
+    image = cv2.imread(str(DATA / "web_edje_IMG_2571.jpg")).astype(np.float32) * np.array([0.12, 0.22, 0.35])
+    cv2.imwrite(str(dark), np.clip(image, 0, 255).astype(np.uint8))
+    _photo_on_player_page(page, live_server, ["Ned", "Oda", "Pim"], 3, 2, dark)
+    page.wait_for_selector("figure.photo img")
+    assert sorted(page.locator("svg.boxes text").all_text_contents()) == ["10♠", "9♥", "Q♣"]
+    assert "shown brightened" in page.locator("figure.photo figcaption").inner_text()
+    assert "url(" in page.locator("figure.photo img").evaluate("img => getComputedStyle(img).filter")
+    shoot(page, "04f-photo-dim-light")
