@@ -204,14 +204,10 @@ def run_detect(args: argparse.Namespace) -> int:
             # Keep one entry per photo, in order, so a script reading the JSON sees which failed.
             results.append({"image": photo, "error": str(error)})
             continue
-        entry: dict[str, Any] = {"image": photo, "cards": [card.to_dict() for card in reading.cards]}
-        if reading.maybe:
-            entry["maybe"] = [card.to_dict() for card in reading.maybe]
-        if reading.colourless:
-            entry["colourless"] = True
-        if reading.light_gains is not None:
-            entry["light_gains"] = reading.to_dict()["light_gains"]
-        results.append(entry)
+        # The reading's own JSON ("cards", and "maybe", "colourless", "light_gains" when they
+        # apply), named by its photo instead of sized.
+        read = reading.to_dict()
+        results.append({"image": photo, **{key: value for key, value in read.items() if key not in ("width", "height")}})
         if not args.json:
             print(f"{photo} ({reading.width}x{reading.height}): {len(reading.cards)} card"
                   f"{'' if len(reading.cards) == 1 else 's'}")
