@@ -2,10 +2,10 @@
 
 The real photos are well lit, sharp and in colour. Each (every ``every``-th of the set) is
 read as taken and again changed: as a black-and-white JPEG of itself, darkened or tinted
-the way a kitchen lamp or a dim room does it, and blurred (out of focus, or shaken). The reading as taken is the reference (the
-real photos are labelled with ranks only, and in colour their suits are read right); for
-each suited card read there, the changed photo's card at the same place (box IoU >= 0.5)
-is compared with it. Reported by ``onze-vision evaluate``; ``scripts/sweep_light.py``
+the way a kitchen lamp or a dim room does it, and blurred (out of focus, or shaken). The
+reading as taken is the reference (the real photos are labelled with ranks only, and in
+colour their suits are read right); for each suited card read there, the changed photo's
+card at the same place (box IoU >= 0.5) is compared with it. Reported by ``onze-vision evaluate``; ``scripts/sweep_light.py``
 uses the same comparison to choose ``balance_from``.
 """
 

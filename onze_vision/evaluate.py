@@ -1233,13 +1233,13 @@ def _conditions_lines(conditions: dict[str, Any]) -> list[str]:
              f"(the alternative is the other colour) {_fmt(grey['read_or_offered_right_share'])}, read right "
              f"{_fmt(grey['read_right_share'])}.", "",
              "| light (channel factors B, G, R; noise) | cards found | read right |", "|---|---|---|"]
-    for name, shares in conditions["light"].items():
-        factors, noise = LIGHTS.get(name, ((float("nan"),) * 3, 0.0))
+    for name, (factors, noise) in LIGHTS.items():
+        shares = conditions["light"][name]
         lines.append(f"| {name} ({', '.join(f'{f:g}' for f in factors)}; {noise:g}) | "
                      f"{_fmt(shares['found_share'])} | {_fmt(shares['read_right_share'])} |")
     lines += ["", "| blur (share of the photo's long side) | cards found | read right |", "|---|---|---|"]
-    for name, shares in (conditions.get("blur") or {}).items():
-        kind, share = BLURS.get(name, ("?", float("nan")))
+    for name, (kind, share) in BLURS.items():
+        shares = conditions["blur"][name]
         lines.append(f"| {name} ({kind}, {share:g}) | {_fmt(shares['found_share'])} | "
                      f"{_fmt(shares['read_right_share'])} |")
     return lines

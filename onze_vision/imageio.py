@@ -381,8 +381,16 @@ def _from_array(array: np.ndarray) -> LoadedImage:
 #: is judged colourless (``tests/test_imageio.py``).
 COLOURLESS_MAX_CHROMA = 12
 
-#: Pixels looked at to judge colour: a grid about this many on its short side (under 1 ms).
-_COLOUR_SAMPLE = 192
+#: Pixels looked at to judge a whole photo's colour or light: a grid about this many on
+#: its short side (under 1 ms where a full pass would take several).
+SAMPLE_SHORT_SIDE = 192
+
+
+def sample_grid(image: np.ndarray, short_side: int = SAMPLE_SHORT_SIDE) -> np.ndarray:
+    """Every n-th pixel of every n-th row, n chosen so the short side keeps about ``short_side``."""
+    height, width = image.shape[:2]
+    step = max(1, min(height, width) // short_side)
+    return np.ascontiguousarray(image[::step, ::step])
 
 
 def is_colourless(image_bgr: np.ndarray) -> bool:
@@ -391,9 +399,7 @@ def is_colourless(image_bgr: np.ndarray) -> bool:
     Args:
         image_bgr: The decoded photo, HxWx3 BGR.
     """
-    height, width = image_bgr.shape[:2]
-    step = max(1, min(height, width) // _COLOUR_SAMPLE)
-    blue, green, red = cv2.split(np.ascontiguousarray(image_bgr[::step, ::step]))
+    blue, green, red = cv2.split(sample_grid(image_bgr))
     chroma = cv2.subtract(cv2.max(cv2.max(blue, green), red), cv2.min(cv2.min(blue, green), red))
     # "All but 0.1 %": noise and a stray coloured pixel are not colour to read suits by.
     return bool(np.count_nonzero(chroma > COLOURLESS_MAX_CHROMA) <= 0.001 * chroma.size)

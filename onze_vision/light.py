@@ -12,6 +12,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from onze_vision.imageio import sample_grid
+
 #: The share of a channel's pixels below its "white": the brightest 0.1 % are taken as
 #: the cards' white. A far shot's cards cover little of the photo; at 99.5 the table's
 #: own colour was taken for white in 9 of the 40 far shots of ``datasets/far-tune``, at
@@ -20,9 +22,6 @@ WHITE_PERCENTILE = 99.9
 
 #: The level white is brought to: what white card faces measure in well-lit photos.
 TARGET_WHITE = 230.0
-
-#: Pixels looked at: a grid about this many on its short side.
-_SAMPLE = 192
 
 
 def light_gains(image_bgr: np.ndarray, max_gain: float) -> np.ndarray:
@@ -33,9 +32,7 @@ def light_gains(image_bgr: np.ndarray, max_gain: float) -> np.ndarray:
         max_gain: The largest gain a channel is given (a photo with no white in it
             would otherwise be blown out).
     """
-    height, width = image_bgr.shape[:2]
-    step = max(1, min(height, width) // _SAMPLE)
-    sample = np.ascontiguousarray(image_bgr[::step, ::step])
+    sample = sample_grid(image_bgr)
     # The percentile from each channel's histogram: a few times faster than sorting.
     white = np.array([_level_at(cv2.calcHist([sample], [channel], None, [256], [0, 256]).ravel(),
                                 WHITE_PERCENTILE) for channel in range(3)], np.float64)
