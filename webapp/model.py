@@ -586,17 +586,12 @@ def read_photo(data: bytes | None) -> dict[str, Any]:
     except FileNotFoundError:  # the detector's ModelNotFoundError: models/ not installed
         raise DetectorUnavailableError(
             "The card detector's model files are not installed (models/): type the cards instead.") from None
-    return {
-        "width": int(reading.width), "height": int(reading.height),
-        # Each card as detect --json spells it ("alternative" when read unsure).
-        "cards": [card.to_dict() for card in reading.cards],
-        # Cards possibly missed: offered to add, never scored unasked.
-        "maybe": [card.to_dict() for card in reading.maybe],
-        # No colour in the photo: suits are known only up to colour (each card offers the other).
-        "colourless": bool(getattr(reading, "colourless", False)),
-        # Light evened out before reading (a dark or tinted photo): the page shows it so.
-        **({"light_gains": reading.to_dict()["light_gains"]} if getattr(reading, "light_gains", None) else {}),
-    }
+    # The reading as detect --json spells it: cards ("alternative", "check" when they apply),
+    # "colourless" (each card offers the other colour) and "light_gains" (the page shows the
+    # photo so); "maybe" (possibly missed, never scored unasked) and "colourless" always here.
+    read = reading.to_dict()
+    return {**read, "width": int(reading.width), "height": int(reading.height),
+            "maybe": read.get("maybe", []), "colourless": read.get("colourless", False)}
 
 
 def store_photo(data: bytes | None, game_id: int | None = None) -> dict[str, Any]:
