@@ -22,6 +22,7 @@ import numpy as np
 
 from onze_vision.detections import box_iou
 from onze_vision.detector import CardDetector, DetectedCard
+from onze_vision.synth.blur import motion_kernel
 
 #: Bad light as channel factors (B, G, R) and sensor noise (grey levels): a warm lamp
 #: takes most of the blue; a dim room takes the light, and the camera's noise stays.
@@ -72,10 +73,7 @@ def blurred(path: Path, kind: str, share: float) -> bytes:
     if kind == "gaussian":
         image = cv2.GaussianBlur(image, (0, 0), size)
     elif kind == "motion":
-        length = max(1, round(size))
-        kernel = np.zeros((length, length), np.float32)
-        kernel[length // 2, :] = 1.0 / length
-        image = cv2.filter2D(image, -1, kernel)
+        image = cv2.filter2D(image, -1, motion_kernel(max(1, round(size))))
     else:
         raise ValueError(f"unknown blur {kind!r}: expected 'gaussian' or 'motion'")
     return _jpeg(image, path)

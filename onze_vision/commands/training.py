@@ -34,6 +34,7 @@ def _make_dataset(args: argparse.Namespace) -> int:
             index_px=tuple(args.index_px),
             val_decks=deck_names(args.val_designs),
             printed_share=args.printed,
+            blurred_share=args.blurred,
         )
     except (ArtNotInstalledError, PrintFontNotInstalledError) as error:
         print(f"onze-vision make-dataset: {error}", file=sys.stderr)
@@ -93,6 +94,8 @@ def _dataset_args_problem(args: argparse.Namespace) -> str | None:
                 f"({args.size})")
     if not 0.0 <= args.printed <= 1.0:
         return f"--printed is a share of scenes from 0 to 1, not {args.printed:g}"
+    if not 0.0 <= args.blurred <= 1.0:
+        return f"--blurred is a share of scenes from 0 to 1, not {args.blurred:g}"
     return None
 
 
@@ -145,6 +148,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     make.add_argument("--printed", type=float, default=0.0, metavar="SHARE",
                       help="share of scenes with print on the table (score sheets, labels, books), never "
                            "labelled: negatives for the classifier (default 0: the scenes drawn before print)")
+    make.add_argument("--blurred", type=float, default=0.0, metavar="SHARE",
+                      help="share of scenes shaken or out of focus by 0.03-0.4 of an index height, labels "
+                           "kept (default 0: the scenes drawn before blur)")
     make.set_defaults(handler=_make_dataset)
 
     train = subparsers.add_parser(

@@ -31,6 +31,7 @@ import numpy as np
 
 from onze_vision.synth.art import DECKS, DeckArt, load_decks
 from onze_vision.synth.backgrounds import BackgroundBank
+from onze_vision.synth.blur import camera_blur
 from onze_vision.synth.codes import CARD_CODES, CLASS_ID
 from onze_vision.synth.scenes import INDEX_PX, Scene, render_scene
 
@@ -55,6 +56,7 @@ class DatasetSummary:
     workers: int
     index_px: tuple[float, float] = INDEX_PX
     printed_share: float = 0.0
+    blurred_share: float = 0.0
 
 
 def scene_rng(seed: int, split: str, index: int) -> np.random.Generator:
@@ -66,6 +68,18 @@ def print_rng(seed: int, split: str, index: int) -> np.random.Generator:
     """The random state of one scene's print, apart from the scene's own: the same seed
     with and without ``--printed`` gives the same scenes, with and without print."""
     return np.random.default_rng([seed, SPLIT_IDS[split], index, 1])
+
+
+def blur_rng(seed: int, split: str, index: int) -> np.random.Generator:
+    """The random state of one scene's camera blur, apart from the scene's own (as
+    :func:`print_rng`): the same seed with and without ``--blurred`` gives the same scenes."""
+    return np.random.default_rng([seed, SPLIT_IDS[split], index, 2])
+
+
+def index_height(scene: Scene) -> float | None:
+    """The median long side of the scene's index labels (None: no label)."""
+    sides = [max(x2 - x1, y2 - y1) for x1, y1, x2, y2 in (label.box for label in scene.labels)]
+    return float(np.median(sides)) if sides else None
 
 
 def yolo_lines(scene: Scene) -> list[str]:
@@ -105,20 +119,30 @@ def _init_worker(split_decks: dict[str, list[str]], art_cache: str | None) -> No
 
 
 def _render_job(
-    job: tuple[str, int, int, int, str, tuple[float, float], float],
+    job: tuple[str, int, int, int, str, tuple[float, float], float, float],
 ) -> tuple[str, int, str, list[str], dict[str, object]]:
-    split, index, seed, size, out_dir, index_px, printed_share = job
+    split, index, seed, size, out_dir, index_px, printed_share, blurred_share = job
     decks: list[DeckArt] = _worker_state["decks"][split]  # type: ignore[index]
     bank: BackgroundBank = _worker_state["bank"]  # type: ignore[assignment]
     scene = render_scene(scene_rng(seed, split, index), decks, bank, (size, size), index_px=index_px,
                          printed_share=printed_share, print_split=split, print_rng=print_rng(seed, split, index))
+    blurred = False
+    if blurred_share > 0:
+        rng = blur_rng(seed, split, index)
+        height = index_height(scene)
+        if rng.random() < blurred_share and height is not None:
+            scene.image = camera_blur(rng, scene.image, height)
+            blurred = True
     name = f"{split}_{index:06d}"
     ok, encoded = cv2.imencode(".jpg", scene.image, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
     assert ok
     (Path(out_dir) / "images" / split / f"{name}.jpg").write_bytes(encoded.tobytes())
     lines = yolo_lines(scene)
     (Path(out_dir) / "labels" / split / f"{name}.txt").write_text("".join(line + "\n" for line in lines))
-    return split, index, name, lines, scene_meta(f"images/{split}/{name}.jpg", scene)
+    meta = scene_meta(f"images/{split}/{name}.jpg", scene)
+    if blurred:
+        meta["blurred"] = True
+    return split, index, name, lines, meta
 
 
 def draw_labels(image: np.ndarray, meta: dict[str, object]) -> np.ndarray:
@@ -179,14 +203,17 @@ def make_dataset(
     progress: bool = True,
     index_px: tuple[float, float] = INDEX_PX,
     printed_share: float = 0.0,
+    blurred_share: float = 0.0,
 ) -> DatasetSummary:
     """Render the dataset into ``out_dir`` and return what was written.
 
     ``printed_share``: the share of scenes with print on the table (0: none, and the
-    scenes are those drawn before print existed).
+    scenes are those drawn before print existed). ``blurred_share``: the share of scenes
+    shaken or out of focus (``synth.blur``; 0: none, the scenes drawn before it).
     """
-    if not 0.0 <= printed_share <= 1.0:
-        raise ValueError(f"printed_share must lie in [0, 1], not {printed_share!r}")
+    for name, share in (("printed_share", printed_share), ("blurred_share", blurred_share)):
+        if not 0.0 <= share <= 1.0:
+            raise ValueError(f"{name} must lie in [0, 1], not {share!r}")
     out_dir = Path(out_dir)
     split_decks = {
         "train": train_decks or deck_names("training"),
@@ -201,7 +228,7 @@ def make_dataset(
     for names in split_decks.values():
         load_decks(names=names, cache=art_cache)
 
-    jobs = [(split, i, seed, image_size, str(out_dir), index_px, printed_share)
+    jobs = [(split, i, seed, image_size, str(out_dir), index_px, printed_share, blurred_share)
             for split, n in counts.items() for i in range(n)]
     workers = max(1, workers or os.cpu_count() or 1)
     metas: dict[str, list[dict[str, object]]] = {split: [None] * n for split, n in counts.items()}  # type: ignore[misc]
@@ -239,7 +266,8 @@ def make_dataset(
     (out_dir / "data.yaml").write_text(
         f"# Onze Vision synthetic scenes: onze-vision make-dataset --seed {seed} "
         f"--index-px {index_px[0]:g} {index_px[1]:g}"
-        + (f" --printed {printed_share:g}" if printed_share else "") + "\n"
+        + (f" --printed {printed_share:g}" if printed_share else "")
+        + (f" --blurred {blurred_share:g}" if blurred_share else "") + "\n"
         f"path: {out_dir.resolve()}\ntrain: images/train\nval: images/val\nnames:\n{names_yaml}\n"
     )
     summary = DatasetSummary(
@@ -254,6 +282,7 @@ def make_dataset(
         workers=workers,
         index_px=index_px,
         printed_share=printed_share,
+        blurred_share=blurred_share,
     )
     (out_dir / "summary.json").write_text(json.dumps(asdict(summary), indent=2) + "\n")
     return summary
