@@ -5,6 +5,9 @@ can be smeared by a fifth of an index or more (``onze_vision.conditions`` measur
 that costs on the real photos). A share of a dataset's scenes (``make-dataset --blurred``)
 gets one of these blurs, sized by the scene's own index height so the smear is the same
 share of an index at every scale.
+The blur is applied to the finished scene, after its sensor noise and JPEG (as
+``conditions`` blurs a real photo); a camera blurs before its sensor adds noise, so these
+scenes are a little cleaner than a real blurred photo.
 """
 
 from __future__ import annotations
