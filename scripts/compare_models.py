@@ -1,0 +1,82 @@
+"""Compare model folders on what a new network must not lose, before one ships.
+
+Each folder (ONNX networks and ``detector.json``, as ``models/``) is measured on:
+the real photos as taken (rank recall, invented cards per photo), the real photos made
+grey, in bad light and blurred (``onze_vision.conditions``: cards found and read right,
+against that folder's own reading as taken), and the held-out scenes of the tuning sets
+(mAP50, card recall, card precision). The bar's sets (``onze-val``, ``far-val``) are not
+used: a network is chosen here, and measured there once, by ``onze-vision evaluate``.
+
+    python scripts/compare_models.py models runs/candidate
+    python scripts/compare_models.py models runs/candidate --tuning datasets/onze320 --every 6
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from onze_vision.conditions import CONDITIONS_EVERY, evaluate_conditions
+from onze_vision.detector import CardDetector
+from onze_vision.evaluate import evaluate_real_photos, evaluate_synthetic
+
+REPO = Path(__file__).resolve().parents[1]
+TUNING_SETS = ("onze960", "onze320", "far-tune")
+
+
+def measure(models: Path, realphotos: Path, tuning: list[Path], every: int) -> dict[str, Any]:
+    """The figures of one model folder (see the module's docstring)."""
+    detector = CardDetector(models)
+    real = evaluate_real_photos(detector, realphotos, progress=lambda _: None)
+    row: dict[str, Any] = {"real photos: rank recall / invented": (real["rank_recall"], real["invented_per_photo"])}
+    conditions = evaluate_conditions(detector, realphotos, every=every)
+    row["grey: read or offered right"] = conditions["grey"]["read_or_offered_right_share"]
+    for group in ("light", "blur"):
+        for name, shares in conditions[group].items():
+            row[f"{name}: found / read right"] = (shares["found_share"], shares["read_right_share"])
+    for folder in tuning:
+        scenes = evaluate_synthetic(detector, folder, progress=lambda _: None)
+        cards = scenes.get("cards") or {}
+        row[f"{folder.name}: mAP50 / card recall / precision"] = (
+            scenes["map50"], cards.get("recall") or 0.0, cards.get("precision") or 0.0)
+    return row
+
+
+def _cell(value: Any) -> str:
+    if isinstance(value, tuple):
+        return " / ".join(_cell(v) for v in value)
+    return "-" if value is None else f"{value:.4f}"
+
+
+def main(argv: list[str] | None = None) -> dict[str, dict[str, Any]]:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("models", type=Path, nargs="+", help="model folders (the first is the reference)")
+    parser.add_argument("--realphotos", type=Path, default=REPO.parent / "shared" / "realphotos" / "edje")
+    parser.add_argument("--every", type=int, default=CONDITIONS_EVERY,
+                        help=f"change every N-th real photo (default {CONDITIONS_EVERY})")
+    parser.add_argument("--tuning", type=Path, nargs="*", default=[REPO / "datasets" / name for name in TUNING_SETS],
+                        help="held-out scenes to compare on (missing folders are skipped)")
+    parser.add_argument("--json", type=Path, default=None, help="also write the figures here")
+    args = parser.parse_args(argv)
+    if not (args.realphotos / "manifest.json").exists():
+        parser.error(f"no manifest.json in '{args.realphotos}'")
+    missing = [str(folder) for folder in args.models if not (folder / "index_detector.onnx").exists()]
+    if missing:
+        parser.error(f"no index_detector.onnx in {', '.join(missing)}")
+    tuning = [folder for folder in args.tuning if (folder / "images").is_dir()]
+
+    table = {str(folder): measure(folder, args.realphotos, tuning, args.every) for folder in args.models}
+    rows = list(next(iter(table.values())))
+    print("| figure | " + " | ".join(f"`{name}`" for name in table) + " |")
+    print("|---|" + "---|" * len(table))
+    for row in rows:
+        print(f"| {row} | " + " | ".join(_cell(figures[row]) for figures in table.values()) + " |")
+    if args.json:
+        args.json.write_text(json.dumps(table, indent=2) + "\n")
+    return table
+
+
+if __name__ == "__main__":
+    main()

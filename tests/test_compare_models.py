@@ -1,0 +1,56 @@
+"""``scripts/compare_models.py``: model folders side by side on what a new network must not lose."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from onze_vision.detector import DEFAULT_MODEL_DIR, DETECTOR_FILE
+
+EDJE = Path(__file__).resolve().parents[2] / "shared" / "realphotos" / "edje"
+
+
+@pytest.mark.skipif(not (DEFAULT_MODEL_DIR / DETECTOR_FILE).exists() or not EDJE.is_dir(),
+                    reason="needs the shipped models and ../shared/realphotos/edje")
+def test_one_column_per_folder_and_the_same_folder_measures_the_same(
+        load_script: Callable[[str], ModuleType], monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    script = load_script("compare_models")
+    whole = script.evaluate_real_photos
+    monkeypatch.setattr(script, "evaluate_real_photos",   # 10 photos, not 363
+                        lambda detector, root, progress: whole(detector, root, limit=10, progress=progress))
+    copy = tmp_path / "copy"  # the shipped files again, under another name
+    copy.mkdir()
+    for file in DEFAULT_MODEL_DIR.iterdir():
+        if file.is_file():
+            (copy / file.name).symlink_to(file)
+    table = script.main([str(DEFAULT_MODEL_DIR), str(copy), "--every", "90", "--tuning",
+                         "--json", str(tmp_path / "figures.json")])
+    assert list(table) == [str(DEFAULT_MODEL_DIR), str(copy)]
+    assert table[str(copy)] == table[str(DEFAULT_MODEL_DIR)]
+    rows = table[str(copy)]
+    assert list(rows)[:2] == ["real photos: rank recall / invented", "grey: read or offered right"]
+    assert {"shaken: found / read right", "dark: found / read right"} <= set(rows)
+    recall, invented = rows["real photos: rank recall / invented"]
+    assert 0.9 <= recall <= 1.0 and invented <= 0.2
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[0].startswith("| figure | ") and any(line.startswith("| shaken: found") for line in printed)
+    assert (tmp_path / "figures.json").read_text().startswith("{")
+
+
+def test_real_photos_without_their_manifest_are_refused(load_script: Callable[[str], ModuleType], tmp_path: Path,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        load_script("compare_models").main([str(DEFAULT_MODEL_DIR), "--realphotos", str(tmp_path)])
+    assert f"no manifest.json in '{tmp_path}'" in capsys.readouterr().err
+
+
+def test_a_folder_without_a_detector_is_refused(load_script: Callable[[str], ModuleType], tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "manifest.json").write_text("[]")
+    with pytest.raises(SystemExit):
+        load_script("compare_models").main([str(tmp_path / "empty"), "--realphotos", str(tmp_path)])
+    assert "no index_detector.onnx in" in capsys.readouterr().err
