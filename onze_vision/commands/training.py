@@ -149,8 +149,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                       help="share of scenes with print on the table (score sheets, labels, books), never "
                            "labelled: negatives for the classifier (default 0: the scenes drawn before print)")
     make.add_argument("--blurred", type=float, default=0.0, metavar="SHARE",
-                      help="share of scenes shaken or out of focus by 0.03-0.4 of an index height, labels "
-                           "kept (default 0: the scenes drawn before blur)")
+                      help="share of scenes blurred after drawing, labels kept: shaken (a smear of 0.08-0.4 index "
+                           "heights) or out of focus (sigma 0.03-0.1 index heights) (default 0: the scenes drawn "
+                           "before blur)")
     make.set_defaults(handler=_make_dataset)
 
     train = subparsers.add_parser(
