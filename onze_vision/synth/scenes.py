@@ -23,6 +23,7 @@ import numpy as np
 
 from onze_vision.synth.art import DeckArt
 from onze_vision.synth.backgrounds import BackgroundBank
+from onze_vision.synth.blur import motion_kernel
 from onze_vision.synth.printed import draw_print
 
 MIN_VISIBLE = 0.5  # a corner more than half covered carries no label
@@ -270,12 +271,7 @@ def _lighting(rng: np.random.Generator, image: np.ndarray) -> np.ndarray:
 def _sensor(rng: np.random.Generator, image: np.ndarray) -> np.ndarray:
     """Blur (focus or motion), noise and JPEG compression."""
     if rng.random() < 0.15:
-        k = int(rng.integers(3, 6))
-        kernel = np.zeros((k, k), np.float32)
-        kernel[k // 2, :] = 1.0 / k
-        rot = cv2.getRotationMatrix2D((k / 2 - 0.5, k / 2 - 0.5), rng.uniform(0, 180), 1.0)
-        kernel = cv2.warpAffine(kernel, rot, (k, k))
-        image = cv2.filter2D(image, -1, kernel / max(kernel.sum(), 1e-6))
+        image = cv2.filter2D(image, -1, motion_kernel(int(rng.integers(3, 6)), rng.uniform(0, 180)))
     elif rng.random() < 0.6:
         image = cv2.GaussianBlur(image, (0, 0), rng.uniform(0.3, 0.9))
     image = image + rng.normal(0, rng.uniform(0, 7), image.shape).astype(np.float32)
