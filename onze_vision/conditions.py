@@ -1,12 +1,14 @@
-"""The real photos as they were not taken: without colour, in bad light, blurred.
+"""The real photos as they were not taken: without colour, in bad light, blurred, tilted.
 
-The real photos are well lit, sharp and in colour. Each (every ``every``-th of the set) is
-read as taken and again changed: as a black-and-white JPEG of itself, darkened or tinted
-the way a kitchen lamp or a dim room does it, and blurred (out of focus, or shaken). The
-reading as taken is the reference (the real photos are labelled with ranks only, and in
-colour their suits are read right); for each suited card read there, the changed photo's
-card at the same place (box IoU >= 0.5) is compared with it. Reported by ``onze-vision evaluate``; ``scripts/sweep_light.py``
-uses the same comparison to choose ``balance_from``.
+The real photos are well lit, sharp, in colour and mostly taken from above. Each (every
+``every``-th of the set) is read as taken and again changed: as a black-and-white JPEG of
+itself, darkened or tinted the way a kitchen lamp or a dim room does it, blurred (out of
+focus, or shaken), and seen from lower down (tilted: the far edge shrunk). The reading as
+taken is the reference (the real photos are labelled with ranks only, and in colour their
+suits are read right); for each suited card read there, the changed photo's card at the
+same place (box IoU >= 0.5; in a tilted copy, the card whose centre lies in the reference
+box carried through the tilt) is compared with it. Reported by ``onze-vision evaluate``;
+``scripts/sweep_light.py`` uses the same comparison to choose ``balance_from``.
 """
 
 from __future__ import annotations
@@ -38,6 +40,14 @@ LIGHTS: dict[str, tuple[tuple[float, float, float], float]] = {
 BLURS: dict[str, tuple[str, float]] = {
     "out of focus": ("gaussian", 0.004),
     "shaken": ("motion", 0.018),
+}
+
+#: A phone held lower over the table, as the far edge of the photo's width over the near
+#: edge's (a homography keeping the near edge and the height): the corners of one card
+#: no longer sit on a rectangle's diagonal, and the far corner is drawn smaller.
+TILTS: dict[str, float] = {
+    "tilted": 0.6,
+    "steeply tilted": 0.5,
 }
 
 #: Every how-many-th real photo is changed (a third of the 363: 121 photos, 226 suited cards).
@@ -79,24 +89,71 @@ def blurred(path: Path, kind: str, share: float) -> bytes:
     return _jpeg(image, path)
 
 
-def compare_readings(reference: Sequence[DetectedCard], changed: Sequence[DetectedCard]) -> Counter[str]:
+def tilt_homography(width: int, height: int, far_share: float) -> np.ndarray:
+    """The 3x3 homography of a photo seen from lower down: its top edge shrunk to
+    ``far_share`` of its width about the centre, its bottom edge and height kept."""
+    if not 0 < far_share <= 1:
+        raise ValueError(f"far edge share {far_share!r} must be in (0, 1]")
+    inset = width * (1 - far_share) / 2
+    corners = np.float32([[0, 0], [width, 0], [width, height], [0, height]])
+    moved = np.float32([[inset, 0], [width - inset, 0], [width, height], [0, height]])
+    return cv2.getPerspectiveTransform(corners, moved)
+
+
+def tilted(path: Path, far_share: float) -> tuple[bytes, np.ndarray]:
+    """The photo as a JPEG seen from lower down (see :data:`TILTS`), and the homography
+    that carries its points there."""
+    image = cv2.imread(str(path))
+    height, width = image.shape[:2]
+    homography = tilt_homography(width, height, far_share)
+    warped = cv2.warpPerspective(image, homography, (width, height), flags=cv2.INTER_LINEAR,
+                                 borderMode=cv2.BORDER_REPLICATE)
+    return _jpeg(warped, path), homography
+
+
+def carry_boxes(boxes: np.ndarray, homography: np.ndarray) -> np.ndarray:
+    """Boxes [N, 4] (x1, y1, x2, y2) carried through a homography: each the box around its moved corners."""
+    boxes = np.asarray(boxes, np.float64).reshape(-1, 4)
+    corners = boxes[:, [0, 1, 2, 1, 2, 3, 0, 3]].reshape(-1, 1, 2)
+    moved = cv2.perspectiveTransform(corners, np.asarray(homography, np.float64)).reshape(-1, 4, 2)
+    return np.concatenate([moved.min(axis=1), moved.max(axis=1)], axis=1)
+
+
+def compare_readings(reference: Sequence[DetectedCard], changed: Sequence[DetectedCard],
+                     homography: np.ndarray | None = None) -> Counter[str]:
     """Count, over the suited cards of ``reference``, what ``changed`` made of each.
 
     Keys: ``cards``; ``found`` (a card of ``changed`` on it, IoU >= 0.5); ``same rank``;
     and per colour of the reference card (``red``, ``black``): the count, ``colour kept``,
     ``read right`` and ``read or offered right`` (the card read or its alternative).
+
+    With ``homography`` (the change moved the pixels, see :func:`tilted`) each reference box
+    is carried through it, and a changed card is on it when its centre lies in the box:
+    a card whose two corners were not paired is read as two cards, each on half of the
+    box. ``read twice`` counts the reference cards with more than one changed card of
+    their code on them.
     """
     counts: Counter[str] = Counter()
     suited = [card for card in reference if card.card != "JK"]
     counts["cards"] = len(suited)
     if not suited or not changed:
         return counts
-    overlaps = box_iou(np.array([c.box for c in suited], np.float32), np.array([c.box for c in changed], np.float32))
-    for card, row in zip(suited, overlaps):
-        if row.max() < 0.5:
+    boxes = np.array([c.box for c in suited], np.float64)
+    changed_boxes = np.array([c.box for c in changed], np.float64)
+    overlaps = box_iou(boxes.astype(np.float32), changed_boxes.astype(np.float32))
+    on = overlaps >= 0.5
+    if homography is not None:
+        boxes = carry_boxes(boxes, homography)
+        overlaps = box_iou(boxes.astype(np.float32), changed_boxes.astype(np.float32))
+        centres = (changed_boxes[:, :2] + changed_boxes[:, 2:]) / 2
+        on = ((centres[None, :, 0] >= boxes[:, None, 0]) & (centres[None, :, 0] <= boxes[:, None, 2])
+              & (centres[None, :, 1] >= boxes[:, None, 1]) & (centres[None, :, 1] <= boxes[:, None, 3]))
+    for card, row, hits in zip(suited, overlaps, on):
+        if not hits.any():
             continue
-        twin = changed[int(row.argmax())]
+        twin = changed[int(np.where(hits, row, -1.0).argmax())]
         counts["found"] += 1
+        counts["read twice"] += sum(changed[j].card == card.card for j in np.flatnonzero(hits)) > 1
         if twin.card[:-1] != card.card[:-1]:
             continue
         counts["same rank"] += 1
@@ -114,6 +171,7 @@ def _shares(counts: Counter[str]) -> dict[str, Any]:
     offered = counts["red: read or offered right"] + counts["black: read or offered right"]
     return {**dict(counts),
             "found_share": counts["found"] / cards if cards else None,
+            "read_twice_share": counts["read twice"] / cards if cards else None,
             "read_right_share": right / cards if cards else None,
             "read_or_offered_right_share": offered / cards if cards else None}
 
@@ -121,14 +179,15 @@ def _shares(counts: Counter[str]) -> dict[str, Any]:
 def evaluate_conditions(detector: CardDetector, root: Path, every: int = CONDITIONS_EVERY,
                         limit: int | None = None, progress: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
     """Read every ``every``-th real photo of ``root`` (its ``manifest.json``) as taken,
-    grey, in each of :data:`LIGHTS` and each of :data:`BLURS`; the counts of
-    :func:`compare_readings` and shares.
+    grey, in each of :data:`LIGHTS`, each of :data:`BLURS` and each of :data:`TILTS`; the
+    counts of :func:`compare_readings` and shares.
     """
     manifest = json.loads((root / "manifest.json").read_text(encoding="utf-8"))[:limit]
     photos = [root / entry["image"] for entry in manifest[::every]]
     grey: Counter[str] = Counter()
     lights: dict[str, Counter[str]] = {name: Counter() for name in LIGHTS}
     blurs: dict[str, Counter[str]] = {name: Counter() for name in BLURS}
+    tilts: dict[str, Counter[str]] = {name: Counter() for name in TILTS}
     for number, photo in enumerate(photos, 1):
         reference = detector.detect_cards(photo).cards
         grey_reading = detector.detect_cards(grey_jpeg(photo))
@@ -138,8 +197,12 @@ def evaluate_conditions(detector: CardDetector, root: Path, every: int = CONDITI
             lights[name].update(compare_readings(reference, detector.detect_cards(in_light(photo, factors, noise)).cards))
         for name, (kind, share) in BLURS.items():
             blurs[name].update(compare_readings(reference, detector.detect_cards(blurred(photo, kind, share)).cards))
+        for name, far_share in TILTS.items():
+            data, homography = tilted(photo, far_share)
+            tilts[name].update(compare_readings(reference, detector.detect_cards(data).cards, homography))
         if number % 50 == 0:
             progress(f"real photos changed: {number}/{len(photos)}")
     return {"photos": len(photos), "every": every, "grey": _shares(grey),
             "light": {name: _shares(counts) for name, counts in lights.items()},
-            "blur": {name: _shares(counts) for name, counts in blurs.items()}}
+            "blur": {name: _shares(counts) for name, counts in blurs.items()},
+            "tilt": {name: _shares(counts) for name, counts in tilts.items()}}

@@ -33,7 +33,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from onze_vision.conditions import BLURS, LIGHTS, evaluate_conditions
+from onze_vision.conditions import BLURS, LIGHTS, TILTS, evaluate_conditions
 from onze_vision.detections import Detections, box_iou
 from onze_vision.detector import (
     CARD_CODES, TIMING_KEYS, CardDetector, DetectedCard, DetectorConfig, PhotoReading, pair_groups, pair_indices,
@@ -838,6 +838,8 @@ def summary_rows(results: dict[str, Any]) -> list[dict[str, Any]]:
     conditions = results.get("conditions") or {}
     lights = conditions.get("light") or {}
     found_in_light = [shares.get("found_share") for shares in lights.values()]
+    tilts = conditions.get("tilt") or {}
+    twice_when_tilted = [shares.get("read_twice_share") for shares in tilts.values()]
 
     def row(name: str, value: float | None, bar: str, ok: Callable[[float], bool], fmt: str) -> dict[str, Any]:
         judged = value is not None and bar != "(reported)"
@@ -858,6 +860,9 @@ def summary_rows(results: dict[str, Any]) -> list[dict[str, Any]]:
             "read_or_offered_right_share"), "(reported)", lambda v: True, ".3f"),
         row(f"real photos in bad light ({', '.join(lights)}): cards found, worst",
             min(found_in_light) if found_in_light and None not in found_in_light else None,
+            "(reported)", lambda v: True, ".3f"),
+        row(f"real photos seen from lower down ({', '.join(tilts)}): cards read twice, worst",
+            max(twice_when_tilted) if twice_when_tilted and None not in twice_when_tilted else None,
             "(reported)", lambda v: True, ".3f"),
         row("synthetic mAP50", synthetic.get("map50"), f">= {BAR_SYNTHETIC_MAP50}",
             lambda v: v >= BAR_SYNTHETIC_MAP50, ".3f"),
@@ -1221,9 +1226,9 @@ def _rank_shown_lines(by_band: dict[str, dict[str, int]] | None) -> list[str]:
 
 
 def _conditions_lines(conditions: dict[str, Any]) -> list[str]:
-    """The real photos changed (:mod:`onze_vision.conditions`): grey, in bad light, blurred."""
+    """The real photos changed (:mod:`onze_vision.conditions`): grey, in bad light, blurred, tilted."""
     grey = conditions["grey"]
-    lines = ["", "## Real photos without colour, in bad light and blurred", "",
+    lines = ["", "## Real photos without colour, in bad light, blurred and tilted", "",
              f"One real photo in {conditions['every']} ({conditions['photos']}) read as taken and changed; the "
              "reading as taken is the reference, card by card (`onze_vision/conditions.py`).", "",
              f"- Black and white (one-channel JPEG): {grey.get('judged colourless', 0)} of {conditions['photos']} "
@@ -1242,6 +1247,13 @@ def _conditions_lines(conditions: dict[str, Any]) -> list[str]:
         shares = conditions["blur"][name]
         lines.append(f"| {name} ({kind}, {share:g}) | {_fmt(shares['found_share'])} | "
                      f"{_fmt(shares['read_right_share'])} |")
+    if conditions.get("tilt"):
+        lines += ["", "| seen from lower down (far edge over near edge) | cards found | read right | read twice |",
+                  "|---|---|---|---|"]
+        for name, far_share in TILTS.items():
+            shares = conditions["tilt"][name]
+            lines.append(f"| {name} ({far_share:g}) | {_fmt(shares['found_share'])} | "
+                         f"{_fmt(shares['read_right_share'])} | {_fmt(shares['read_twice_share'])} |")
     return lines
 
 

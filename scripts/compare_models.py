@@ -2,7 +2,7 @@
 
 Each folder (ONNX networks and ``detector.json``, as ``models/``) is measured on:
 the real photos as taken (rank recall, invented cards per photo), the real photos made
-grey, in bad light and blurred (``onze_vision.conditions``: cards found and read right,
+grey, in bad light, blurred and tilted (``onze_vision.conditions``: cards found and read right,
 against that folder's own reading as taken), and the held-out scenes of the tuning sets
 (mAP50, card recall, card precision). The bar's sets (``onze-val``, ``far-val``) are not
 used: a network is chosen here, and measured there once, by ``onze-vision evaluate``.
@@ -36,6 +36,9 @@ def measure(models: Path, realphotos: Path, tuning: list[Path], every: int) -> d
     for group in ("light", "blur"):
         for name, shares in conditions[group].items():
             row[f"{name}: found / read right"] = (shares["found_share"], shares["read_right_share"])
+    for name, shares in conditions["tilt"].items():
+        row[f"{name}: found / read right / read twice"] = (
+            shares["found_share"], shares["read_right_share"], shares["read_twice_share"])
     for folder in tuning:
         scenes = evaluate_synthetic(detector, folder, progress=lambda _: None)
         cards = scenes.get("cards") or {}

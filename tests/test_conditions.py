@@ -1,4 +1,4 @@
-"""``onze_vision.conditions``: the real photos read grey and in bad light, against as taken."""
+"""``onze_vision.conditions``: the real photos read grey, in bad light, blurred and tilted, against as taken."""
 
 from __future__ import annotations
 
@@ -12,11 +12,15 @@ import pytest
 from onze_vision.conditions import (
     BLURS,
     LIGHTS,
+    TILTS,
     blurred,
+    carry_boxes,
     compare_readings,
     evaluate_conditions,
     grey_jpeg,
     in_light,
+    tilt_homography,
+    tilted,
 )
 from onze_vision.detector import DEFAULT_MODEL_DIR, DETECTOR_FILE, CardDetector, DetectedCard
 
@@ -35,6 +39,45 @@ def test_each_card_as_taken_is_followed_to_its_changed_reading() -> None:
     assert (counts["red: colour kept"], counts["red: read right"], counts["red: read or offered right"]) == (0, 0, 1)
     assert (counts["black: colour kept"], counts["black: read right"]) == (1, 1)
     assert compare_readings(as_taken, [])["found"] == 0
+
+
+def test_a_tilt_keeps_the_near_edge_and_shrinks_the_far_one() -> None:
+    homography = tilt_homography(400, 300, 0.5)
+    corners = carry_boxes(np.array([[0, 0, 400, 300]]), homography)
+    assert corners[0] == pytest.approx([0, 0, 400, 300], abs=1e-6)   # the photo's outline stays the frame
+    far, near = carry_boxes(np.array([[0, 0, 40, 10], [0, 290, 40, 300]]), homography)
+    assert far[0] == pytest.approx(100, abs=2) and far[2] - far[0] < 0.6 * 40   # the far edge inset a quarter each side
+    assert near[2] - near[0] == pytest.approx(40, rel=0.15)   # the near edge about as it was
+
+
+@pytest.mark.parametrize("far_share", [0.0, -0.5, 1.5])
+def test_a_tilt_outside_0_to_1_is_refused(far_share: float) -> None:
+    with pytest.raises(ValueError, match=f"far edge share {far_share!r}"):
+        tilt_homography(400, 300, far_share)
+
+
+def test_a_card_read_as_two_in_a_tilted_copy_is_found_and_counted_twice() -> None:
+    as_taken = [card("9H", 0), card("QS", 200)]
+    identity = np.eye(3)
+    # The 9H's corners were not paired: two 9H, each on half of its box; the QS read once.
+    halves = [DetectedCard("9H", 0.9, (0.0, 10.0, 20.0, 40.0)), DetectedCard("9H", 0.9, (30.0, 60.0, 50.0, 90.0)),
+              card("QS", 201)]
+    counts = compare_readings(as_taken, halves, identity)
+    assert (counts["cards"], counts["found"], counts["read twice"]) == (2, 2, 1)
+    assert counts["red: read right"] == counts["black: read right"] == 1
+    # Without the homography a card is matched by overlap, and half a box is not the card.
+    assert compare_readings(as_taken, halves)["found"] == 1
+
+
+@pytest.mark.parametrize("name", sorted(TILTS))
+def test_the_tilted_copies_are_the_photo_seen_from_lower_down(name: str) -> None:
+    photo = DATA / "web_edje_IMG_2560.jpg"
+    data, homography = tilted(photo, TILTS[name])
+    copy = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+    original = cv2.imread(str(photo))
+    assert copy.shape == original.shape
+    expected = cv2.warpPerspective(original, homography, original.shape[1::-1], borderMode=cv2.BORDER_REPLICATE)
+    assert np.abs(copy.astype(int) - expected.astype(int)).mean() < 4   # the same picture, JPEG apart
 
 
 def test_the_changed_copies_are_grey_and_darker() -> None:
@@ -63,7 +106,7 @@ def test_an_unknown_blur_is_refused() -> None:
 
 
 @pytest.mark.skipif(not (DEFAULT_MODEL_DIR / DETECTOR_FILE).exists(), reason="needs the shipped models")
-def test_the_test_photos_made_grey_keep_their_ranks_and_in_bad_light_are_all_found(tmp_path: Path) -> None:
+def test_the_test_photos_made_grey_keep_their_ranks_and_in_bad_light_or_tilted_are_all_found(tmp_path: Path) -> None:
     photos = sorted(p.name for p in DATA.glob("*.jpg"))
     (tmp_path / "manifest.json").write_text(json.dumps([{"image": str(DATA / name), "cards": []} for name in photos]))
     result = evaluate_conditions(CardDetector(), tmp_path, every=1)
@@ -72,3 +115,4 @@ def test_the_test_photos_made_grey_keep_their_ranks_and_in_bad_light_are_all_fou
     assert grey["cards"] == grey["found"] == grey["same rank"] == grey["red"] + grey["black"] == 10
     assert grey["read_or_offered_right_share"] >= grey["read_right_share"]
     assert all(shares["found_share"] == 1.0 for shares in result["light"].values())
+    assert all(shares["found_share"] == 1.0 and shares["read twice"] == 0 for shares in result["tilt"].values())

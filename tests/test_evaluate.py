@@ -193,7 +193,12 @@ def test_full_run_on_tiny_sets(tmp_path: Path) -> None:
     assert [(row["value"], row["ok"]) for row in condition_rows] == [(1.0, None), (1.0, None)]
     assert {name: shares["found_share"] for name, shares in conditions["blur"].items()} == {
         "out of focus": 1.0, "shaken": 1.0}
-    assert "## Real photos without colour, in bad light and blurred" in text
+    # A tilt moves the cards and the fake's boxes stay put: the reference boxes are followed
+    # to where the tilt carried them, and nothing is found there.
+    assert {name: shares["found_share"] for name, shares in conditions["tilt"].items()} == {
+        "tilted": 0.0, "steeply tilted": 0.0}
+    assert "## Real photos without colour, in bad light, blurred and tilted" in text
+    assert "| steeply tilted (0.5) | 0.000 | 0.000 | 0.000 |" in text
     assert "| dark (0.2, 0.2, 0.2; 4) | 1.000 |" in text and "| shaken (motion, 0.018) | 1.000 |" in text
 
 
