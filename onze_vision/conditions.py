@@ -139,12 +139,12 @@ def compare_readings(reference: Sequence[DetectedCard], changed: Sequence[Detect
     if not suited or not changed:
         return counts
     boxes = np.array([c.box for c in suited], np.float64)
+    if homography is not None:
+        boxes = carry_boxes(boxes, homography)
     changed_boxes = np.array([c.box for c in changed], np.float64)
     overlaps = box_iou(boxes.astype(np.float32), changed_boxes.astype(np.float32))
     on = overlaps >= 0.5
     if homography is not None:
-        boxes = carry_boxes(boxes, homography)
-        overlaps = box_iou(boxes.astype(np.float32), changed_boxes.astype(np.float32))
         centres = (changed_boxes[:, :2] + changed_boxes[:, 2:]) / 2
         on = ((centres[None, :, 0] >= boxes[:, None, 0]) & (centres[None, :, 0] <= boxes[:, None, 2])
               & (centres[None, :, 1] >= boxes[:, None, 1]) & (centres[None, :, 1] <= boxes[:, None, 3]))
