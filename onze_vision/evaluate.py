@@ -1247,13 +1247,12 @@ def _conditions_lines(conditions: dict[str, Any]) -> list[str]:
         shares = conditions["blur"][name]
         lines.append(f"| {name} ({kind}, {share:g}) | {_fmt(shares['found_share'])} | "
                      f"{_fmt(shares['read_right_share'])} |")
-    if conditions.get("tilt"):
-        lines += ["", "| seen from lower down (far edge over near edge) | cards found | read right | read twice |",
-                  "|---|---|---|---|"]
-        for name, far_share in TILTS.items():
-            shares = conditions["tilt"][name]
-            lines.append(f"| {name} ({far_share:g}) | {_fmt(shares['found_share'])} | "
-                         f"{_fmt(shares['read_right_share'])} | {_fmt(shares['read_twice_share'])} |")
+    lines += ["", "| seen from lower down (far edge over near edge) | cards found | read right | read twice |",
+              "|---|---|---|---|"]
+    for name, far_share in TILTS.items():
+        shares = conditions["tilt"][name]
+        lines.append(f"| {name} ({far_share:g}) | {_fmt(shares['found_share'])} | "
+                     f"{_fmt(shares['read_right_share'])} | {_fmt(shares['read_twice_share'])} |")
     return lines
 
 
