@@ -23,7 +23,7 @@ import cv2
 import numpy as np
 
 from onze_vision.detections import box_iou
-from onze_vision.detector import CardDetector, DetectedCard
+from onze_vision.detector import CardDetector, DetectedCard, PhotoReading
 from onze_vision.synth.blur import motion_kernel
 
 #: Bad light as channel factors (B, G, R) and sensor noise (grey levels): a warm lamp
@@ -166,21 +166,23 @@ def compare_readings(reference: Sequence[DetectedCard], changed: Sequence[Detect
 
 
 def _shares(counts: Counter[str]) -> dict[str, Any]:
-    cards = counts["cards"]
+    cards, photos = counts["cards"], counts["photos"]
     right = counts["red: read right"] + counts["black: read right"]
     offered = counts["red: read or offered right"] + counts["black: read or offered right"]
     return {**dict(counts),
             "found_share": counts["found"] / cards if cards else None,
             "read_twice_share": counts["read twice"] / cards if cards else None,
             "read_right_share": right / cards if cards else None,
-            "read_or_offered_right_share": offered / cards if cards else None}
+            "read_or_offered_right_share": offered / cards if cards else None,
+            "warned_share": counts["warned blurred"] / photos if photos else None}
 
 
 def evaluate_conditions(detector: CardDetector, root: Path, every: int = CONDITIONS_EVERY,
                         limit: int | None = None, progress: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
     """Read every ``every``-th real photo of ``root`` (its ``manifest.json``) as taken,
     grey, in each of :data:`LIGHTS`, each of :data:`BLURS` and each of :data:`TILTS`; the
-    counts of :func:`compare_readings` and shares.
+    counts of :func:`compare_readings` and shares, and per condition how many of its
+    ``photos`` were reported blurred (``warned blurred``, ``warned_share``).
     """
     manifest = json.loads((root / "manifest.json").read_text(encoding="utf-8"))[:limit]
     photos = [root / entry["image"] for entry in manifest[::every]]
@@ -188,21 +190,30 @@ def evaluate_conditions(detector: CardDetector, root: Path, every: int = CONDITI
     lights: dict[str, Counter[str]] = {name: Counter() for name in LIGHTS}
     blurs: dict[str, Counter[str]] = {name: Counter() for name in BLURS}
     tilts: dict[str, Counter[str]] = {name: Counter() for name in TILTS}
+    as_taken: Counter[str] = Counter()
+
+    def tally(counts: Counter[str], reference: PhotoReading, reading: PhotoReading,
+              homography: np.ndarray | None = None) -> None:
+        counts.update(compare_readings(reference.cards, reading.cards, homography))
+        counts["photos"] += 1
+        counts["warned blurred"] += reading.blurred
+
     for number, photo in enumerate(photos, 1):
-        reference = detector.detect_cards(photo).cards
+        reference = detector.detect_cards(photo)
+        as_taken.update({"photos": 1, "warned blurred": reference.blurred})
         grey_reading = detector.detect_cards(grey_jpeg(photo))
         grey["judged colourless"] += grey_reading.colourless
-        grey.update(compare_readings(reference, grey_reading.cards))
+        tally(grey, reference, grey_reading)
         for name, (factors, noise) in LIGHTS.items():
-            lights[name].update(compare_readings(reference, detector.detect_cards(in_light(photo, factors, noise)).cards))
+            tally(lights[name], reference, detector.detect_cards(in_light(photo, factors, noise)))
         for name, (kind, share) in BLURS.items():
-            blurs[name].update(compare_readings(reference, detector.detect_cards(blurred(photo, kind, share)).cards))
+            tally(blurs[name], reference, detector.detect_cards(blurred(photo, kind, share)))
         for name, far_share in TILTS.items():
             data, homography = tilted(photo, far_share)
-            tilts[name].update(compare_readings(reference, detector.detect_cards(data).cards, homography))
+            tally(tilts[name], reference, detector.detect_cards(data), homography)
         if number % 50 == 0:
             progress(f"real photos changed: {number}/{len(photos)}")
-    return {"photos": len(photos), "every": every, "grey": _shares(grey),
+    return {"photos": len(photos), "every": every, "as taken": _shares(as_taken), "grey": _shares(grey),
             "light": {name: _shares(counts) for name, counts in lights.items()},
             "blur": {name: _shares(counts) for name, counts in blurs.items()},
             "tilt": {name: _shares(counts) for name, counts in tilts.items()}}

@@ -74,6 +74,7 @@ from onze_vision.indexcrop import (
     turn_back,
 )
 from onze_vision.light import apply_gains, light_gains
+from onze_vision.sharpness import GAUGE_FILE, BlurGauge
 
 DETECTOR_FILE = "index_detector.onnx"
 CLASSIFIER_FILE = "index_classifier.onnx"
@@ -203,6 +204,9 @@ class DetectorConfig:
             (:func:`~onze_vision.light.light_gains`; 0: never). Photos in good light
             stay exactly as decoded.
         balance_max_gain: The largest gain a channel is given.
+        blur_warn_from: A photo whose indices the blur gauge reads smeared by at least this
+            share of an index (their median; :mod:`~onze_vision.sharpness`) is reported
+            blurred, for the player to retake (0: never; also never without the gauge).
     """
 
     imgsz: int = 640
@@ -237,6 +241,7 @@ class DetectorConfig:
     zoom_blind_tiles: int = 0
     balance_from: float = 0.0
     balance_max_gain: float = 3.0
+    blur_warn_from: float = 0.0
 
     def __post_init__(self) -> None:
         if self.crop_shift < 0:
@@ -252,6 +257,8 @@ class DetectorConfig:
             raise ValueError(f"zoom_min_gain must be >= 1, got {self.zoom_min_gain}")
         if self.balance_from != 0 and self.balance_from < 1:
             raise ValueError(f"balance_from must be 0 (never) or >= 1, got {self.balance_from}")
+        if self.blur_warn_from < 0:
+            raise ValueError(f"blur_warn_from must be >= 0 (0: never), got {self.blur_warn_from}")
         if self.balance_max_gain < 1:
             raise ValueError(f"balance_max_gain must be >= 1, got {self.balance_max_gain}")
         for name in ("unsure_below", "alternative_min", "check_below", "maybe_conf", "maybe_prob", "zoom_floor"):
@@ -351,6 +358,11 @@ class PhotoReading:
         light_gains: When the photo's light was evened out before it was read (a warm
             lamp, a dim room; ``balance_from``), the gains of its red, green and blue
             channels, so the photo can be shown as it was read; otherwise None.
+        smear: How far the blur gauge reads the photo's indices smeared, as a share of an
+            index (the median over those named, or when none was, over those located);
+            None without the gauge or without an index located.
+        blurred: The smear reaches ``blur_warn_from``: a shaken or out-of-focus photo,
+            whose cards may be missed or misread; the player should retake it.
     """
 
     width: int
@@ -360,11 +372,14 @@ class PhotoReading:
     maybe: list[DetectedCard] = field(default_factory=list)
     colourless: bool = False
     light_gains: tuple[float, float, float] | None = None
+    smear: float | None = field(default=None, compare=False)
+    blurred: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready ``{"width", "height", "cards": [...]}``, plus ``"maybe": [...]`` when
         there are any, ``"colourless": true`` for a photo without colour and
-        ``"light_gains": {"red", "green", "blue"}`` for one whose light was evened out."""
+        ``"light_gains": {"red", "green", "blue"}`` for one whose light was evened out, and
+        ``"blurred": true`` with its ``"smear"`` for one too blurred to trust."""
         out: dict[str, Any] = {"width": self.width, "height": self.height, "cards": [c.to_dict() for c in self.cards]}
         if self.maybe:
             out["maybe"] = [c.to_dict() for c in self.maybe]
@@ -372,6 +387,9 @@ class PhotoReading:
             out["colourless"] = True
         if self.light_gains is not None:
             out["light_gains"] = dict(zip(("red", "green", "blue"), (round(g, 3) for g in self.light_gains)))
+        if self.blurred:
+            out["blurred"] = True
+            out["smear"] = None if self.smear is None else round(self.smear, 3)
         return out
 
 
@@ -856,7 +874,7 @@ class CardDetector:
         threads: int | None = None,
     ) -> None:
         self.model_dir = Path(model_dir)
-        paths = [self.model_dir / DETECTOR_FILE, self.model_dir / CLASSIFIER_FILE]
+        paths = [self.model_dir / DETECTOR_FILE, self.model_dir / CLASSIFIER_FILE]  # the gauge is optional
         missing = [str(p) for p in paths if not p.exists()]
         if missing:
             raise ModelNotFoundError(
@@ -870,8 +888,22 @@ class CardDetector:
         self.config = DetectorConfig(**{**{f.name: getattr(base, f.name) for f in fields(base)},
                                         "imgsz": max(self.input_size)})
         self._check_classifier()
+        gauge = self.model_dir / GAUGE_FILE
+        self._gauge = self._load_gauge(gauge, threads) if gauge.exists() else None
         # The views an unsure index is read from besides its centred crop.
         self._extra_views = reading_views(self.config.crop_shift, self.config.crop_turns)[1:]
+
+    @property
+    def blur_gauge(self) -> BlurGauge | None:
+        """The blur gauge (``blur_gauge.onnx`` beside the models), or None when there is none."""
+        return self._gauge
+
+    @staticmethod
+    def _load_gauge(path: Path, threads: int | None) -> BlurGauge:
+        try:
+            return BlurGauge(_session(path, threads))
+        except ValueError as error:
+            raise InvalidModelError(f"'{path}': {error}") from None
 
     def _check_classifier(self) -> None:
         inputs = self._classifier.get_inputs()
@@ -913,7 +945,7 @@ class CardDetector:
             probability, after the joint reading of a card's corners). Crops the
             classifier calls "none" are dropped.
         """
-        return self._read(src, conf_threshold, min_class_prob, timings)[1]
+        return self._read(src, conf_threshold, min_class_prob, timings)[0][1]
 
     def detect_cards(self, src: ImageSource | LoadedImage) -> PhotoReading:
         """Read one photo: one :class:`DetectedCard` per physical card.
@@ -922,14 +954,15 @@ class CardDetector:
             InvalidImageError: The input is not a readable photo.
         """
         timings: dict[str, float] = {}
-        loaded, indices, candidates, gains = self._read(src, None, None, timings)
+        (loaded, indices, candidates, gains), smear = self._read(src, None, None, timings)
         start = time.perf_counter()
         colourless = is_colourless(loaded.image)
         cards = pair_indices(indices, self.config, colourless)
         maybe = possibly_missed(indices, candidates, self.config)
         timings["postprocess"] += (time.perf_counter() - start) * 1000
         light = None if gains is None else (float(gains[2]), float(gains[1]), float(gains[0]))
-        return PhotoReading(loaded.width, loaded.height, cards, timings, maybe, colourless, light)
+        blurred = smear is not None and 0 < self.config.blur_warn_from <= smear
+        return PhotoReading(loaded.width, loaded.height, cards, timings, maybe, colourless, light, smear, blurred)
 
     def _read(
         self,
@@ -937,10 +970,11 @@ class CardDetector:
         conf_threshold: float | None,
         min_class_prob: float | None,
         timings: dict[str, float] | None,
-    ) -> tuple[LoadedImage, Detections, Detections, np.ndarray | None]:
-        """The photo (its light evened out where it needed it), its named indices at the
-        thresholds, the candidates under them (``maybe_conf``), and the light gains (B, G, R)
-        or None."""
+    ) -> tuple[tuple[LoadedImage, Detections, Detections, np.ndarray | None], float | None]:
+        """(The photo (its light evened out where it needed it), its named indices at the
+        thresholds, the candidates under them (``maybe_conf``), the light gains (B, G, R)
+        or None), and the photo's smear as the blur gauge reads it (None: no gauge, or no
+        named index)."""
         config = self.config
         conf = config.conf_threshold if conf_threshold is None else conf_threshold
         min_prob = config.min_class_prob if min_class_prob is None else min_class_prob
@@ -975,6 +1009,14 @@ class CardDetector:
         code = probs.argmax(axis=1) if len(probs) else np.zeros(0, np.int64)
         prob = probs[np.arange(len(probs)), code]
         named = code < len(CARD_CODES)
+        smear = None
+        if self._gauge is not None:
+            # On the centred crops of what was named, however sure; when nothing was, on
+            # whatever was located: a photo too blurred to name a card is the one to retake.
+            gauged = named if named.any() else np.ones(len(named), bool)
+            clock.lap("postprocess")
+            smear = self._gauge.photo_smear(tensor[gauged], boxes.confidence[gauged])
+            clock.lap("classifier")  # a network's time, with the classifier's
         found = Detections(
             xyxy[named] / scale,
             boxes.confidence[named] * prob[named],
@@ -985,7 +1027,7 @@ class CardDetector:
         indices = indices.without_nested(config.nested_overlap)
         candidates = candidates.without_nested(config.nested_overlap)
         clock.lap("postprocess")
-        return loaded, indices, candidates, gains
+        return (loaded, indices, candidates, gains), smear
 
     def gains_for_light(self, image_bgr: np.ndarray) -> np.ndarray | None:
         """The channel gains that even out the photo's light, or None when it needs none

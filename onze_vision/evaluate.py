@@ -840,6 +840,7 @@ def summary_rows(results: dict[str, Any]) -> list[dict[str, Any]]:
     found_in_light = [shares.get("found_share") for shares in lights.values()]
     tilts = conditions.get("tilt") or {}
     twice_when_tilted = [shares.get("read_twice_share") for shares in tilts.values()]
+    blurs = conditions.get("blur") or {}
 
     def row(name: str, value: float | None, bar: str, ok: Callable[[float], bool], fmt: str) -> dict[str, Any]:
         judged = value is not None and bar != "(reported)"
@@ -864,6 +865,10 @@ def summary_rows(results: dict[str, Any]) -> list[dict[str, Any]]:
         row(f"real photos seen from lower down ({', '.join(tilts)}): cards read twice, worst",
             max(twice_when_tilted) if twice_when_tilted and None not in twice_when_tilted else None,
             "(reported)", lambda v: True, ".3f"),
+        row("real photos as taken reported blurred (a warning where none is due)",
+            (conditions.get("as taken") or {}).get("warned_share"), "(reported)", lambda v: True, ".3f"),
+        *(row(f"real photos {name}: reported blurred", shares.get("warned_share"), "(reported)", lambda v: True,
+              ".3f") for name, shares in blurs.items()),
         row("synthetic mAP50", synthetic.get("map50"), f">= {BAR_SYNTHETIC_MAP50}",
             lambda v: v >= BAR_SYNTHETIC_MAP50, ".3f"),
         row("synthetic mAP50-95", synthetic.get("map50_95"), "(reported)", lambda v: True, ".3f"),
@@ -1236,23 +1241,30 @@ def _conditions_lines(conditions: dict[str, Any]) -> list[str]:
              f"{grey.get('same rank', 0)} with their rank; red cards with their colour kept "
              f"{grey.get('red: colour kept', 0)} of {grey.get('red', 0)}; cards read or offered right "
              f"(the alternative is the other colour) {_fmt(grey['read_or_offered_right_share'])}, read right "
-             f"{_fmt(grey['read_right_share'])}.", "",
-             "| light (channel factors B, G, R; noise) | cards found | read right |", "|---|---|---|"]
+             f"{_fmt(grey['read_right_share'])}; reported blurred {_fmt(grey.get('warned_share'))}.", "",
+             f"- As taken: {_fmt((conditions.get('as taken') or {}).get('warned_share'))} of the photos reported "
+             "blurred (the blur gauge; a warning where none is due). The last column of each table is the "
+             "share of the changed photos reported blurred.", "",
+             "| light (channel factors B, G, R; noise) | cards found | read right | reported blurred |",
+             "|---|---|---|---|"]
     for name, (factors, noise) in LIGHTS.items():
         shares = conditions["light"][name]
         lines.append(f"| {name} ({', '.join(f'{f:g}' for f in factors)}; {noise:g}) | "
-                     f"{_fmt(shares['found_share'])} | {_fmt(shares['read_right_share'])} |")
-    lines += ["", "| blur (share of the photo's long side) | cards found | read right |", "|---|---|---|"]
+                     f"{_fmt(shares['found_share'])} | {_fmt(shares['read_right_share'])} | "
+                     f"{_fmt(shares.get('warned_share'))} |")
+    lines += ["", "| blur (share of the photo's long side) | cards found | read right | reported blurred |",
+              "|---|---|---|---|"]
     for name, (kind, share) in BLURS.items():
         shares = conditions["blur"][name]
         lines.append(f"| {name} ({kind}, {share:g}) | {_fmt(shares['found_share'])} | "
-                     f"{_fmt(shares['read_right_share'])} |")
-    lines += ["", "| seen from lower down (far edge over near edge) | cards found | read right | read twice |",
-              "|---|---|---|---|"]
+                     f"{_fmt(shares['read_right_share'])} | {_fmt(shares.get('warned_share'))} |")
+    lines += ["", "| seen from lower down (far edge over near edge) | cards found | read right | read twice | "
+              "reported blurred |", "|---|---|---|---|---|"]
     for name, far_share in TILTS.items():
         shares = conditions["tilt"][name]
         lines.append(f"| {name} ({far_share:g}) | {_fmt(shares['found_share'])} | "
-                     f"{_fmt(shares['read_right_share'])} | {_fmt(shares['read_twice_share'])} |")
+                     f"{_fmt(shares['read_right_share'])} | {_fmt(shares['read_twice_share'])} | "
+                     f"{_fmt(shares.get('warned_share'))} |")
     return lines
 
 

@@ -39,6 +39,9 @@ def measure(models: Path, realphotos: Path, tuning: list[Path], every: int) -> d
     for name, shares in conditions["tilt"].items():
         row[f"{name}: found / read right / read twice"] = (
             shares["found_share"], shares["read_right_share"], shares["read_twice_share"])
+    blurs = conditions["blur"]
+    row[f"reported blurred: as taken / {' / '.join(blurs)}"] = (
+        conditions["as taken"]["warned_share"], *(shares["warned_share"] for shares in blurs.values()))
     for folder in tuning:
         scenes = evaluate_synthetic(detector, folder, progress=lambda _: None)
         cards = scenes.get("cards") or {}

@@ -58,6 +58,7 @@ class FakeDetector:
         self.faint: set[str] = set()  # codes read too weakly to trust (``DetectedCard.check``)
         self.colourless = False  # a photo without colour (``PhotoReading.colourless``)
         self.light_gains: tuple[float, float, float] | None = None  # light evened out (R, G, B)
+        self.smear: float | None = None  # set it past 0.2 for a photo reported blurred
         self.calls = 0
 
     def __call__(self, data: bytes) -> PhotoReading:
@@ -68,7 +69,8 @@ class FakeDetector:
                  for i, code in enumerate(self.cards)]
         maybe = [DetectedCard(code, 0.3, (10.0 + 60 * i, 100.0, 60.0 + 60 * i, 180.0)) for i, code in enumerate(self.maybe)]
         return PhotoReading(image.width, image.height, boxes, maybe=maybe, colourless=self.colourless,
-                            light_gains=self.light_gains)
+                            light_gains=self.light_gains, smear=self.smear,
+                            blurred=self.smear is not None and self.smear >= 0.2)
 
 
 @pytest.fixture

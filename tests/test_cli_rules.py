@@ -167,6 +167,9 @@ def fake_detector(monkeypatch: pytest.MonkeyPatch) -> list[str]:
             cards = [_Detected(c, a) for c, a in (("7S", "7H"), ("7S", "7H"), ("JK", None), ("9C", "9D"),
                                                    ("9C", "9D"), ("9S", "9H"))]
             return types.SimpleNamespace(cards=cards, maybe=[], colourless=True)
+        if str(path).endswith("shaken.jpg"):  # read, but too blurred to trust
+            return types.SimpleNamespace(cards=[_Detected(c) for c in ("7H", "7S", "JK", "9C", "9D", "9H")], maybe=[],
+                                         blurred=True)
         if str(path).endswith("unsure.jpg"):  # a 9D read unsure (or 9H?), and a QS possibly missed
             cards = [_Detected(c) for c in ("7H", "7S", "JK", "9C", "9H")] + [_Detected("9D", "9H")]
             return types.SimpleNamespace(cards=cards, maybe=[_Detected("QS")])
@@ -185,6 +188,8 @@ def fake_detector(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     # A 9D read unsure (scored as read) and a QS possibly missed (not counted): said on stderr.
     ("unsure.jpg", ["read unsure, scored as read: 9D (or 9H?)", "possibly missed, not scored: QS"]),
     # No colour: said first, then every suited card with its other colour.
+    # Too blurred to trust: scored as read, and the player told to check or retake it.
+    ("shaken.jpg", ["this photo looks blurred (shaken, or out of focus): cards in it may be missed"]),
     ("grey.jpg", ["no colour in this photo: red and black suits look alike",
                   "read unsure, scored as read: 7S (or 7H?), 7S (or 7H?), 9C (or 9D?), 9C (or 9D?), 9S (or 9H?)"]),
 ])

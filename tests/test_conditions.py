@@ -116,3 +116,6 @@ def test_the_test_photos_made_grey_keep_their_ranks_and_in_bad_light_or_tilted_a
     assert grey["read_or_offered_right_share"] >= grey["read_right_share"]
     assert all(shares["found_share"] == 1.0 for shares in result["light"].values())
     assert all(shares["found_share"] == 1.0 and shares["read twice"] == 0 for shares in result["tilt"].values())
+    # Sharp as taken: none reported blurred; shaken (a 1.8 % smear): most of them.
+    assert result["as taken"]["photos"] == 4 and result["as taken"]["warned_share"] == 0.0
+    assert result["blur"]["shaken"]["warned_share"] >= 0.5

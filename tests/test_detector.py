@@ -861,3 +861,33 @@ def test_the_models_are_found_in_a_checkout_or_where_pip_installed_them(
     assert default_model_dir(checkout, str(tmp_path / "prefix")) == {"checkout": checkout, "installed": share}[found]
     monkeypatch.setenv("ONZE_VISION_MODELS", str(tmp_path / "mine"))
     assert default_model_dir(checkout, str(tmp_path / "prefix")) == tmp_path / "mine"
+
+
+@needs_models
+@pytest.mark.skipif(not (DEFAULT_MODEL_DIR / "blur_gauge.onnx").exists(), reason="models/ has no blur gauge")
+@pytest.mark.parametrize("name", sorted(p.name for p in DATA.glob("*.jpg")))
+def test_a_real_photo_as_taken_is_not_reported_blurred_and_shaken_it_is(name: str) -> None:
+    from onze_vision.synth.blur import motion_kernel
+
+    detector = CardDetector()
+    sharp = detector.detect_cards(DATA / name)
+    assert not sharp.blurred and sharp.smear is not None and sharp.smear < detector.config.blur_warn_from / 2
+    assert "blurred" not in sharp.to_dict()
+    image = cv2.imread(str(DATA / name))
+    # A smear 3 % of the photo's long side, at a slant: a hand that moved while the shutter was open.
+    ok, data = cv2.imencode(".jpg", cv2.filter2D(image, -1, motion_kernel(round(0.03 * max(image.shape[:2])), 30.0)))
+    shaken = detector.detect_cards(data.tobytes())
+    assert shaken.blurred and shaken.smear >= 2 * detector.config.blur_warn_from
+    assert shaken.to_dict()["blurred"] is True
+
+
+@needs_models
+def test_without_a_blur_gauge_no_photo_is_reported_blurred(tmp_path: Path) -> None:
+    import shutil
+
+    shutil.copytree(DEFAULT_MODEL_DIR, tmp_path / "models", ignore=shutil.ignore_patterns("*.pt", "evaluation*",
+                                                                                         "blur_gauge.onnx"))
+    detector = CardDetector(tmp_path / "models")
+    assert detector.blur_gauge is None
+    reading = detector.detect_cards(DATA / "web_edje_IMG_2560.jpg")
+    assert reading.smear is None and not reading.blurred and len(reading.cards) == 4

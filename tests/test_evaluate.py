@@ -198,7 +198,13 @@ def test_full_run_on_tiny_sets(tmp_path: Path) -> None:
     assert {name: shares["found_share"] for name, shares in conditions["tilt"].items()} == {
         "tilted": 0.0, "steeply tilted": 0.0}
     assert "## Real photos without colour, in bad light, blurred and tilted" in text
-    assert "| steeply tilted (0.5) | 0.000 | 0.000 | 0.000 |" in text
+    assert "| steeply tilted (0.5) | 0.000 | 0.000 | 0.000 | 0.000 |" in text
+    # These models have no blur gauge: no photo is reported blurred, and the report says so.
+    assert conditions["as taken"]["warned_share"] == 0.0 and conditions["blur"]["shaken"]["warned_share"] == 0.0
+    assert "| shaken (motion, 0.018) | 1.000 | 1.000 | 0.000 |" in text
+    blur_rows = {row["name"]: row["value"] for row in results["summary"] if "reported blurred" in row["name"]}
+    assert blur_rows == {"real photos as taken reported blurred (a warning where none is due)": 0.0,
+                         "real photos out of focus: reported blurred": 0.0, "real photos shaken: reported blurred": 0.0}
     assert "| dark (0.2, 0.2, 0.2; 4) | 1.000 |" in text and "| shaken (motion, 0.018) | 1.000 |" in text
 
 

@@ -353,6 +353,28 @@ def test_a_photo_without_colour_says_so_and_offers_each_card_in_the_other_colour
     assert client.get("/api/photos/1").get_json()["colourless"] is True
 
 
+def test_a_blurred_photo_asks_for_a_sharper_one_and_keeps_what_was_read(
+        client: Any, token: str, game_id: int, detector: Any, jpeg_bytes: bytes) -> None:
+    detector.smear = 0.31   # the blur gauge read the indices smeared by a third of an index
+    page = client.post(f"/games/{game_id}/hands/1/players/2/photo",
+                       data={"csrf_token": token, "photo": (io.BytesIO(jpeg_bytes), "shaken.jpg")},
+                       follow_redirects=True).get_data(as_text=True)
+    assert "This photo looks blurred" in page and "phone held still" in page
+    assert 'value="QH 7S JK"' in page                                  # what was read is still offered
+    stored = client.get("/api/photos/1").get_json()
+    assert stored["blurred"] is True and stored["smear"] == 0.31
+    detector.smear = 0.05   # a sharp photo: no note
+    page = client.post(f"/games/{game_id}/hands/1/players/3/photo",
+                       data={"csrf_token": token, "photo": (io.BytesIO(jpeg_bytes), "sharp.jpg")},
+                       follow_redirects=True).get_data(as_text=True)
+    assert "looks blurred" not in page and "blurred" not in client.get("/api/photos/2").get_json()
+    detector.cards, detector.smear = [], 0.5   # so blurred that nothing was read
+    page = client.post(f"/games/{game_id}/hands/1/players/3/photo",
+                       data={"csrf_token": token, "photo": (io.BytesIO(jpeg_bytes), "smeared.jpg")},
+                       follow_redirects=True).get_data(as_text=True)
+    assert "No card could be read in this photo" in page and "take a sharper photo, the phone held still" in page
+
+
 def test_a_photo_whose_light_was_evened_out_is_shown_as_it_was_read(
         client: Any, token: str, game_id: int, detector: Any, jpeg_bytes: bytes) -> None:
     detector.light_gains = (1.6, 2.2, 3.0)

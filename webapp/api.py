@@ -198,7 +198,8 @@ def detect() -> Response:
 
     Nothing is stored: {"width", "height", "cards": [{"card", "confidence", "box"}], "maybe": [...]};
     a card read unsure also has "alternative", its next most likely code; "maybe" lists
-    cards possibly missed (read under the operating point), never counted unasked.
+    cards possibly missed (read under the operating point), never counted unasked;
+    "blurred": true (with the "smear" read) marks a photo too blurred to trust.
     """
     return jsonify(model.read_photo(_photo_bytes()))
 

@@ -151,12 +151,14 @@ def player_photo(game_id: int, hand: int, seat: int) -> Any:
     if found:
         flash(f"Read {found} card{'s' if found != 1 else ''}: check {'them' if found != 1 else 'it'} "
               "against the photo, then save.", "ok")
-    elif photo.get("maybe"):
-        flash("No card could be read for sure: add the ones possibly missed if they are there, "
-              "type or pick the others below, or take a closer photo.", "error")
     else:
-        flash("No card could be read in this photo: type or pick the cards below, or take a closer photo.",
-              "error")
+        # Nothing read: say what to do, and why when the photo is blurred.
+        retake = "take a sharper photo, the phone held still" if photo.get("blurred") else "take a closer photo"
+        if photo.get("maybe"):
+            flash("No card could be read for sure: add the ones possibly missed if they are there, "
+                  f"type or pick the others below, or {retake}.", "error")
+        else:
+            flash(f"No card could be read in this photo: type or pick the cards below, or {retake}.", "error")
     return redirect(url_for("hands.player", game_id=game_id, hand=hand, seat=seat, photo=photo["id"]))
 
 

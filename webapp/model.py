@@ -588,7 +588,8 @@ def read_photo(data: bytes | None) -> dict[str, Any]:
             "The card detector's model files are not installed (models/): type the cards instead.") from None
     # The reading as detect --json spells it: cards ("alternative", "check" when they apply),
     # "colourless" (each card offers the other colour) and "light_gains" (the page shows the
-    # photo so); "maybe" (possibly missed, never scored unasked) and "colourless" always here.
+    # photo so), "blurred" with its "smear" (the page asks for a sharper photo); "maybe"
+    # (possibly missed, never scored unasked) and "colourless" always here.
     read = reading.to_dict()
     return {**read, "width": int(reading.width), "height": int(reading.height),
             "maybe": read.get("maybe", []), "colourless": read.get("colourless", False)}

@@ -48,6 +48,10 @@ def _note_what_to_check(photo: str, reading: Any) -> None:
         from onze_vision.commands.vision import COLOURLESS_NOTE
 
         print(f"note: {photo}: {COLOURLESS_NOTE}", file=sys.stderr)
+    if getattr(reading, "blurred", False):
+        from onze_vision.commands.vision import BLURRED_NOTE
+
+        print(f"note: {photo}: {BLURRED_NOTE}", file=sys.stderr)
     if unsure:
         print(f"note: {photo}: read unsure, scored as read: {', '.join(unsure)}", file=sys.stderr)
     if maybe:

@@ -172,9 +172,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     train.add_argument("--data", default=str(REPO / "datasets" / "onze"), help="dataset folder from make-dataset")
     train.add_argument("--out", default=str(REPO / "models"), help="where the shipped models go")
     train.add_argument("--runs", default=str(REPO / "runs"), help="training runs and checkpoints")
-    train.add_argument("--stage", choices=("all", "detector", "classifier", "crops", "export"), default="all",
+    train.add_argument("--stage", choices=("all", "detector", "classifier", "crops", "blur-gauge", "export"),
+                       default="all",
                        help="what to run (default all); crops cuts and caches the classifier's crops under "
-                            "--runs and trains nothing")
+                            "--runs and trains nothing; blur-gauge trains the network that warns of a "
+                            "blurred photo (not part of all)")
     train.add_argument("--epochs", type=int, default=6, help="detector epochs (default 6)")
     train.add_argument("--hours", type=float, default=None,
                        help="train the detector for this long instead of --epochs (the LR schedule fits the time)")
@@ -202,6 +204,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     train.add_argument("--classifier-seed", type=int, default=0,
                        help="seed of the classifier's crop sampling and augmentation (default 0); "
                             "a new seed makes an ensemble member that errs differently")
+    train.add_argument("--gauge-minutes", type=_positive(float), default=12.0, metavar="MIN",
+                       help="blur gauge training time budget (default 12)")
+    train.add_argument("--gauge-scenes", type=_positive(int), default=3000, metavar="N",
+                       help="training scenes the blur gauge's crops are cut from, each blurred 3 ways "
+                            "(default 3000)")
     train.add_argument("--resume", action="store_true", help="resume the detector from its last checkpoint")
     train.add_argument("--classifier-init", default=None, metavar="PT",
                        help="continue the classifier from a state dict (models/index_classifier.pt) or an ONNX export")

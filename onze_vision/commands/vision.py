@@ -34,7 +34,8 @@ def register(subparsers: Any) -> None:
                     "against the photo. In a photo without colour (JSON: \"colourless\": true) red and\n"
                     "black suits look alike, and every card names its other-colour alternative.\n"
                     "Cards possibly missed (read under the operating point) are listed apart\n"
-                    "(JSON: \"maybe\") and never counted.",
+                    "(JSON: \"maybe\") and never counted. A photo too blurred to trust (shaken or out\n"
+                    "of focus) is said so (JSON: \"blurred\": true, with the \"smear\" read, in index sizes).",
         epilog="examples:\n"
                "  onze-vision detect hand.jpg\n"
                "  onze-vision detect hand.jpg --json --annotate seen.png\n\n"
@@ -172,6 +173,8 @@ def draw_cards(image_bgr: Any, cards: list[Any], maybe: list[Any] = ()) -> Any:
 #: Said of a photo without colour, where each card's alternative is its other-colour suit.
 COLOURLESS_NOTE = ("no colour in this photo: red and black suits look alike, so check each card's suit "
                    "(each card names its other-colour alternative)")
+BLURRED_NOTE = ("this photo looks blurred (shaken, or out of focus): cards in it may be missed or misread; "
+                "check them against the hand, or take it again with the phone held still")
 
 
 def run_detect(args: argparse.Namespace) -> int:
@@ -204,8 +207,8 @@ def run_detect(args: argparse.Namespace) -> int:
             # Keep one entry per photo, in order, so a script reading the JSON sees which failed.
             results.append({"image": photo, "error": str(error)})
             continue
-        # The reading's own JSON ("cards", and "maybe", "colourless", "light_gains" when they
-        # apply), named by its photo instead of sized.
+        # The reading's own JSON ("cards", and "maybe", "colourless", "light_gains", "blurred"
+        # when they apply), named by its photo instead of sized.
         read = reading.to_dict()
         results.append({"image": photo, **{key: value for key, value in read.items() if key not in ("width", "height")}})
         if not args.json:
@@ -213,6 +216,8 @@ def run_detect(args: argparse.Namespace) -> int:
                   f"{'' if len(reading.cards) == 1 else 's'}")
             if reading.colourless:
                 print(f"  {COLOURLESS_NOTE}")
+            if reading.blurred:
+                print(f"  {BLURRED_NOTE}")
             if reading.light_gains is not None:
                 red, green, blue = reading.light_gains
                 print(f"  read with its light evened out (a dark or tinted photo): "

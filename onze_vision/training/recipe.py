@@ -215,6 +215,14 @@ def write_detector_json(out_dir: Path, dataset: Path, extra: dict[str, object] |
         # held-out scenes of datasets/onze960, onze320 and far-tune read exactly as before).
         "balance_from": 1.5,
         "balance_max_gain": 3.0,
+        # A photo whose indices the blur gauge (blur_gauge.onnx) reads smeared by 0.08 of an
+        # index or more (their median) is reported blurred. Chosen with
+        # scripts/sweep_blur_warning.py on the 242 real photos outside evaluate's conditions
+        # sample, by a rule set before the sweep: the lowest threshold warning at most 1 in 50
+        # of them as taken (0.012; 0.07: 0.021). Their shaken copies (a 1.8 % smear) are warned
+        # 0.955, and every card those lost lies on a photo warned; 0 of the sharp held-out
+        # scenes of datasets/onze960 and far-tune are warned.
+        "blur_warn_from": 0.08,
         "center_offset": [offset["a"], offset["b"]],
         # Two corners of one card see each other on the card's diagonal (the direction of
         # center_offset) within this many degrees, 1.5-12 index sizes apart: on the true
@@ -312,6 +320,30 @@ def classifier_crops(args: argparse.Namespace, dataset: Path, runs: Path):
     return train, val
 
 
+def train_gauge(args: argparse.Namespace, dataset: Path, runs: Path, out_dir: Path) -> dict[str, float]:
+    """Train the blur gauge on the dataset's training scenes and export it beside the others."""
+    import torch
+
+    from onze_vision.training.blur_gauge import (
+        evaluate_gauge, export_blur_gauge, gauge_crops, save_blur_gauge, train_blur_gauge,
+    )
+
+    torch.set_num_threads(os.cpu_count() or 1)
+    seed = getattr(args, "classifier_seed", 0)
+    crops, smear = gauge_crops(dataset, "train", seed=seed, limit=getattr(args, "gauge_scenes", 3000))
+    val_crops, val_smear = gauge_crops(dataset, "val", seed=seed + 1)
+    print(f"blur gauge: {len(crops)} training crops, {len(val_crops)} held-out", flush=True)
+    model = train_blur_gauge(crops, smear, getattr(args, "gauge_minutes", 12.0), seed=seed,
+                             log=lambda m: print(m, flush=True))
+    metrics = evaluate_gauge(model, val_crops, val_smear)
+    print(f"blur gauge on held-out decks: {metrics}", flush=True)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    save_blur_gauge(model, runs / "blur_gauge.pt")
+    export_blur_gauge(model, out_dir / "blur_gauge.onnx")
+    (runs / "blur_gauge_metrics.json").write_text(json.dumps(metrics, indent=2))
+    return metrics
+
+
 def train_all(args: argparse.Namespace) -> int:
     """Run the stages asked for; return the exit status.
 
@@ -367,6 +399,8 @@ def train_all(args: argparse.Namespace) -> int:
         export_classifier(members, out_dir / "index_classifier.onnx")
         save_classifier(members, out_dir / "index_classifier.pt")  # to continue training from
         (runs / "classifier_metrics.json").write_text(json.dumps(metrics, indent=2))
+    if args.stage == "blur-gauge":
+        train_gauge(args, dataset, runs, out_dir)
     if args.stage == "export":
         export_detector(runs / "detector" / "weights" / "last.pt", out_dir)
     write_detector_json(out_dir, dataset)

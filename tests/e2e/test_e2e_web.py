@@ -383,3 +383,21 @@ def test_a_photo_taken_in_a_dim_warm_room_is_read_and_shown_brightened(
     assert "shown brightened" in page.locator("figure.photo figcaption").inner_text()
     assert "url(" in page.locator("figure.photo img").evaluate("img => getComputedStyle(img).filter")
     shoot(page, "04f-photo-dim-light")
+
+
+@pytest.mark.skipif(not (DATA.parent.parent / "models" / "blur_gauge.onnx").exists(),
+                    reason="needs the shipped model and its blur gauge")
+def test_a_shaken_photo_asks_for_a_sharper_one(page: Any, live_server: Any, tmp_path: Path) -> None:
+    """The shipped model on a real photo smeared the way a moving hand smears it (3 % of its
+    long side): the page says the photo looks blurred and asks for it again, held still."""
+    import cv2
+
+    from onze_vision.synth.blur import motion_kernel
+
+    shaken = tmp_path / "shaken.jpg"
+    image = cv2.imread(str(DATA / "web_edje_IMG_2571.jpg"))
+    cv2.imwrite(str(shaken), cv2.filter2D(image, -1, motion_kernel(round(0.03 * max(image.shape[:2])), 30.0)))
+    _photo_on_player_page(page, live_server, ["Quin", "Rae"], 2, 2, shaken)
+    page.wait_for_selector("figure.photo img")
+    assert "This photo looks blurred" in page.locator(".blurred-note").inner_text()
+    shoot(page, "04g-photo-shaken")
