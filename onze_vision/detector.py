@@ -947,7 +947,7 @@ class CardDetector:
             probability, after the joint reading of a card's corners). Crops the
             classifier calls "none" are dropped.
         """
-        return self._read(src, conf_threshold, min_class_prob, timings)[0][1]
+        return self._read(src, conf_threshold, min_class_prob, timings, gauge=False)[1]
 
     def detect_cards(self, src: ImageSource | LoadedImage) -> PhotoReading:
         """Read one photo: one :class:`DetectedCard` per physical card.
@@ -956,7 +956,7 @@ class CardDetector:
             InvalidImageError: The input is not a readable photo.
         """
         timings: dict[str, float] = {}
-        (loaded, indices, candidates, gains), smear = self._read(src, None, None, timings)
+        loaded, indices, candidates, gains, smear = self._read(src, None, None, timings)
         start = time.perf_counter()
         colourless = is_colourless(loaded.image)
         cards = pair_indices(indices, self.config, colourless)
@@ -972,11 +972,12 @@ class CardDetector:
         conf_threshold: float | None,
         min_class_prob: float | None,
         timings: dict[str, float] | None,
-    ) -> tuple[tuple[LoadedImage, Detections, Detections, np.ndarray | None], float | None]:
-        """(The photo (its light evened out where it needed it), its named indices at the
+        gauge: bool = True,
+    ) -> tuple[LoadedImage, Detections, Detections, np.ndarray | None, float | None]:
+        """The photo (its light evened out where it needed it), its named indices at the
         thresholds, the candidates under them (``maybe_conf``), the light gains (B, G, R)
-        or None), and the photo's smear as the blur gauge reads it (None: no gauge, or no
-        named index)."""
+        or None, and with ``gauge`` the photo's smear as the blur gauge reads it (None: not
+        asked, no gauge, or no index located)."""
         config = self.config
         conf = config.conf_threshold if conf_threshold is None else conf_threshold
         min_prob = config.min_class_prob if min_class_prob is None else min_class_prob
@@ -1012,7 +1013,7 @@ class CardDetector:
         prob = probs[np.arange(len(probs)), code]
         named = code < len(CARD_CODES)
         smear = None
-        if self._gauge is not None:
+        if gauge and self._gauge is not None:
             # On the centred crops of what was named, however sure; when nothing was, on
             # whatever was located: a photo too blurred to name a card is the one to retake.
             gauged = named if named.any() else np.ones(len(named), bool)
@@ -1029,7 +1030,7 @@ class CardDetector:
         indices = indices.without_nested(config.nested_overlap)
         candidates = candidates.without_nested(config.nested_overlap)
         clock.lap("postprocess")
-        return (loaded, indices, candidates, gains), smear
+        return loaded, indices, candidates, gains, smear
 
     def gains_for_light(self, image_bgr: np.ndarray) -> np.ndarray | None:
         """The channel gains that even out the photo's light, or None when it needs none
