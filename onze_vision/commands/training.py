@@ -208,7 +208,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                        help="blur gauge training time budget (default 12)")
     train.add_argument("--gauge-scenes", type=_positive(int), default=3000, metavar="N",
                        help="training scenes the blur gauge's crops are cut from, each blurred 3 ways "
-                            "(default 3000)")
+                            "(default 3000; --classifier-seed seeds its draws too)")
     train.add_argument("--resume", action="store_true", help="resume the detector from its last checkpoint")
     train.add_argument("--classifier-init", default=None, metavar="PT",
                        help="continue the classifier from a state dict (models/index_classifier.pt) or an ONNX export")
