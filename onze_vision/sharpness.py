@@ -6,7 +6,9 @@ blur-gauge``; see :mod:`onze_vision.training.blur_gauge`) reads, on each crop th
 classifier reads, the smear as a share of the index's size. Crops are cut at their
 index's scale, so the same smear reads the same on a far shot and a close-up, where a
 measure of the whole photo changes with what the photo shows. The photo's smear is the
-median over its named indices: one index on a pip-like pattern does not decide it.
+median over its named indices: one index on a pip-like pattern does not decide it. Only
+named ones: on crops of the table's texture, which it never learned, it reads blur where
+there is none.
 """
 
 from __future__ import annotations

@@ -891,3 +891,34 @@ def test_without_a_blur_gauge_no_photo_is_reported_blurred(tmp_path: Path) -> No
     assert detector.blur_gauge is None
     reading = detector.detect_cards(DATA / "web_edje_IMG_2560.jpg")
     assert reading.smear is None and not reading.blurred and len(reading.cards) == 4
+
+
+@needs_models
+@pytest.mark.skipif(not (DEFAULT_MODEL_DIR / "blur_gauge.onnx").exists(), reason="models/ has no blur gauge")
+def test_a_sharp_photo_of_the_table_alone_is_not_reported_blurred() -> None:
+    # The gauge reads index crops only: the table's texture, which it never learned, could
+    # read as blur. The part of a real photo below its cards, and a plain texture, have none.
+    detector = CardDetector()
+    image = cv2.imread(str(DATA / "web_edje_IMG_2560.jpg"))
+    lowest = max(card.box[3] for card in detector.detect_cards(DATA / "web_edje_IMG_2560.jpg").cards)
+    table = image[int(lowest) + 10:]   # wood grain: nothing located there
+    noise = cv2.GaussianBlur(np.random.default_rng(0).integers(0, 255, (300, 400, 3)).astype(np.uint8), (0, 0), 1.5)
+    for photo in (table, noise):
+        reading = detector.detect_cards(photo)
+        assert reading.cards == [] and reading.smear is None and not reading.blurred
+
+
+
+@needs_models
+@pytest.mark.skipif(not (DEFAULT_MODEL_DIR / "blur_gauge.onnx").exists(), reason="models/ has no blur gauge")
+def test_boxes_the_classifier_calls_none_are_not_gauged(monkeypatch: pytest.MonkeyPatch) -> None:
+    detector = CardDetector()
+    def nothing_named(tensor: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        probs = np.zeros((len(tensor), len(CARD_CODES) + 1), np.float32)
+        probs[:, -1] = 1.0   # every crop "none": pips, art, the table
+        return probs, np.tile(np.array([[0.0, 1.0]], np.float32), (len(tensor), 1))
+
+    monkeypatch.setattr(detector, "_classify", nothing_named)
+    assert len(detector.locate_indices(cv2.imread(str(DATA / "web_edje_IMG_2560.jpg")))) > 0
+    reading = detector.detect_cards(DATA / "web_edje_IMG_2560.jpg")
+    assert reading.cards == [] and reading.smear is None and not reading.blurred
