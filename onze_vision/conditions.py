@@ -56,7 +56,8 @@ CONDITIONS_EVERY = 3
 _JPEG_QUALITY = 92
 
 
-def _jpeg(image: np.ndarray, path: Path) -> bytes:
+def jpeg_bytes(image: np.ndarray, path: Path) -> bytes:
+    """A changed copy of the photo at ``path`` as the phone JPEG it is read from."""
     ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, _JPEG_QUALITY])
     if not ok:
         raise ValueError(f"cannot encode a changed copy of '{path}'")
@@ -65,7 +66,7 @@ def _jpeg(image: np.ndarray, path: Path) -> bytes:
 
 def grey_jpeg(path: Path) -> bytes:
     """The photo as a black-and-white phone photo would be: a one-channel JPEG."""
-    return _jpeg(cv2.imread(str(path), cv2.IMREAD_GRAYSCALE), path)
+    return jpeg_bytes(cv2.imread(str(path), cv2.IMREAD_GRAYSCALE), path)
 
 
 def in_light(path: Path, factors: tuple[float, float, float], noise: float, seed: int = 0) -> bytes:
@@ -73,7 +74,7 @@ def in_light(path: Path, factors: tuple[float, float, float], noise: float, seed
     image = cv2.imread(str(path)).astype(np.float32) * np.array(factors, np.float32)
     if noise:
         image += np.random.default_rng(seed).normal(0.0, noise, image.shape)
-    return _jpeg(np.clip(image, 0, 255).astype(np.uint8), path)
+    return jpeg_bytes(np.clip(image, 0, 255).astype(np.uint8), path)
 
 
 def blurred(path: Path, kind: str, share: float) -> bytes:
@@ -86,7 +87,7 @@ def blurred(path: Path, kind: str, share: float) -> bytes:
         image = cv2.filter2D(image, -1, motion_kernel(max(1, round(size))))
     else:
         raise ValueError(f"unknown blur {kind!r}: expected 'gaussian' or 'motion'")
-    return _jpeg(image, path)
+    return jpeg_bytes(image, path)
 
 
 def tilt_homography(width: int, height: int, far_share: float) -> np.ndarray:
@@ -108,7 +109,7 @@ def tilted(path: Path, far_share: float) -> tuple[bytes, np.ndarray]:
     homography = tilt_homography(width, height, far_share)
     warped = cv2.warpPerspective(image, homography, (width, height), flags=cv2.INTER_LINEAR,
                                  borderMode=cv2.BORDER_REPLICATE)
-    return _jpeg(warped, path), homography
+    return jpeg_bytes(warped, path), homography
 
 
 def carry_boxes(boxes: np.ndarray, homography: np.ndarray) -> np.ndarray:

@@ -1241,8 +1241,8 @@ def _conditions_lines(conditions: dict[str, Any]) -> list[str]:
              f"{grey.get('same rank', 0)} with their rank; red cards with their colour kept "
              f"{grey.get('red: colour kept', 0)} of {grey.get('red', 0)}; cards read or offered right "
              f"(the alternative is the other colour) {_fmt(grey['read_or_offered_right_share'])}, read right "
-             f"{_fmt(grey['read_right_share'])}; reported blurred {_fmt(grey.get('warned_share'))}.", "",
-             f"- As taken: {_fmt((conditions.get('as taken') or {}).get('warned_share'))} of the photos reported "
+             f"{_fmt(grey['read_right_share'])}; reported blurred {_fmt(grey['warned_share'])}.", "",
+             f"- As taken: {_fmt(conditions['as taken']['warned_share'])} of the photos reported "
              "blurred (the blur gauge; a warning where none is due). The last column of each table is the "
              "share of the changed photos reported blurred.", "",
              "| light (channel factors B, G, R; noise) | cards found | read right | reported blurred |",
@@ -1251,20 +1251,20 @@ def _conditions_lines(conditions: dict[str, Any]) -> list[str]:
         shares = conditions["light"][name]
         lines.append(f"| {name} ({', '.join(f'{f:g}' for f in factors)}; {noise:g}) | "
                      f"{_fmt(shares['found_share'])} | {_fmt(shares['read_right_share'])} | "
-                     f"{_fmt(shares.get('warned_share'))} |")
+                     f"{_fmt(shares['warned_share'])} |")
     lines += ["", "| blur (share of the photo's long side) | cards found | read right | reported blurred |",
               "|---|---|---|---|"]
     for name, (kind, share) in BLURS.items():
         shares = conditions["blur"][name]
         lines.append(f"| {name} ({kind}, {share:g}) | {_fmt(shares['found_share'])} | "
-                     f"{_fmt(shares['read_right_share'])} | {_fmt(shares.get('warned_share'))} |")
+                     f"{_fmt(shares['read_right_share'])} | {_fmt(shares['warned_share'])} |")
     lines += ["", "| seen from lower down (far edge over near edge) | cards found | read right | read twice | "
               "reported blurred |", "|---|---|---|---|---|"]
     for name, far_share in TILTS.items():
         shares = conditions["tilt"][name]
         lines.append(f"| {name} ({far_share:g}) | {_fmt(shares['found_share'])} | "
                      f"{_fmt(shares['read_right_share'])} | {_fmt(shares['read_twice_share'])} | "
-                     f"{_fmt(shares.get('warned_share'))} |")
+                     f"{_fmt(shares['warned_share'])} |")
     return lines
 
 

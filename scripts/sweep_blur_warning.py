@@ -21,7 +21,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from onze_vision.conditions import CONDITIONS_EVERY, compare_readings
+from onze_vision.conditions import CONDITIONS_EVERY, compare_readings, jpeg_bytes
 from onze_vision.detector import CardDetector
 from onze_vision.synth.blur import motion_kernel
 
@@ -53,13 +53,6 @@ CHANGES: dict[str, Change] = {
 }
 
 
-def _jpeg(image: np.ndarray) -> bytes:
-    ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 92])
-    if not ok:
-        raise ValueError("cannot encode a changed photo")
-    return data.tobytes()
-
-
 def read_conditions(detector: CardDetector, photos: list[Path], seed: int = 0) -> list[dict[str, object]]:
     """Per photo and condition: the smear the gauge reads, and the cards found / of the photo as taken."""
     rng = np.random.default_rng(seed)
@@ -68,7 +61,7 @@ def read_conditions(detector: CardDetector, photos: list[Path], seed: int = 0) -
         image = cv2.imread(str(photo))
         reference = detector.detect_cards(photo).cards
         for name, change in CHANGES.items():
-            reading = detector.detect_cards(_jpeg(change(image, rng)))
+            reading = detector.detect_cards(jpeg_bytes(change(image, rng), photo))
             counts = compare_readings(reference, reading.cards)
             rows.append({"photo": photo.name, "condition": name, "smear": reading.smear,
                          "cards": counts["cards"], "found": counts["found"]})
@@ -82,11 +75,11 @@ def sweep(rows: list[dict[str, object]], thresholds: list[float]) -> dict[float,
         line: dict[str, str] = {}
         for name in CHANGES:
             mine = [r for r in rows if r["condition"] == name]
-            warned = [r for r in mine if r["smear"] is not None and r["smear"] >= threshold]
-            calm = [r for r in mine if r not in warned]
-            def lost(group: list[dict[str, object]]) -> int:
-                return sum(int(r["cards"]) - int(r["found"]) for r in group)
-            line[name] = f"{len(warned) / max(len(mine), 1):.3f} ({lost(warned)} / {lost(calm)})"
+            lost = {True: 0, False: 0}   # cards lost on the photos warned / not warned
+            for r in mine:
+                lost[r["smear"] is not None and r["smear"] >= threshold] += int(r["cards"]) - int(r["found"])
+            warned = sum(r["smear"] is not None and r["smear"] >= threshold for r in mine)
+            line[name] = f"{warned / max(len(mine), 1):.3f} ({lost[True]} / {lost[False]})"
         table[threshold] = line
     return table
 

@@ -81,6 +81,7 @@ def test_train_stage_blur_gauge_writes_the_gauge_and_its_figures(tiny_dataset: P
                               stage="blur-gauge", gauge_minutes=0.02, gauge_scenes=4)
     assert train_all(args) == 0
     assert (tmp_path / "out" / "blur_gauge.onnx").stat().st_size > 0
+    assert not (tmp_path / "out" / "detector.json").exists()   # the gauge changes no runtime constant
     metrics = json.loads((tmp_path / "runs" / "blur_gauge_metrics.json").read_text())
     assert metrics["crops"] > 0 and metrics["mean_error"] >= 0
     assert "blur gauge on held-out decks" in capsys.readouterr().out

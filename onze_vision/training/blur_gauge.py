@@ -30,6 +30,7 @@ from torch.nn import functional as F
 
 from onze_vision.indexcrop import CROP_SIZE, crop_index
 from onze_vision.synth.blur import motion_kernel
+from onze_vision.training.classifier import _to_tensor  # the crops as the runtime feeds them
 from onze_vision.training.crops import jitter_box
 
 #: A straight smear L long has the spread (standard deviation) of L / sqrt(12): a Gaussian
@@ -127,11 +128,6 @@ class BlurGaugeNet(nn.Module):
         return self.smear(self.features(grey)).squeeze(1)
 
 
-def _tensor(crops: np.ndarray) -> torch.Tensor:
-    """BGR uint8 [N, S, S, 3] -> RGB float [N, 3, S, S] in [0, 1], as the runtime feeds crops."""
-    return torch.from_numpy(np.ascontiguousarray(crops[..., ::-1])).permute(0, 3, 1, 2).float() / 255.0
-
-
 def _augment(x: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
     """Quarter turns, light and a little sensor noise: what changes without changing the blur."""
     n = len(x)
@@ -151,7 +147,7 @@ def evaluate_gauge(model: BlurGaugeNet, crops: np.ndarray, smear: np.ndarray, ba
     """
     model.eval()
     with torch.no_grad():
-        read = torch.cat([model(_tensor(crops[i:i + batch])) for i in range(0, len(crops), batch)]).numpy()
+        read = torch.cat([model(_to_tensor(crops[i:i + batch])) for i in range(0, len(crops), batch)]).numpy()
     target = np.minimum(smear, TARGET_CAP)
     sharp, smeared = read[target == 0], read[target >= 0.25]
     return {"crops": int(len(read)), "mean_error": float(np.abs(read - target).mean()) if len(read) else math.nan,
@@ -174,7 +170,7 @@ def train_blur_gauge(crops: np.ndarray, smear: np.ndarray, minutes: float, seed:
     gen = torch.Generator().manual_seed(seed)
     model = BlurGaugeNet()
     optimiser = torch.optim.AdamW(model.parameters(), lr, weight_decay=1e-4)
-    images = _tensor(crops)
+    images = _to_tensor(crops)
     target = torch.from_numpy(np.minimum(smear, TARGET_CAP))
     budget, start, step = minutes * 60, time.perf_counter(), 0
     while (elapsed := time.perf_counter() - start) < budget:

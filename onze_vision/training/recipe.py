@@ -399,8 +399,9 @@ def train_all(args: argparse.Namespace) -> int:
         export_classifier(members, out_dir / "index_classifier.onnx")
         save_classifier(members, out_dir / "index_classifier.pt")  # to continue training from
         (runs / "classifier_metrics.json").write_text(json.dumps(metrics, indent=2))
-    if args.stage == "blur-gauge":
+    if args.stage == "blur-gauge":  # changes no runtime constant: detector.json is left alone
         train_gauge(args, dataset, runs, out_dir)
+        return 0
     if args.stage == "export":
         export_detector(runs / "detector" / "weights" / "last.pt", out_dir)
     write_detector_json(out_dir, dataset)
