@@ -20,7 +20,7 @@ Pipeline (all numpy / OpenCV / onnxruntime; no torch):
    probabilities (a sharp corner outvotes its blurred partner).
 6. Of nested boxes (one index boxed whole and again as its rank glyph alone, an overlap
    NMS by IoU lets through) only the most confident stays.
-7. :func:`pair_indices` joins the two corner indices of one physical card. In a photo
+7. :func:`pair_indices` joins the corner indices of one physical card. In a photo
    without colour (:func:`~onze_vision.imageio.is_colourless`) each card offers its rank
    in the other colour (:func:`other_colour`): there red and black suits look alike.
 
@@ -41,6 +41,15 @@ already; where they still differ in suit, the card takes the code of its more co
 corner: hearts read as diamonds on one corner is outvoted. Two
 identical cards from two decks lie side by side (same orientation, different centres)
 and stay two cards; an index with no partner (fanned hands hide one corner) is a card.
+
+Decks with an index in all four corners (``four_corners``): the top-right index reads
+like the top-left one and the bottom-left is its half turn, so a card shows up to four.
+Top right and bottom left lie on the other diagonal (``-atan2(b, a)``); the two indices
+of a long side see each other straight down, those of a short side straight across,
+whatever the design. :func:`corner_groups` joins them only where every two indices of a
+card lie as their corners must, each index a different corner; and it joins across a
+short side only in a photo where a four-corner card has shown itself otherwise, because
+two cards of one rank and colour side by side in a two-corner deck's row lie that way.
 The reported card box is the union of its index boxes (for an unpaired index, the index
 box itself): it marks where the card was read, not the card's outline.
 """
@@ -48,6 +57,7 @@ box itself): it marks where the card was read, not the card's outline.
 from __future__ import annotations
 
 import ast
+import itertools
 import json
 import math
 import os
@@ -143,6 +153,12 @@ class DetectorConfig:
         pair_max_angle: Degrees by which the line to a partner may miss that diagonal.
         pair_distance: (min, max) distance of two paired indices, in index sizes.
         pair_max_dot: Paired ``down`` vectors must have a dot product below this.
+        four_corners: Also join the corners of decks with an index in all four corners:
+            top right with bottom left (the other diagonal), and the two indices of one
+            side of the card (:func:`corner_groups`); without it such a card is counted
+            two or three times.
+        side_max_angle: Degrees by which the line between the two indices of one side may
+            miss the side (straight down, or straight across, as each index reads).
         pair_min_agreement: Two corners on one diagonal are read together as one card
             when the chance that their readings name the same code is at least this
             (:func:`read_corners_together`); above 1 turns the joint reading off.
@@ -220,6 +236,8 @@ class DetectorConfig:
     pair_max_angle: float = 20.0
     pair_distance: tuple[float, float] = (1.5, 12.0)
     pair_max_dot: float = -0.5
+    four_corners: bool = False
+    side_max_angle: float = 12.0
     index_aspect: float = 0.0
     pair_min_agreement: float = 0.05
     decode_factor: float = 1.5
@@ -278,9 +296,9 @@ class DetectorConfig:
                 value = int(value[0] if isinstance(value, (list, tuple)) else value)
             elif key in ("zoom_tiles", "zoom_blind_tiles"):
                 value = int(value)
-            elif key == "crop_turns":
+            elif key in ("crop_turns", "four_corners"):
                 if not isinstance(value, bool):
-                    raise TypeError(f"crop_turns must be true or false, got {value!r}")
+                    raise TypeError(f"{key} must be true or false, got {value!r}")
             elif key in ("center_offset", "pair_distance"):
                 value = (float(value[0]), float(value[1]))
             else:
@@ -436,13 +454,34 @@ def _unit(vectors: np.ndarray) -> np.ndarray:
     return vectors / np.maximum(np.linalg.norm(vectors, axis=-1, keepdims=True), 1e-9)
 
 
-def _diagonal_partners(centres: np.ndarray, wh: np.ndarray, down: np.ndarray,
-                       config: DetectorConfig) -> tuple[np.ndarray, np.ndarray]:
-    """Which indices sit where each other's partner corner would: ``fits`` [n, n] and ``miss``
-    [n, n], the degrees by which the line between them misses the card's diagonal.
+#: How two corner indices of one card lie (see the module docstring): the link's name,
+#: whether their ``down`` vectors agree, and the role each index takes on the card. In
+#: its own reading frame an index sits on the card's left ("L": top left, or bottom right
+#: read turned) or on its right ("R": top right, or bottom left turned; four-corner decks).
+#: "across" holds when the first index is the left one; "side" leaves the roles unsaid.
+CORNER_LINKS = ("diagonal", "other diagonal", "side", "across")
 
-    ``fits[i, j]``: the ``down`` vectors point roughly opposite, each index sees the other
-    within ``pair_max_angle`` of the diagonal, and they are ``pair_distance`` index sizes apart.
+
+def _angle_gap(angle: np.ndarray, target: float) -> np.ndarray:
+    """Degrees between two directions, wrapped into [0, 180]."""
+    return np.abs((angle - target + 180.0) % 360.0 - 180.0)
+
+
+def _corner_links(centres: np.ndarray, wh: np.ndarray, down: np.ndarray, compatible: np.ndarray,
+                  config: DetectorConfig, kinds: Sequence[str] = CORNER_LINKS) -> list[tuple[float, int, int, str]]:
+    """Which pairs of indices lie as two corners of one card could, by the links of
+    ``kinds``: ``(miss, i, j, link)``, ``i < j`` but for "across" (the left index first),
+    ``miss`` the worse of their two angles off the link's line as a share of its
+    tolerance, closest first.
+
+    Each index sees the other from its own reading frame (``down``, and ``right``). On
+    the card's diagonal (at ``atan2(b, a)`` of ``center_offset`` from ``down``) lie the
+    top-left and bottom-right indices: ``down`` vectors opposite, within ``pair_max_angle``.
+    On a four-corner deck, also the top-right and bottom-left ones (the other diagonal, at
+    ``-atan2(b, a)``), the two indices of one long side (``down`` opposite, each straight
+    down from the other) and of one short side (``down`` alike; the left one sees the other
+    straight to its right), those two within ``side_max_angle``: the sides' angles do not
+    depend on the design. Every link keeps ``pair_distance`` index sizes apart.
     """
     down = _unit(np.asarray(down, dtype=np.float64).reshape(-1, 2))
     right = np.stack([down[:, 1], -down[:, 0]], axis=1)
@@ -452,38 +491,116 @@ def _diagonal_partners(centres: np.ndarray, wh: np.ndarray, down: np.ndarray,
 
     centres = np.asarray(centres, dtype=np.float64).reshape(-1, 2)
     offset = centres[None, :] - centres[:, None]  # [i, j]: from index i to index j
-    along = np.einsum("ijk,ik->ij", offset, down)
-    across = np.einsum("ijk,ik->ij", offset, right)
-    miss = np.abs(np.degrees(np.arctan2(across, along)) - diagonal)
-    miss = np.maximum(miss, miss.T)  # each corner must see the other on the diagonal
+    seen = np.degrees(np.arctan2(np.einsum("ijk,ik->ij", offset, right), np.einsum("ijk,ik->ij", offset, down)))
     distance = np.linalg.norm(offset, axis=2) / ((size[:, None] + size[None, :]) / 2)
-    fits = (
-        (down @ down.T < config.pair_max_dot)
-        & (miss <= config.pair_max_angle)
-        & (distance >= config.pair_distance[0])
-        & (distance <= config.pair_distance[1])
-    )
-    return fits, miss
+    possible = np.triu(compatible & (distance >= config.pair_distance[0]) & (distance <= config.pair_distance[1]), k=1)
+    opposite = down @ down.T < config.pair_max_dot
+    # Each link: the angle each index must see the other at (i's view, then j's), which
+    # pairs of down vectors it takes, and its tolerance.
+    alike = down @ down.T > -config.pair_max_dot
+    lines = [
+        ("diagonal", diagonal, diagonal, opposite, config.pair_max_angle),
+        ("other diagonal", -diagonal, -diagonal, opposite, config.pair_max_angle),
+        ("side", 0.0, 0.0, opposite, config.side_max_angle),
+        ("across", 90.0, -90.0, alike, config.side_max_angle),
+        ("across", -90.0, 90.0, alike, config.side_max_angle),
+    ]
+    links: list[tuple[float, int, int, str]] = []
+    for name, view_i, view_j, downs, tolerance in (line for line in lines if line[0] in kinds):
+        miss = np.maximum(_angle_gap(seen, view_i), _angle_gap(seen.T, view_j)) / max(tolerance, 1e-9)
+        for i, j in zip(*np.nonzero(possible & downs & (miss <= 1.0))):
+            # "across" with the left index second is stored as seen from it: (j, i).
+            first, second = (int(i), int(j)) if name != "across" or view_i > 0 else (int(j), int(i))
+            links.append((float(miss[i, j]), first, second, name))
+    links.sort(key=lambda link: (link[0], min(link[1], link[2]), max(link[1], link[2])))
+    return links
 
 
-def _greedy_pairs(candidate: np.ndarray, miss: np.ndarray) -> np.ndarray:
-    """Each row's partner (-1 for none): candidate pairs taken closest to the diagonal first."""
-    partner = np.full(len(candidate), -1)
-    for i, j in sorted(zip(*np.nonzero(np.triu(candidate, k=1))), key=lambda ij: miss[ij]):
-        if partner[i] < 0 and partner[j] < 0:
-            partner[i], partner[j] = j, i
-    return partner
+def _has_corner_roles(rows: Sequence[int], linked: set[tuple[int, int, str]], down: np.ndarray) -> bool:
+    """Whether indices ``rows`` can be the corners of one card, each a different one.
+
+    Each index takes a side (left or right, in its own reading frame) and reads upright
+    or turned (``down`` tells, against the first row's). Two corners of one card then lie
+    as one link says: both left and turned apart on the diagonal, both right on the other
+    diagonal, sides apart and turned apart on a long side, sides apart and alike across a
+    short side (the left one first). Every two of ``rows`` must be so ``linked``.
+    """
+    turned = {row: bool(down[row] @ down[rows[0]] < 0) for row in rows}
+    pairs = list(itertools.combinations(rows, 2))
+    for sides in itertools.product("LR", repeat=len(rows)):
+        side = dict(zip(rows, sides))
+        if len({(side[row], turned[row]) for row in rows}) < len(rows):
+            continue
+        if all(_implied_link(i, j, side, turned) in linked for i, j in pairs):
+            return True
+    return False
+
+
+def _implied_link(i: int, j: int, side: dict[int, str], turned: dict[int, bool]) -> tuple[int, int, str]:
+    """The link two corners of one card must have, given each one's side and turn."""
+    if turned[i] == turned[j]:
+        return (i, j, "across") if side[i] == "L" else (j, i, "across")
+    if side[i] == side[j]:
+        return (min(i, j), max(i, j), "diagonal" if side[i] == "L" else "other diagonal")
+    return min(i, j), max(i, j), "side"
+
+
+def _join_corners(groups: list[list[int]], links: Sequence[tuple[float, int, int, str]],
+                  linked: set[tuple[int, int, str]], down: np.ndarray) -> bool:
+    """Join ``groups`` (lists of rows, changed in place) along ``links`` in their order,
+    where the joined rows can be one card's corners (see :func:`corner_groups`); whether
+    any link joined two."""
+    group_of = {row: group for group in groups for row in group}
+    joined = False
+    for _, i, j, _ in links:
+        first, second = group_of[i], group_of[j]
+        if first is second or len(first) + len(second) > 4 or not _has_corner_roles(first + second, linked, down):
+            continue
+        first.extend(second)
+        groups.remove(second)
+        for row in second:
+            group_of[row] = first
+        joined = True
+    return joined
+
+
+def corner_groups(centres: np.ndarray, wh: np.ndarray, down: np.ndarray, compatible: np.ndarray,
+                  config: DetectorConfig = DetectorConfig()) -> list[tuple[int, ...]]:
+    """Group index detections into cards: tuples of row numbers, each in increasing
+    order, listed by their first row; every row is in exactly one.
+
+    Links (:func:`_corner_links`) between ``compatible`` indices are taken closest to
+    their line first; a link joins two groups when all their indices can be corners of
+    one card, each a different one, every two of them linked as their corners would be
+    (:func:`_has_corner_roles`): two at most on a two-corner deck, four on a four-corner one.
+
+    The diagonals are joined first, as on every deck. With ``four_corners``, then the
+    other diagonals and the long sides; and only if one of those joined two groups (the
+    photo shows a four-corner deck), the short sides: two cards of one rank and colour
+    side by side in a row of a two-corner deck lie as one card's top corners would.
+    """
+    down = _unit(np.asarray(down, dtype=np.float64).reshape(-1, 2))
+    kinds = CORNER_LINKS if config.four_corners else ("diagonal",)
+    links = _corner_links(centres, wh, down, compatible, config, kinds)
+    linked = {(i, j, link) for _, i, j, link in links}
+    groups = [[row] for row in range(len(down))]
+    _join_corners(groups, [link for link in links if link[3] == "diagonal"], linked, down)
+    if config.four_corners and _join_corners(
+            groups, [link for link in links if link[3] in ("other diagonal", "side")], linked, down):
+        _join_corners(groups, [link for link in links if link[3] == "across"], linked, down)
+    return sorted(tuple(sorted(group)) for group in groups)
 
 
 def read_corners_together(xyxy: np.ndarray, probs: np.ndarray, down: np.ndarray, det_score: np.ndarray,
                           config: DetectorConfig = DetectorConfig()) -> np.ndarray:
-    """Read the two corners of one card as one: each gets the card's joint reading.
+    """Read the corners of one card as one: each gets the card's joint reading.
 
-    Two indices are taken for one card's corners when they sit on its diagonal (as in
-    :func:`pair_groups`), both have a detector score of at least ``conf_threshold``, and
-    their readings can agree: the chance that both name the same code,
-    ``sum_c p_i(c) p_j(c)``, is at least ``pair_min_agreement``. The corners are two
-    independent looks at one code, so the card's reading is ``p_i * p_j`` renormalised:
+    Indices are taken for one card's corners when they lie as its corners do (as in
+    :func:`pair_groups`: its diagonal, and on a four-corner deck its other diagonal and
+    sides), each has a detector score of at least ``conf_threshold``, and each two linked
+    readings can agree: the chance that both name the same code, ``sum_c p_i(c) p_j(c)``,
+    is at least ``pair_min_agreement``. The corners are independent looks at one code, so
+    the card's reading is the product of theirs renormalised (two corners: ``p_i * p_j``):
     a blurred corner read 6H at 0.6 and 5H at 0.3 is read 5H with a sharp partner that
     says 5H at 0.9. A low agreement keeps two cards that merely lie on a diagonal apart.
 
@@ -500,34 +617,31 @@ def read_corners_together(xyxy: np.ndarray, probs: np.ndarray, down: np.ndarray,
     xyxy = np.asarray(xyxy, dtype=np.float64).reshape(-1, 4)
     if len(xyxy) < 2 or config.pair_min_agreement > 1:
         return probs
-    fits, miss = _diagonal_partners((xyxy[:, :2] + xyxy[:, 2:]) / 2, xyxy[:, 2:] - xyxy[:, :2], down, config)
     codes = probs[:, : len(CARD_CODES)].astype(np.float64)
     sure = np.asarray(det_score) >= config.conf_threshold
-    candidate = fits & (codes @ codes.T >= config.pair_min_agreement) & sure[:, None] & sure[None, :]
-    partner = _greedy_pairs(candidate, miss)
+    compatible = (codes @ codes.T >= config.pair_min_agreement) & sure[:, None] & sure[None, :]
     joint = probs.copy()
-    for i in np.nonzero(partner >= 0)[0]:
-        both = probs[i].astype(np.float64) * probs[partner[i]]
-        joint[i] = both / max(both.sum(), 1e-12)
+    for group in corner_groups((xyxy[:, :2] + xyxy[:, 2:]) / 2, xyxy[:, 2:] - xyxy[:, :2], down, compatible, config):
+        if len(group) > 1:
+            both = np.prod(probs[list(group)].astype(np.float64), axis=0)
+            joint[list(group)] = both / max(both.sum(), 1e-12)
     return joint
 
 
 def pair_groups(indices: Detections, config: DetectorConfig = DetectorConfig()) -> list[tuple[int, ...]]:
-    """Group index detections into physical cards: a list of 1- or 2-tuples of row numbers.
+    """Group index detections into physical cards: tuples of 1 to 4 row numbers
+    (:func:`corner_groups`, with indices of the same rank and suit colour).
 
-    See the module docstring for the rules; pairs are formed greedily, the ones closest
-    to the diagonal first.
+    See the module docstring for the rules; groups are formed greedily, the links closest
+    to their line first.
     """
-    n = len(indices)
-    if n == 0:
+    if len(indices) == 0:
         return []
-    fits, miss = _diagonal_partners(indices.center, indices.wh, indices.data["down"], config)
     # Same rank and colour, not same code: a corner whose suit pip is blurred or half
-    # covered is often read as the other suit of its colour, yet the card's two corners
-    # agree on where the card is. The pair takes the code of its more confident corner.
+    # covered is often read as the other suit of its colour, yet the card's corners
+    # agree on where the card is. The card takes the code of its most confident corner.
     key = np.array([_PAIR_KEY[int(c)] for c in indices.class_id])
-    partner = _greedy_pairs(fits & (key[:, None] == key[None, :]), miss)
-    return [(i,) if partner[i] < 0 else (i, int(partner[i])) for i in range(n) if partner[i] < 0 or partner[i] > i]
+    return corner_groups(indices.center, indices.wh, indices.data["down"], key[:, None] == key[None, :], config)
 
 
 def pair_indices(indices: Detections, config: DetectorConfig = DetectorConfig(),

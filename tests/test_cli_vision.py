@@ -238,7 +238,8 @@ def _evaluate_args(models: Path, tmp_path: Path, speed_photos: int) -> list[str]
         {"image": "p.jpg", "width": 320, "height": 320, "cards": [{"rank": "10", "box": [60, 60, 160, 200]}]}]))
     return ["evaluate", "--models", str(models), "--realphotos", str(real),
             "--synthetic-val", str(tmp_path / "no-such-set"), "--synthetic-product", str(tmp_path / "no-such-960"),
-            "--synthetic-far", str(tmp_path / "no-such-far"), "--speed-photos", str(speed_photos),
+            "--synthetic-far", str(tmp_path / "no-such-far"), "--synthetic-four", str(tmp_path / "no-such-four"),
+            "--speed-photos", str(speed_photos),
             "--no-ultralytics", "--report-dir", str(tmp_path / "report")]
 
 
@@ -249,7 +250,7 @@ def test_evaluate_writes_report_and_strict_fails_bars(fake_models: Path, tmp_pat
     captured = capsys.readouterr()
     assert "real-photo rank recall" in captured.out and "1.000" in captured.out
     assert "no-such-set does not exist" in captured.err and "--synthetic-product" in captured.err
-    assert "--synthetic-far" in captured.err
+    assert "--synthetic-far" in captured.err and "--synthetic-four" in captured.err
     assert (tmp_path / "report" / "report.md").exists() and (tmp_path / "report" / "report.json").exists()
     # One invented card (the second fake box) misses the invented-cards bar.
     assert main([*args, "--strict"]) == 1

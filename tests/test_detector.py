@@ -53,14 +53,18 @@ def rotate(vector: tuple[float, float], degrees: float) -> np.ndarray:
 
 def card_indices(centre: tuple[float, float], code: str, degrees: float = 0.0,
                  corners: tuple[str, ...] = ("tl", "br"), score: float = 0.9) -> list[tuple]:
-    """The index detections of one card lying at ``centre``, turned ``degrees`` clockwise."""
+    """The index detections of one card lying at ``centre``, turned ``degrees`` clockwise.
+
+    Corners "tl" and "br" (its turned copy), and on a four-corner deck "tr" and "bl".
+    """
     rows = []
     size = math.sqrt(INDEX_WH[0] * INDEX_WH[1])
     a, b = CONFIG.center_offset
     for corner in corners:
-        down = rotate((0.0, 1.0) if corner == "tl" else (0.0, -1.0), degrees)
+        down = rotate((0.0, 1.0) if corner in ("tl", "tr") else (0.0, -1.0), degrees)
         right = np.array([down[1], -down[0]])
-        index_centre = np.asarray(centre) - size * (a * down + b * right)
+        side = 1.0 if corner in ("tl", "br") else -1.0  # an index on the card's left or right, as it reads
+        index_centre = np.asarray(centre) - size * (a * down + side * b * right)
         # The axis-aligned box of the turned index.
         w, h = np.abs(rotate((INDEX_WH[0], 0), degrees)) + np.abs(rotate((0, INDEX_WH[1]), degrees))
         box = [index_centre[0] - w / 2, index_centre[1] - h / 2, index_centre[0] + w / 2, index_centre[1] + h / 2]
@@ -153,6 +157,87 @@ def test_two_cards_of_one_rank_in_two_colours_never_pair() -> None:
     tl = card_indices((100, 150), "KH", corners=("tl",))
     br = card_indices((100, 150), "KS", corners=("br",))
     assert sorted(c.card for c in pair_indices(detections(tl, br), CONFIG)) == ["KH", "KS"]
+
+
+FOUR_CORNERS = replace(CONFIG, four_corners=True, side_max_angle=10.0, pair_distance=(1.0, 12.0))
+
+
+@pytest.mark.parametrize("degrees", [0, 35, 90, 200])
+@pytest.mark.parametrize("shown", [
+    ("tl", "tr", "bl", "br"),  # a card lying alone
+    ("tl", "bl"),  # the left strip of a fan
+    ("tr", "br"),  # the right strip of a fan held the other way
+    ("tr", "bl"),  # the other diagonal
+    ("tl", "br"),  # the diagonal, as on every deck
+    ("tl", "tr", "br"),
+    ("tl", "tr", "bl"),
+])
+def test_the_corners_a_four_corner_card_shows_are_one_card(shown: tuple[str, ...], degrees: float) -> None:
+    cards = pair_indices(detections(card_indices((300, 300), "8S", degrees, corners=shown)), FOUR_CORNERS)
+    assert [(c.card, c.corners) for c in cards] == [("8S", len(shown))]
+
+
+def test_without_four_corners_a_four_corner_card_is_counted_more_than_once() -> None:
+    corners = card_indices((300, 300), "8S", corners=("tl", "tr", "bl", "br"))
+    assert sorted(c.corners for c in pair_indices(detections(corners), CONFIG)) == [1, 1, 2]
+
+
+def test_a_fan_of_a_four_corner_deck_counts_each_card_once() -> None:
+    # Each card shows its left strip (top-left and bottom-left indices); the last shows all four.
+    codes = ["2C", "5H", "JD", "KS", "10D"]
+    fan = [card_indices((200 + 20 * i, 300), code, degrees=-20 + 10 * i,
+                        corners=("tl", "tr", "bl", "br") if i == len(codes) - 1 else ("tl", "bl"))
+           for i, code in enumerate(codes)]
+    cards = pair_indices(detections(*fan), FOUR_CORNERS)
+    assert sorted((c.card, c.corners) for c in cards) == sorted(
+        [(code, 2) for code in codes[:-1]] + [(codes[-1], 4)])
+
+
+def test_a_corner_of_another_card_never_makes_a_fifth() -> None:
+    # Two identical cards, the second shifted by one card width: its top-left index lies
+    # where the first card's top-right one would, but a card has one top-left corner.
+    size = math.sqrt(INDEX_WH[0] * INDEX_WH[1])
+    width = 2 * CONFIG.center_offset[1] * size
+    first = card_indices((300, 300), "QD", corners=("tl", "tr", "bl", "br"))
+    second = card_indices((300 + width, 300), "QD", corners=("tl", "br"))
+    cards = pair_indices(detections(first, second), FOUR_CORNERS)
+    assert sorted(c.corners for c in cards) == [2, 4]
+
+
+def test_short_sides_join_only_where_the_photo_shows_a_four_corner_deck() -> None:
+    # Two cards of one rank and colour side by side in a row of a two-corner deck, only
+    # their top-left indices showing: they lie as one four-corner card's top corners.
+    size = math.sqrt(INDEX_WH[0] * INDEX_WH[1])
+    width = 2 * CONFIG.center_offset[1] * size
+    row = [card_indices((300, 300), "7H", corners=("tl",)), card_indices((300 + width, 300), "7D", corners=("tl",))]
+    assert [c.corners for c in pair_indices(detections(*row), FOUR_CORNERS)] == [1, 1]
+    # With a card elsewhere in the photo joined along its long side, the deck has four corners.
+    elsewhere = card_indices((300, 700), "3C", corners=("tl", "bl"))
+    cards = pair_indices(detections(*row, elsewhere), FOUR_CORNERS)
+    assert sorted(c.corners for c in cards) == [2, 2]
+
+
+def test_two_identical_two_corner_cards_overlapping_in_a_row_stay_two() -> None:
+    # The second card covers the first one's right side, its bottom-right index with it.
+    size = math.sqrt(INDEX_WH[0] * INDEX_WH[1])
+    width = 2 * CONFIG.center_offset[1] * size
+    first = card_indices((300, 300), "AH", corners=("tl",))
+    second = card_indices((300 + width, 300), "AH", corners=("tl", "br"))
+    cards = pair_indices(detections(first, second), FOUR_CORNERS)
+    assert sorted((c.card, c.corners) for c in cards) == [("AH", 1), ("AH", 2)]
+
+
+def test_the_four_corners_of_one_card_are_read_together() -> None:
+    rows = card_indices((300, 300), "5H", corners=("tl", "tr", "bl", "br"))
+    xyxy = np.array([r[0] for r in rows])
+    down = np.array([r[3] for r in rows])
+    probs = np.full((4, len(CARD_CODES) + 1), 0.001)
+    probs[:, CARD_CODES.index("5H")] = 0.9
+    probs[0, CARD_CODES.index("6H")], probs[0, CARD_CODES.index("5H")] = 0.6, 0.3  # one corner blurred
+    joint = read_corners_together(xyxy, probs, down, np.full(4, 0.9), FOUR_CORNERS)
+    assert [CARD_CODES[i] for i in joint.argmax(axis=1)] == ["5H"] * 4
+    alone = read_corners_together(xyxy, probs, down, np.full(4, 0.9), CONFIG)
+    assert CARD_CODES[alone[2].argmax()] == "5H" and CARD_CODES[probs[0].argmax()] == "6H"
 
 
 def test_fanned_hand_single_indices_are_cards() -> None:
@@ -381,6 +466,15 @@ def test_config_reads_json_with_aliases(tmp_path: Path) -> None:
     (tmp_path / "bad.json").write_text("{not json")
     with pytest.raises(InvalidModelError, match="bad.json' is not a valid detector config"):
         DetectorConfig.from_json(tmp_path / "bad.json")
+
+
+def test_config_reads_four_corners_as_a_true_or_false(tmp_path: Path) -> None:
+    (tmp_path / "detector.json").write_text(json.dumps({"four_corners": True, "side_max_angle": 15}))
+    config = DetectorConfig.from_json(tmp_path / "detector.json")
+    assert (config.four_corners, config.side_max_angle) == (True, 15.0)
+    (tmp_path / "detector.json").write_text(json.dumps({"four_corners": "yes"}))
+    with pytest.raises(InvalidModelError, match="four_corners must be true or false, got 'yes'"):
+        DetectorConfig.from_json(tmp_path / "detector.json")
 
 
 def test_letterbox_like_ultralytics() -> None:

@@ -114,8 +114,8 @@ def test_full_run_on_tiny_sets(tmp_path: Path) -> None:
     # The same scenes stand in for the held-out set drawn at the product's reading resolution
     # and for the far shots.
     results = run_evaluation(detector, tmp_path / "report", real, synthetic, speed_photos=2,
-                             synthetic_product=synthetic, synthetic_far=synthetic, ultralytics=False,
-                             progress=lambda line: None)
+                             synthetic_product=synthetic, synthetic_far=synthetic, synthetic_four=synthetic,
+                             ultralytics=False, progress=lambda line: None)
 
     r = results["real"]
     assert r["labelled_cards"] == 2 and r["rank_recall"] == pytest.approx(0.5)
@@ -177,6 +177,15 @@ def test_full_run_on_tiny_sets(tmp_path: Path) -> None:
     assert [row["value"] for row in far_rows[:2]] == [pytest.approx(0.5), pytest.approx(0.75)]
     assert all(row["bar"] == "(reported)" and row["ok"] is None for row in far_rows)
     assert "## Far shots (4000-px photos, 40-120 px indices)" in text and "ms p95" in text
+
+    # Four-corner decks: cards counted once is what is reported, never judged.
+    four_rows = {row["name"].split(": ", 1)[-1]: row for row in results["summary"]
+                 if row["name"].startswith("four-corner decks")}
+    assert four_rows["card recall"]["value"] == pytest.approx(0.75)
+    assert four_rows["scenes read exactly"]["value"] == pytest.approx(0.5)
+    assert all(row["bar"] == "(reported)" and row["ok"] is None for row in four_rows.values())
+    assert "## Four-corner decks" in text
+    assert results["synthetic_four"]["located_by_corner"] == {"tl": {"labels": 4, "located": 1.0}}
 
     # The real photo read again grey and in bad light: the fake detector sees the same two
     # 10S wherever it looks, so each is found and read as taken; in the grey copy each also

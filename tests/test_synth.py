@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import hashlib
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from onze_vision.cards import CARD_CODES as RULES_CARD_CODES
-from onze_vision.synth.art import DECKS, KDE_DIR, NPM_CARD_FILES, find_index_box, load_decks
+from onze_vision.synth.art import DECKS, KDE_DIR, NPM_CARD_FILES, add_corner_indices, find_index_box, load_decks
 from onze_vision.synth.backgrounds import BackgroundBank, generated_surface, read_gimp_pattern
 from onze_vision.synth.codes import CARD_CODES
 from onze_vision.synth.dataset import deck_names, make_dataset
@@ -49,9 +50,10 @@ def test_held_out_designs_never_train():
 
 
 def test_validation_scenes_can_draw_on_either_side_of_the_design_split():
-    held_out, training = deck_names("held-out"), deck_names("training")
+    held_out, training, four = deck_names("held-out"), deck_names("training"), deck_names("four-corner")
     assert set(held_out) == {"tigullio", "ornamental", "heruka-2color-bf"}
-    assert set(training) == {d.name for d in DECKS} - set(held_out)
+    assert set(four) == {"kde-dondorf", "tigullio-four", "ornamental-four", "heruka-2color-bf-four"}
+    assert set(training) == {d.name for d in DECKS} - set(held_out) - set(four)
     with pytest.raises(ValueError, match="'test'"):
         deck_names("test")
 
@@ -115,6 +117,41 @@ def test_a_lone_card_shows_both_corners_as_one_card(anglo):
     assert tl.down == pytest.approx((0.0, 1.0), abs=1e-6)
     assert br.down == pytest.approx((0.0, -1.0), abs=1e-6)
     assert scene.cards[0].labelled_corners == 2
+
+
+def test_a_lone_four_corner_card_shows_all_four_corners_as_one_card(anglo):
+    four = replace(anglo, name="anglo-four", corners=4,
+                   cards={code: add_corner_indices(card, anglo.index_boxes[code]) for code, card in anglo.cards.items()})
+    scene = plain_scene([place_card(four, "QH", (160, 160), 0, 200)])
+    labels = {l.corner: l for l in scene.labels}
+    assert sorted(labels) == ["bl", "br", "tl", "tr"] and {l.card_id for l in scene.labels} == {0}
+    assert labels["tr"].down == pytest.approx((0.0, 1.0), abs=1e-6)
+    assert labels["bl"].down == pytest.approx((0.0, -1.0), abs=1e-6)
+    # Top right mirrors top left across the card's middle; bottom left is its half turn.
+    (x1, y1, x2, y2), (u1, v1, u2, v2) = labels["tl"].box, labels["tr"].box
+    assert (v1, v2) == pytest.approx((y1, y2)) and (u1 + u2) / 2 == pytest.approx(320 - (x1 + x2) / 2)
+    assert labels["bl"].box == pytest.approx((320 - u2, 320 - v2, 320 - u1, 320 - v1))  # turned about the centre
+    assert scene.cards[0].labelled_corners == 4
+
+
+def test_a_copied_index_lies_in_the_bare_corners(anglo):
+    card, box = anglo.cards["7C"], anglo.index_boxes["7C"]
+    four = add_corner_indices(card, box)
+    h, w = card.shape[:2]
+    x1, y1, x2, y2 = box
+    assert np.array_equal(four[y1:y2, w - x2:w - x1], card[y1:y2, x1:x2])
+    assert np.array_equal(four[h - y2:h - y1, x1:x2], card[h - y2:h - y1, w - x2:w - x1])
+    assert np.array_equal(four[y2 + 10:h - y2 - 10], card[y2 + 10:h - y2 - 10])  # the middle is untouched
+
+
+def test_the_four_corner_designs_have_an_index_in_every_corner(art_cache: Path):
+    dondorf = load_decks(names=["kde-dondorf"], cache=art_cache)[0]
+    assert dondorf.corners == 4 and len(dondorf.cards) == 52
+    card, (x1, y1, x2, y2) = dondorf.cards["KS"], dondorf.index_boxes["KS"]
+    w = card.shape[1]
+    # Drawn by the art itself: ink in the top-right corner where the top-left index is mirrored.
+    mirrored = card[y1:y2, w - x2:w - x1, :3].astype(int)
+    assert (np.abs(mirrored - 255).max(axis=2) > 70).mean() > 0.1
 
 
 def test_a_corner_covered_by_another_card_carries_no_label(anglo):

@@ -140,9 +140,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     make.add_argument("--index-px", type=float, nargs=2, default=[11.0, 60.0], metavar=("MIN", "MAX"),
                       help="corner-index height range in pixels, log-uniform (default 11 60; "
                            "close-ups for the classifier: 20 70)")
-    make.add_argument("--val-designs", choices=("held-out", "training"), default="held-out",
-                      help="designs of the validation scenes: the held-out ones (default), or new scenes of "
-                           "the training designs, to tell what unseen designs cost from what the scenes cost")
+    make.add_argument("--val-designs", choices=("held-out", "training", "four-corner"), default="held-out",
+                      help="designs of the validation scenes: the held-out ones (default); new scenes of "
+                           "the training designs, to tell what unseen designs cost from what the scenes cost; "
+                           "or held-out decks with an index in all four corners")
     make.add_argument("--overwrite", action="store_true",
                       help="replace a dataset already in --out (without it, a folder with files is refused)")
     make.add_argument("--printed", type=float, default=0.0, metavar="SHARE",

@@ -21,6 +21,8 @@ FALLBACK_SYNTHETIC_VAL = REPO_ROOT / "datasets" / "onze"
 DEFAULT_SYNTHETIC_PRODUCT = REPO_ROOT / "datasets" / "onze-val960"
 # Far shots: held-out decks in large photos with small indices (datasets/README.md).
 DEFAULT_SYNTHETIC_FAR = REPO_ROOT / "datasets" / "far-val"
+# Held-out decks with an index in all four corners, at the product's resolution (datasets/README.md).
+DEFAULT_SYNTHETIC_FOUR = REPO_ROOT / "datasets" / "four-val960"
 
 
 def register(subparsers: Any) -> None:
@@ -75,6 +77,9 @@ def register(subparsers: Any) -> None:
     evaluate.add_argument("--synthetic-far", type=Path, default=DEFAULT_SYNTHETIC_FAR, metavar="DIR",
                           help="far shots: held-out decks in 4000-px photos with small indices, read "
                                "with a closer look and timed (default: datasets/far-val)")
+    evaluate.add_argument("--synthetic-four", type=Path, default=DEFAULT_SYNTHETIC_FOUR, metavar="DIR",
+                          help="held-out decks with an index in all four corners, at the product's "
+                               "resolution: each card must be counted once (default: datasets/four-val960)")
     evaluate.add_argument("--speed-photos", type=int, default=20, metavar="N",
                           help="4000x3000 JPEGs to time, and far shots (0 skips the speed tests; default 20)")
     evaluate.add_argument("--limit", type=int, default=None, metavar="N",
@@ -256,7 +261,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
         args.synthetic_val = FALLBACK_SYNTHETIC_VAL
     for option, path in (("--realphotos", args.realphotos), ("--synthetic-val", args.synthetic_val),
                          ("--synthetic-product", args.synthetic_product),
-                         ("--synthetic-far", args.synthetic_far)):
+                         ("--synthetic-far", args.synthetic_far), ("--synthetic-four", args.synthetic_four)):
         if path is not None and not path.exists():
             print(f"onze-vision evaluate: note: {option} {path} does not exist; that part is skipped",
                   file=sys.stderr)
@@ -267,6 +272,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
         synthetic_val=args.synthetic_val if args.synthetic_val.exists() else None,
         synthetic_product=args.synthetic_product if args.synthetic_product.exists() else None,
         synthetic_far=args.synthetic_far if args.synthetic_far.exists() else None,
+        synthetic_four=args.synthetic_four if args.synthetic_four.exists() else None,
         speed_photos=args.speed_photos,
         limit=args.limit,
         ultralytics=not args.no_ultralytics,

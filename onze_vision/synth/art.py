@@ -17,13 +17,16 @@ Sources (never committed; rendered at dataset time into a cache folder):
 
 Only designs with English corner indices (A K Q J 10), two suit colours (red hearts and
 diamonds: red Aces are wild in four variants) and indices in two opposite corners are
-listed. Each card's index box is found from the ink in its top-left corner, so a new
+listed for training. Four-corner decks (an index in every corner) form a held-out set of
+their own (split ``"four"``): KDE's dondorf, and the three held-out designs with their
+indices copied into the bare corners (:func:`add_corner_indices`). Each card's index box is found from the ink in its top-left corner, so a new
 design needs no hand-made coordinates (a font deck knows its boxes from the drawing).
 """
 
 from __future__ import annotations
 
 import gzip
+import math
 import subprocess
 import tarfile
 from dataclasses import dataclass, field
@@ -56,6 +59,8 @@ class DeckSource:
     split: str  # "train" or "val" (held out of training entirely)
     has_joker: bool = True
     naming: str = "heruka"  # npm only: how card files are named (see NPM_CARD_FILES)
+    corners: int = 2  # indices per card: 2 (top-left and its turned copy) or 4 (all four corners)
+    add_corners: bool = False  # the art has two indices; draw the other two as copies of them
 
 
 def _heruka_file(code: str) -> str:
@@ -136,6 +141,17 @@ DECKS: tuple[DeckSource, ...] = (
     DeckSource("tigullio", "aisleriot", "tigullio.svgz", "GPL/LGPL (gnome-cards-data)", "val"),
     DeckSource("ornamental", "aisleriot", "ornamental.svgz", "GPL/LGPL (gnome-cards-data)", "val"),
     DeckSource("heruka-2color-bf", "npm", "@heruka_urgyen/react-playing-cards:2color-bf", "CC0-1.0", "val"),
+    # Held out too, on a set of their own: decks with an index in all four corners, as many
+    # Latin American and European decks have. KDE's dondorf is drawn so; the three held-out
+    # designs get their indices copied into the two bare corners.
+    DeckSource("kde-dondorf", "kde", "svg-dondorf/dondorf.svgz", "GPL/LGPL (kdegames-card-data-kf5)", "four",
+               has_joker=False, corners=4),
+    DeckSource("tigullio-four", "aisleriot", "tigullio.svgz", "GPL/LGPL (gnome-cards-data)", "four",
+               corners=4, add_corners=True),
+    DeckSource("ornamental-four", "aisleriot", "ornamental.svgz", "GPL/LGPL (gnome-cards-data)", "four",
+               corners=4, add_corners=True),
+    DeckSource("heruka-2color-bf-four", "npm", "@heruka_urgyen/react-playing-cards:2color-bf", "CC0-1.0", "four",
+               corners=4, add_corners=True),
 )
 
 
@@ -145,12 +161,17 @@ class ArtNotInstalledError(RuntimeError):
 
 @dataclass
 class DeckArt:
-    """The rendered cards of one design: BGRA images and top-left index boxes."""
+    """The rendered cards of one design: BGRA images and top-left index boxes.
+
+    ``corners`` is 2 when a card has its index top left and, turned, bottom right; 4
+    when the top-right corner repeats the top-left index and the bottom-left its turn.
+    """
 
     name: str
     split: str
     cards: dict[str, np.ndarray] = field(default_factory=dict)
     index_boxes: dict[str, tuple[int, int, int, int]] = field(default_factory=dict)
+    corners: int = 2
 
     @property
     def codes(self) -> list[str]:
@@ -260,6 +281,23 @@ def _npm_cards(source: DeckSource, cache: Path) -> dict[str, np.ndarray]:
         image = _render_svg(svg_dir / name, png, height=round(CARD_HEIGHT * 1.1))
         cards[code] = _resize_card(_trim_to_card(image))
     return cards
+
+
+def add_corner_indices(card: np.ndarray, box: tuple[int, int, int, int]) -> np.ndarray:
+    """A copy of ``card`` with its top-left index (``box``) also in the top-right corner,
+    and its turned bottom-right index in the bottom-left: a four-corner deck.
+
+    The patch goes as far from the right edge as the index is from the left, and covers
+    whatever the art drew there (a court card's frame), as four-corner decks do.
+    """
+    h, w = card.shape[:2]
+    pad = math.ceil(0.08 * (box[3] - box[1]))  # the label's padding (scenes.INDEX_PAD) is copied too
+    x1, y1 = max(box[0] - pad, 0), max(box[1] - pad, 0)
+    x2, y2 = min(box[2] + pad, w // 2), min(box[3] + pad, h // 2)
+    out = card.copy()
+    out[y1:y2, w - x2:w - x1] = card[y1:y2, x1:x2]
+    out[h - y2:h - y1, x1:x2] = card[h - y2:h - y1, w - x2:w - x1]
+    return out
 
 
 def find_index_box(card: np.ndarray) -> tuple[int, int, int, int] | None:
@@ -395,7 +433,9 @@ def load_deck(source: DeckSource, cache: Path | None = None) -> DeckArt:
         cards = loaders[source.kind](source, cache)
         boxes = _checked_index_boxes(cards)
     cards = {code: card for code, card in cards.items() if code in boxes}
-    art = DeckArt(source.name, source.split, cards, boxes)
+    if source.add_corners:
+        cards = {code: add_corner_indices(card, boxes[code]) for code, card in cards.items()}
+    art = DeckArt(source.name, source.split, cards, boxes, source.corners)
     meta_path.parent.mkdir(parents=True, exist_ok=True)
     codes = art.codes
     np.savez(
@@ -417,7 +457,7 @@ def _cached_cards(data: np.lib.npyio.NpzFile) -> dict[str, np.ndarray]:
 def _cached_art(source: DeckSource, data: np.lib.npyio.NpzFile) -> DeckArt:
     """The deck as cached: its cards and the index boxes stored with them."""
     boxes = {str(code): tuple(int(v) for v in data["boxes"][i]) for i, code in enumerate(data["codes"])}
-    return DeckArt(source.name, source.split, _cached_cards(data), boxes)  # type: ignore[arg-type]
+    return DeckArt(source.name, source.split, _cached_cards(data), boxes, source.corners)  # type: ignore[arg-type]
 
 
 def load_decks(split: str | None = None, names: list[str] | None = None, cache: Path | None = None) -> list[DeckArt]:

@@ -182,12 +182,17 @@ def _progress(done: int, total: int, started: float) -> None:
     sys.stderr.flush()
 
 
+# The names of the deck designs' splits, as make-dataset's --val-designs takes them.
+DESIGN_SPLITS = {"training": "train", "held-out": "val", "four-corner": "four"}
+
+
 def deck_names(split: str) -> list[str]:
-    """The deck designs of one split: ``"training"`` or ``"held-out"`` (validation only)."""
-    if split not in ("training", "held-out"):
-        raise ValueError(f"no split of the deck designs is called {split!r}; use 'training' or 'held-out'")
-    wanted = "train" if split == "training" else "val"
-    return [deck.name for deck in DECKS if deck.split == wanted]
+    """The deck designs of one split: ``"training"``, ``"held-out"`` (validation only) or
+    ``"four-corner"`` (held-out decks with an index in every corner)."""
+    if split not in DESIGN_SPLITS:
+        raise ValueError(f"no split of the deck designs is called {split!r}; use "
+                         + ", ".join(repr(name) for name in DESIGN_SPLITS))
+    return [deck.name for deck in DECKS if deck.split == DESIGN_SPLITS[split]]
 
 
 def make_dataset(

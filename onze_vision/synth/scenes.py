@@ -40,7 +40,7 @@ class IndexLabel:
 
     code: str
     card_id: int
-    corner: str  # "tl" or "br"
+    corner: str  # "tl", "br" (the turned copy), and on four-corner decks "tr", "bl"
     box: tuple[float, float, float, float]  # x1, y1, x2, y2 in image pixels
     visible: float
     down: tuple[float, float]  # unit vector of "down" as the index reads
@@ -217,14 +217,22 @@ def _polygon_area(quad: np.ndarray) -> float:
 
 
 def _index_quads(card: CardPlacement) -> list[tuple[str, np.ndarray, np.ndarray]]:
-    """The padded TL and BR index quads in card pixels, each with its reading-down vector."""
+    """The padded index quads in card pixels, each with its reading-down vector: TL and
+    BR, and on a four-corner deck TR and BL too.
+
+    Each quad starts with the two points of its index's top edge (as the index reads).
+    """
     h, w = card.deck.cards[card.code].shape[:2]
     x1, y1, x2, y2 = card.deck.index_boxes[card.code]
     pad = INDEX_PAD * (y2 - y1)
     x1, y1, x2, y2 = x1 - pad, y1 - pad, x2 + pad, y2 + pad
     tl = np.array([[x1, y1], [x2, y1], [x2, y2], [x1, y2]], dtype=np.float64)
     br = np.array([[w, h]]) - tl  # the 180-degree turned index in the opposite corner
-    return [("tl", tl, np.array([0.0, 1.0])), ("br", br, np.array([0.0, -1.0]))]
+    quads = [("tl", tl, np.array([0.0, 1.0])), ("br", br, np.array([0.0, -1.0]))]
+    if card.deck.corners == 4:
+        tr = np.array([[w - x2, y1], [w - x1, y1], [w - x1, y2], [w - x2, y2]], dtype=np.float64)
+        quads += [("tr", tr, np.array([0.0, 1.0])), ("bl", np.array([[w, h]]) - tr, np.array([0.0, -1.0]))]
+    return quads
 
 
 def _shown_share(quad: np.ndarray, owner: np.ndarray, card_id: int) -> float:
