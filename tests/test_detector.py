@@ -227,17 +227,20 @@ def test_two_identical_two_corner_cards_overlapping_in_a_row_stay_two() -> None:
     assert sorted((c.card, c.corners) for c in cards) == [("AH", 1), ("AH", 2)]
 
 
-def test_the_four_corners_of_one_card_are_read_together() -> None:
+def test_on_a_four_corner_deck_only_the_diagonal_is_read_together() -> None:
+    # Reading along the other links too fused neighbouring two-corner cards' readings.
     rows = card_indices((300, 300), "5H", corners=("tl", "tr", "bl", "br"))
     xyxy = np.array([r[0] for r in rows])
     down = np.array([r[3] for r in rows])
     probs = np.full((4, len(CARD_CODES) + 1), 0.001)
     probs[:, CARD_CODES.index("5H")] = 0.9
-    probs[0, CARD_CODES.index("6H")], probs[0, CARD_CODES.index("5H")] = 0.6, 0.3  # one corner blurred
+    probs[0, CARD_CODES.index("6H")], probs[0, CARD_CODES.index("5H")] = 0.6, 0.3  # the top left blurred
     joint = read_corners_together(xyxy, probs, down, np.full(4, 0.9), FOUR_CORNERS)
-    assert [CARD_CODES[i] for i in joint.argmax(axis=1)] == ["5H"] * 4
-    alone = read_corners_together(xyxy, probs, down, np.full(4, 0.9), CONFIG)
-    assert CARD_CODES[alone[2].argmax()] == "5H" and CARD_CODES[probs[0].argmax()] == "6H"
+    assert [CARD_CODES[i] for i in joint.argmax(axis=1)] == ["5H"] * 4  # its diagonal partner settles it
+    probs[3] = probs[0]  # the bottom right blurred alike: the other corners do not vote
+    joint = read_corners_together(xyxy, probs, down, np.full(4, 0.9), FOUR_CORNERS)
+    assert [CARD_CODES[i] for i in joint.argmax(axis=1)] == ["6H", "5H", "5H", "6H"]
+    assert sorted(c.corners for c in pair_indices(detections(rows), FOUR_CORNERS)) == [4]
 
 
 def test_fanned_hand_single_indices_are_cards() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import shutil
 from dataclasses import replace
 from pathlib import Path
@@ -301,3 +302,26 @@ def test_a_drawn_card_keeps_the_detail_of_its_art(anglo):
     sharpness = cv2.Laplacian(cv2.cvtColor(drawn, cv2.COLOR_BGR2GRAY), cv2.CV_64F).var()
     reference = cv2.Laplacian(cv2.cvtColor(expected, cv2.COLOR_BGR2GRAY), cv2.CV_64F).var()
     assert sharpness > 0.5 * reference
+
+
+def test_four_corner_scenes_are_the_same_scenes_with_two_more_corners_a_card(tmp_path: Path, art_cache: Path):
+    common = dict(train_images=4, val_images=0, seed=5, workers=1, art_cache=art_cache,
+                  train_decks=["anglo"], val_decks=["paris"], progress=False)
+    make_dataset(tmp_path / "two", **common)
+    make_dataset(tmp_path / "four", four_corner_share=1.0, **common)
+    two = [json.loads(line) for line in (tmp_path / "two/meta/train.jsonl").read_text().splitlines()]
+    four = [json.loads(line) for line in (tmp_path / "four/meta/train.jsonl").read_text().splitlines()]
+    for plain, more in zip(two, four):
+        assert [(c["code"], c["center"]) for c in plain["cards"]] == [(c["code"], c["center"]) for c in more["cards"]]
+        assert {c["deck"] for c in more["cards"]} == {"anglo-four"}
+        # Every corner labelled before is labelled again (uncovered by the copied indices).
+        before = {(label["card_id"], label["corner"]) for label in plain["labels"]}
+        after = {(label["card_id"], label["corner"]) for label in more["labels"]}
+        assert before <= after
+    assert any(label["corner"] in ("tr", "bl") for meta in four for label in meta["labels"])
+    assert "--four-corners 1" in (tmp_path / "four/data.yaml").read_text()
+
+
+def test_a_four_corner_share_outside_0_to_1_is_refused(tmp_path: Path):
+    with pytest.raises(ValueError, match="four_corner_share.*1.5"):
+        make_dataset(tmp_path, train_images=1, val_images=0, four_corner_share=1.5, progress=False)

@@ -35,6 +35,7 @@ def _make_dataset(args: argparse.Namespace) -> int:
             val_decks=deck_names(args.val_designs),
             printed_share=args.printed,
             blurred_share=args.blurred,
+            four_corner_share=args.four_corners,
         )
     except (ArtNotInstalledError, PrintFontNotInstalledError) as error:
         print(f"onze-vision make-dataset: {error}", file=sys.stderr)
@@ -96,6 +97,8 @@ def _dataset_args_problem(args: argparse.Namespace) -> str | None:
         return f"--printed is a share of scenes from 0 to 1, not {args.printed:g}"
     if not 0.0 <= args.blurred <= 1.0:
         return f"--blurred is a share of scenes from 0 to 1, not {args.blurred:g}"
+    if not 0.0 <= args.four_corners <= 1.0:
+        return f"--four-corners is a share of scenes from 0 to 1, not {args.four_corners:g}"
     return None
 
 
@@ -153,6 +156,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                       help="share of scenes blurred after drawing, labels kept: shaken (a smear of 0.08-0.4 index "
                            "heights) or out of focus (sigma 0.03-0.1 index heights) (default 0: the scenes drawn "
                            "before blur)")
+    make.add_argument("--four-corners", type=float, default=0.0, metavar="SHARE",
+                      help="share of scenes whose decks have their index copied into all four corners, as "
+                           "Copag-style decks print it (default 0: the scenes drawn before four-corner decks)")
     make.set_defaults(handler=_make_dataset)
 
     train = subparsers.add_parser(

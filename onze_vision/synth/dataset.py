@@ -29,7 +29,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from onze_vision.synth.art import DECKS, DeckArt, load_decks
+from onze_vision.synth.art import DECKS, DeckArt, add_corner_indices, load_decks
 from onze_vision.synth.backgrounds import BackgroundBank
 from onze_vision.synth.blur import camera_blur
 from onze_vision.synth.codes import CARD_CODES, CLASS_ID
@@ -57,6 +57,7 @@ class DatasetSummary:
     index_px: tuple[float, float] = INDEX_PX
     printed_share: float = 0.0
     blurred_share: float = 0.0
+    four_corner_share: float = 0.0
 
 
 def scene_rng(seed: int, split: str, index: int) -> np.random.Generator:
@@ -74,6 +75,21 @@ def blur_rng(seed: int, split: str, index: int) -> np.random.Generator:
     """The random state of one scene's camera blur, apart from the scene's own (as
     :func:`print_rng`): the same seed with and without ``--blurred`` gives the same scenes."""
     return np.random.default_rng([seed, SPLIT_IDS[split], index, 2])
+
+
+def four_rng(seed: int, split: str, index: int) -> np.random.Generator:
+    """The random state of whether one scene's decks have four corners, apart from the
+    scene's own (as :func:`print_rng`): the same seed with and without ``--four-corners``
+    gives the same layouts, cards and camera."""
+    return np.random.default_rng([seed, SPLIT_IDS[split], index, 3])
+
+
+def four_cornered(deck: DeckArt) -> DeckArt:
+    """The same design with its index copied into the two bare corners (a four-corner deck)."""
+    if deck.corners == 4:
+        return deck
+    cards = {code: add_corner_indices(card, deck.index_boxes[code]) for code, card in deck.cards.items()}
+    return DeckArt(f"{deck.name}-four", deck.split, cards, dict(deck.index_boxes), corners=4)
 
 
 def index_height(scene: Scene) -> float | None:
@@ -115,14 +131,18 @@ def _init_worker(split_decks: dict[str, list[str]], art_cache: str | None) -> No
     cache = Path(art_cache) if art_cache else None
     cv2.setNumThreads(1)  # one process per core already
     _worker_state["decks"] = {split: load_decks(names=names, cache=cache) for split, names in split_decks.items()}
+    _worker_state["four"] = {split: [four_cornered(deck) for deck in decks]
+                             for split, decks in _worker_state["decks"].items()}  # type: ignore[attr-defined]
     _worker_state["bank"] = BackgroundBank()
 
 
 def _render_job(
-    job: tuple[str, int, int, int, str, tuple[float, float], float, float],
+    job: tuple[str, int, int, int, str, tuple[float, float], float, float, float],
 ) -> tuple[str, int, str, list[str], dict[str, object]]:
-    split, index, seed, size, out_dir, index_px, printed_share, blurred_share = job
+    split, index, seed, size, out_dir, index_px, printed_share, blurred_share, four_share = job
     decks: list[DeckArt] = _worker_state["decks"][split]  # type: ignore[index]
+    if four_share > 0 and four_rng(seed, split, index).random() < four_share:
+        decks = _worker_state["four"][split]  # type: ignore[index]
     bank: BackgroundBank = _worker_state["bank"]  # type: ignore[assignment]
     scene = render_scene(scene_rng(seed, split, index), decks, bank, (size, size), index_px=index_px,
                          printed_share=printed_share, print_split=split, print_rng=print_rng(seed, split, index))
@@ -209,14 +229,18 @@ def make_dataset(
     index_px: tuple[float, float] = INDEX_PX,
     printed_share: float = 0.0,
     blurred_share: float = 0.0,
+    four_corner_share: float = 0.0,
 ) -> DatasetSummary:
     """Render the dataset into ``out_dir`` and return what was written.
 
     ``printed_share``: the share of scenes with print on the table (0: none, and the
     scenes are those drawn before print existed). ``blurred_share``: the share of scenes
     shaken or out of focus (``synth.blur``; 0: none, the scenes drawn before it).
+    ``four_corner_share``: the share of scenes whose decks have an index in all four
+    corners (:func:`four_cornered`; 0: none, the scenes drawn before it).
     """
-    for name, share in (("printed_share", printed_share), ("blurred_share", blurred_share)):
+    for name, share in (("printed_share", printed_share), ("blurred_share", blurred_share),
+                        ("four_corner_share", four_corner_share)):
         if not 0.0 <= share <= 1.0:
             raise ValueError(f"{name} must lie in [0, 1], not {share!r}")
     out_dir = Path(out_dir)
@@ -233,7 +257,7 @@ def make_dataset(
     for names in split_decks.values():
         load_decks(names=names, cache=art_cache)
 
-    jobs = [(split, i, seed, image_size, str(out_dir), index_px, printed_share, blurred_share)
+    jobs = [(split, i, seed, image_size, str(out_dir), index_px, printed_share, blurred_share, four_corner_share)
             for split, n in counts.items() for i in range(n)]
     workers = max(1, workers or os.cpu_count() or 1)
     metas: dict[str, list[dict[str, object]]] = {split: [None] * n for split, n in counts.items()}  # type: ignore[misc]
@@ -272,7 +296,8 @@ def make_dataset(
         f"# Onze Vision synthetic scenes: onze-vision make-dataset --seed {seed} "
         f"--index-px {index_px[0]:g} {index_px[1]:g}"
         + (f" --printed {printed_share:g}" if printed_share else "")
-        + (f" --blurred {blurred_share:g}" if blurred_share else "") + "\n"
+        + (f" --blurred {blurred_share:g}" if blurred_share else "")
+        + (f" --four-corners {four_corner_share:g}" if four_corner_share else "") + "\n"
         f"path: {out_dir.resolve()}\ntrain: images/train\nval: images/val\nnames:\n{names_yaml}\n"
     )
     summary = DatasetSummary(
@@ -288,6 +313,7 @@ def make_dataset(
         index_px=index_px,
         printed_share=printed_share,
         blurred_share=blurred_share,
+        four_corner_share=four_corner_share,
     )
     (out_dir / "summary.json").write_text(json.dumps(asdict(summary), indent=2) + "\n")
     return summary
