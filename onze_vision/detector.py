@@ -495,9 +495,9 @@ def _corner_links(centres: np.ndarray, wh: np.ndarray, down: np.ndarray, compati
     distance = np.linalg.norm(offset, axis=2) / ((size[:, None] + size[None, :]) / 2)
     possible = np.triu(compatible & (distance >= config.pair_distance[0]) & (distance <= config.pair_distance[1]), k=1)
     opposite = down @ down.T < config.pair_max_dot
+    alike = down @ down.T > -config.pair_max_dot
     # Each link: the angle each index must see the other at (i's view, then j's), which
     # pairs of down vectors it takes, and its tolerance.
-    alike = down @ down.T > -config.pair_max_dot
     lines = [
         ("diagonal", diagonal, diagonal, opposite, config.pair_max_angle),
         ("other diagonal", -diagonal, -diagonal, opposite, config.pair_max_angle),

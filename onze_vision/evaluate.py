@@ -386,8 +386,9 @@ def evaluate_synthetic(
         if len(records) == len(gt_xyxy):  # the label file's order
             located_rows = set(any_match[any_match >= 0].tolist())
             for row, record in enumerate(records):
-                by_corner[record.get("corner", "?")]["labels"] += 1
-                by_corner[record.get("corner", "?")]["located"] += row in located_rows
+                tally = by_corner[record.get("corner", "?")]
+                tally["labels"] += 1
+                tally["located"] += row in located_rows
         if meta is not None:
             # What scoring needs: the multiset of cards, after pairing.
             truth = Counter(visible_cards(meta).values())

@@ -5,14 +5,13 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
-from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from onze_vision.cards import CARD_CODES as RULES_CARD_CODES
-from onze_vision.synth.art import DECKS, KDE_DIR, NPM_CARD_FILES, add_corner_indices, find_index_box, load_decks
+from onze_vision.synth.art import DECKS, KDE_DIR, NPM_CARD_FILES, add_corner_indices, find_index_box, four_cornered, load_decks
 from onze_vision.synth.backgrounds import BackgroundBank, generated_surface, read_gimp_pattern
 from onze_vision.synth.codes import CARD_CODES
 from onze_vision.synth.dataset import deck_names, make_dataset
@@ -121,8 +120,7 @@ def test_a_lone_card_shows_both_corners_as_one_card(anglo):
 
 
 def test_a_lone_four_corner_card_shows_all_four_corners_as_one_card(anglo):
-    four = replace(anglo, name="anglo-four", corners=4,
-                   cards={code: add_corner_indices(card, anglo.index_boxes[code]) for code, card in anglo.cards.items()})
+    four = four_cornered(anglo)
     scene = plain_scene([place_card(four, "QH", (160, 160), 0, 200)])
     labels = {l.corner: l for l in scene.labels}
     assert sorted(labels) == ["bl", "br", "tl", "tr"] and {l.card_id for l in scene.labels} == {0}

@@ -19,7 +19,7 @@ Only designs with English corner indices (A K Q J 10), two suit colours (red hea
 diamonds: red Aces are wild in four variants) and indices in two opposite corners are
 listed for training. Four-corner decks (an index in every corner) form a held-out set of
 their own (split ``"four"``): KDE's dondorf, and the three held-out designs with their
-indices copied into the bare corners (:func:`add_corner_indices`). Each card's index box is found from the ink in its top-left corner, so a new
+indices copied into the bare corners (:func:`four_cornered`). Each card's index box is found from the ink in its top-left corner, so a new
 design needs no hand-made coordinates (a font deck knows its boxes from the drawing).
 """
 
@@ -300,6 +300,15 @@ def add_corner_indices(card: np.ndarray, box: tuple[int, int, int, int]) -> np.n
     return out
 
 
+def four_cornered(deck: DeckArt, name: str | None = None) -> DeckArt:
+    """The same design with its index copied into the two bare corners (a four-corner
+    deck, :func:`add_corner_indices`), named ``name`` (default: the design's, "-four")."""
+    if deck.corners == 4:
+        return deck
+    cards = {code: add_corner_indices(card, deck.index_boxes[code]) for code, card in deck.cards.items()}
+    return DeckArt(name or f"{deck.name}-four", deck.split, cards, dict(deck.index_boxes), corners=4)
+
+
 def find_index_box(card: np.ndarray) -> tuple[int, int, int, int] | None:
     """Return the top-left corner index (rank glyph plus suit pip) as (x1, y1, x2, y2).
 
@@ -433,9 +442,9 @@ def load_deck(source: DeckSource, cache: Path | None = None) -> DeckArt:
         cards = loaders[source.kind](source, cache)
         boxes = _checked_index_boxes(cards)
     cards = {code: card for code, card in cards.items() if code in boxes}
+    art = DeckArt(source.name, source.split, cards, boxes, 2 if source.add_corners else source.corners)
     if source.add_corners:
-        cards = {code: add_corner_indices(card, boxes[code]) for code, card in cards.items()}
-    art = DeckArt(source.name, source.split, cards, boxes, source.corners)
+        art = four_cornered(art, source.name)
     meta_path.parent.mkdir(parents=True, exist_ok=True)
     codes = art.codes
     np.savez(

@@ -29,7 +29,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from onze_vision.synth.art import DECKS, DeckArt, add_corner_indices, load_decks
+from onze_vision.synth.art import DECKS, DeckArt, four_cornered, load_decks
 from onze_vision.synth.backgrounds import BackgroundBank
 from onze_vision.synth.blur import camera_blur
 from onze_vision.synth.codes import CARD_CODES, CLASS_ID
@@ -84,14 +84,6 @@ def four_rng(seed: int, split: str, index: int) -> np.random.Generator:
     return np.random.default_rng([seed, SPLIT_IDS[split], index, 3])
 
 
-def four_cornered(deck: DeckArt) -> DeckArt:
-    """The same design with its index copied into the two bare corners (a four-corner deck)."""
-    if deck.corners == 4:
-        return deck
-    cards = {code: add_corner_indices(card, deck.index_boxes[code]) for code, card in deck.cards.items()}
-    return DeckArt(f"{deck.name}-four", deck.split, cards, dict(deck.index_boxes), corners=4)
-
-
 def index_height(scene: Scene) -> float | None:
     """The median long side of the scene's index labels (None: no label)."""
     sides = [max(x2 - x1, y2 - y1) for x1, y1, x2, y2 in (label.box for label in scene.labels)]
@@ -131,8 +123,7 @@ def _init_worker(split_decks: dict[str, list[str]], art_cache: str | None) -> No
     cache = Path(art_cache) if art_cache else None
     cv2.setNumThreads(1)  # one process per core already
     _worker_state["decks"] = {split: load_decks(names=names, cache=cache) for split, names in split_decks.items()}
-    _worker_state["four"] = {split: [four_cornered(deck) for deck in decks]
-                             for split, decks in _worker_state["decks"].items()}  # type: ignore[attr-defined]
+    _worker_state["four"] = {}  # four-corner copies of a split's decks, made when a scene first needs them
     _worker_state["bank"] = BackgroundBank()
 
 
@@ -142,7 +133,10 @@ def _render_job(
     split, index, seed, size, out_dir, index_px, printed_share, blurred_share, four_share = job
     decks: list[DeckArt] = _worker_state["decks"][split]  # type: ignore[index]
     if four_share > 0 and four_rng(seed, split, index).random() < four_share:
-        decks = _worker_state["four"][split]  # type: ignore[index]
+        four: dict[str, list[DeckArt]] = _worker_state["four"]  # type: ignore[assignment]
+        if split not in four:
+            four[split] = [four_cornered(deck) for deck in decks]
+        decks = four[split]
     bank: BackgroundBank = _worker_state["bank"]  # type: ignore[assignment]
     scene = render_scene(scene_rng(seed, split, index), decks, bank, (size, size), index_px=index_px,
                          printed_share=printed_share, print_split=split, print_rng=print_rng(seed, split, index))
