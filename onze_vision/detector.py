@@ -50,6 +50,9 @@ whatever the design. :func:`corner_groups` joins them only where every two indic
 card lie as their corners must, each index a different corner; and it joins across a
 short side only in a photo where a four-corner card has shown itself otherwise, because
 two cards of one rank and colour side by side in a two-corner deck's row lie that way.
+In such a photo every link competes at once, the straightest and nearest first, so a
+diagonal to the next card of the same rank cannot take a corner whose own side is
+straighter.
 The reported card box is the union of its index boxes (for an unpaired index, the index
 box itself): it marks where the card was read, not the card's outline.
 """
@@ -159,6 +162,11 @@ class DetectorConfig:
             two or three times.
         side_max_angle: Degrees by which the line between the two indices of one side may
             miss the side (straight down, or straight across, as each index reads).
+        link_distance_cost: Links are joined cheapest first; a link costs its miss (its
+            angle off its line, as a share of the tolerance) plus this per index size its
+            two indices lie apart (0: the angle alone). Of two links about as straight,
+            the nearer is then taken: two cards of one rank side by side, the far one's
+            corner can lie as straight as the near one's own.
         pair_min_agreement: Two corners on one diagonal are read together as one card
             when the chance that their readings name the same code is at least this
             (:func:`read_corners_together`); above 1 turns the joint reading off.
@@ -238,6 +246,7 @@ class DetectorConfig:
     pair_max_dot: float = -0.5
     four_corners: bool = False
     side_max_angle: float = 12.0
+    link_distance_cost: float = 0.0
     index_aspect: float = 0.0
     pair_min_agreement: float = 0.05
     decode_factor: float = 1.5
@@ -264,6 +273,8 @@ class DetectorConfig:
     def __post_init__(self) -> None:
         if self.crop_shift < 0:
             raise ValueError(f"crop_shift must be >= 0, got {self.crop_shift}")
+        if self.link_distance_cost < 0:
+            raise ValueError(f"link_distance_cost must be >= 0, got {self.link_distance_cost}")
         for name in ("zoom_below", "zoom_target", "zoom_margin"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must be >= 0, got {getattr(self, name)}")
@@ -470,9 +481,10 @@ def _angle_gap(angle: np.ndarray, target: float) -> np.ndarray:
 def _corner_links(centres: np.ndarray, wh: np.ndarray, down: np.ndarray, compatible: np.ndarray,
                   config: DetectorConfig, kinds: Sequence[str] = CORNER_LINKS) -> list[tuple[float, int, int, str]]:
     """Which pairs of indices lie as two corners of one card could, by the links of
-    ``kinds``: ``(miss, i, j, link)``, ``i < j`` but for "across" (the left index first),
-    ``miss`` the worse of their two angles off the link's line as a share of its
-    tolerance, closest first.
+    ``kinds``: ``(cost, i, j, link)``, ``i < j`` but for "across" (the left index first),
+    cheapest first. ``cost`` is the worse of their two angles off the link's line as a
+    share of its tolerance (at most 1), plus ``link_distance_cost`` per index size
+    between them.
 
     Each index sees the other from its own reading frame (``down``, and ``right``). On
     the card's diagonal (at ``atan2(b, a)`` of ``center_offset`` from ``down``) lie the
@@ -508,10 +520,11 @@ def _corner_links(centres: np.ndarray, wh: np.ndarray, down: np.ndarray, compati
     links: list[tuple[float, int, int, str]] = []
     for name, view_i, view_j, downs, tolerance in (line for line in lines if line[0] in kinds):
         miss = np.maximum(_angle_gap(seen, view_i), _angle_gap(seen.T, view_j)) / max(tolerance, 1e-9)
+        cost = miss + config.link_distance_cost * distance
         for i, j in zip(*np.nonzero(possible & downs & (miss <= 1.0))):
             # "across" with the left index second is stored as seen from it: (j, i).
             first, second = (int(i), int(j)) if name != "across" or view_i > 0 else (int(j), int(i))
-            links.append((float(miss[i, j]), first, second, name))
+            links.append((float(cost[i, j]), first, second, name))
     links.sort(key=lambda link: (link[0], min(link[1], link[2]), max(link[1], link[2])))
     return links
 
@@ -569,15 +582,18 @@ def corner_groups(centres: np.ndarray, wh: np.ndarray, down: np.ndarray, compati
     """Group index detections into cards: tuples of row numbers, each in increasing
     order, listed by their first row; every row is in exactly one.
 
-    Links (:func:`_corner_links`) between ``compatible`` indices are taken closest to
-    their line first; a link joins two groups when all their indices can be corners of
+    Links (:func:`_corner_links`) between ``compatible`` indices are taken cheapest
+    first (closest to their line, and nearer with ``link_distance_cost``); a link joins two groups when all their indices can be corners of
     one card, each a different one, every two of them linked as their corners would be
     (:func:`_has_corner_roles`): two at most on a two-corner deck, four on a four-corner one.
 
     The diagonals are joined first, as on every deck. With ``four_corners``, then the
-    other diagonals and the long sides; and only if one of those joined two groups (the
-    photo shows a four-corner deck), the short sides: two cards of one rank and colour
-    side by side in a row of a two-corner deck lie as one card's top corners would.
+    other diagonals and the long sides; if one of those joined two groups, the photo shows
+    a four-corner deck, and the groups are formed again from every link, the short sides
+    too, cheapest first: a diagonal joined first can take a corner from the card whose own
+    side link is straighter (two cards of one rank, one above the other). Short sides only
+    then: two cards of one rank and colour side by side in a row of a two-corner deck lie
+    as one card's top corners would.
     """
     down = _unit(np.asarray(down, dtype=np.float64).reshape(-1, 2))
     kinds = CORNER_LINKS if config.four_corners else ("diagonal",)
@@ -587,7 +603,8 @@ def corner_groups(centres: np.ndarray, wh: np.ndarray, down: np.ndarray, compati
     _join_corners(groups, [link for link in links if link[3] == "diagonal"], linked, down)
     if config.four_corners and _join_corners(
             groups, [link for link in links if link[3] in ("other diagonal", "side")], linked, down):
-        _join_corners(groups, [link for link in links if link[3] == "across"], linked, down)
+        groups = [[row] for row in range(len(down))]
+        _join_corners(groups, links, linked, down)
     return sorted(tuple(sorted(group)) for group in groups)
 
 
@@ -637,8 +654,8 @@ def pair_groups(indices: Detections, config: DetectorConfig = DetectorConfig()) 
     """Group index detections into physical cards: tuples of 1 to 4 row numbers
     (:func:`corner_groups`, with indices of the same rank and suit colour).
 
-    See the module docstring for the rules; groups are formed greedily, the links closest
-    to their line first.
+    See the module docstring for the rules; groups are formed greedily, the cheapest
+    links first (:func:`corner_groups`).
     """
     if len(indices) == 0:
         return []

@@ -28,6 +28,7 @@ from onze_vision.detector import (
     PhotoReading,
     letterbox,
     other_colour,
+    pair_groups,
     pair_indices,
     plan_blind_look,
     plan_closer_look,
@@ -215,6 +216,37 @@ def test_short_sides_join_only_where_the_photo_shows_a_four_corner_deck() -> Non
     elsewhere = card_indices((300, 700), "3C", corners=("tl", "bl"))
     cards = pair_indices(detections(*row, elsewhere), FOUR_CORNERS)
     assert sorted(c.corners for c in cards) == [2, 2]
+
+
+@pytest.mark.parametrize("listed_first", ["covered card", "covering card"])
+def test_a_diagonal_to_the_next_card_takes_no_corner_from_a_straighter_side(listed_first: str) -> None:
+    # Two four-corner cards of one rank side by side, the first's right half under the
+    # second: the second's bottom-left index lies exactly where the first's bottom right
+    # would, on its diagonal. The first card's own long side is as straight and nearer.
+    size = math.sqrt(INDEX_WH[0] * INDEX_WH[1])
+    width = 2 * CONFIG.center_offset[1] * size
+    covered = card_indices((300, 300), "9S", corners=("tl", "bl"))
+    covering = card_indices((300 + width, 300), "9C", corners=("tl", "tr", "bl", "br"))
+    cards = [covered, covering] if listed_first == "covered card" else [covering, covered]
+    nearer_first = replace(FOUR_CORNERS, link_distance_cost=0.1)
+    assert sorted((c.card, c.corners) for c in pair_indices(detections(*cards), nearer_first)) == [("9C", 4), ("9S", 2)]
+
+
+@pytest.mark.parametrize("link_distance_cost, groups", [
+    (0.0, [(0, 1), (2,)]),  # the angle alone ties, and the first-listed link wins
+    (0.1, [(0,), (1, 2)]),  # the nearer of two links as straight
+])
+def test_of_two_corners_as_straight_on_the_diagonal_the_nearer_is_taken(
+        link_distance_cost: float, groups: list[tuple[int, ...]]) -> None:
+    # A second 4D's bottom-right index lies farther along the first card's diagonal (its
+    # top left under the first card): rows 0 (its bottom right), 1 and 2 (the first card).
+    size = math.sqrt(INDEX_WH[0] * INDEX_WH[1])
+    a, b = CONFIG.center_offset
+    further = 3 * size * np.array([b, a]) / math.hypot(a, b)  # down and to the right, along the diagonal
+    first = card_indices((300, 300), "4D")
+    second = card_indices(tuple(np.array([300.0, 300.0]) + further), "4D", corners=("br",))
+    config = replace(CONFIG, link_distance_cost=link_distance_cost)
+    assert pair_groups(detections(second, first), config) == groups
 
 
 def test_two_identical_two_corner_cards_overlapping_in_a_row_stay_two() -> None:
@@ -475,6 +507,9 @@ def test_config_reads_four_corners_as_a_true_or_false(tmp_path: Path) -> None:
     (tmp_path / "detector.json").write_text(json.dumps({"four_corners": True, "side_max_angle": 15}))
     config = DetectorConfig.from_json(tmp_path / "detector.json")
     assert (config.four_corners, config.side_max_angle) == (True, 15.0)
+    (tmp_path / "detector.json").write_text(json.dumps({"link_distance_cost": -1}))
+    with pytest.raises(InvalidModelError, match="link_distance_cost must be >= 0, got -1.0"):
+        DetectorConfig.from_json(tmp_path / "detector.json")
     (tmp_path / "detector.json").write_text(json.dumps({"four_corners": "yes"}))
     with pytest.raises(InvalidModelError, match="four_corners must be true or false, got 'yes'"):
         DetectorConfig.from_json(tmp_path / "detector.json")

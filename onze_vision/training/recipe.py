@@ -240,6 +240,12 @@ def write_detector_json(out_dir: Path, dataset: Path, extra: dict[str, object] |
         # changed on the two-corner tuning sets; models/README.md.
         "four_corners": True,
         "side_max_angle": 20.0,
+        # Links join cheapest first, a link costing its angle's miss plus 0.1 per index size
+        # its indices lie apart: of two as straight, the nearer (two cards of one rank side
+        # by side). On the true boxes, cards grouped wrong: datasets/four-tune960 74 -> 26
+        # (with the photo's links formed again at once, corner_groups), onze960 4 -> 2,
+        # onze320 2 -> 0, onze3 10 -> 2; 0.03-0.125 alike, 0.25 and up lose four-corner cards.
+        "link_distance_cost": 0.1,
         "pair_distance": [1.0, 12.0],
         "center_spread_p90": offset["spread_p90"],
         "classes": "onze_vision.synth.codes.CARD_CODES + ['none']",
