@@ -53,6 +53,9 @@ two cards of one rank and colour side by side in a two-corner deck's row lie tha
 In such a photo every link competes at once, the straightest and nearest first, so a
 diagonal to the next card of the same rank cannot take a corner whose own side is
 straighter.
+A player who knows the deck can say so (``corners`` of :meth:`CardDetector.detect_cards`):
+"four" groups every photo so, even a column of cards that shows only their top strips;
+"two" never joins more than the diagonal.
 The reported card box is the union of its index boxes (for an unpaired index, the index
 box itself): it marks where the card was read, not the card's outline.
 """
@@ -134,6 +137,16 @@ class InvalidModelError(ValueError):
     """A model file does not have the inputs and outputs of the contract."""
 
 
+class UnknownDeckCornersError(ValueError):
+    """A deck was said to have its indices in corners other than "auto", "two" or "four"."""
+
+
+#: Which corners of a deck's cards carry an index, as a player can say it: "two" (most
+#: decks: top left and bottom right), "four" (Copag-style decks), or "auto" (as
+#: ``detector.json`` says: four where the photo shows a four-corner card).
+DECK_CORNERS = ("auto", "two", "four")
+
+
 #: Keys of ``detector.json`` as the training recipe writes them -> DetectorConfig fields.
 CONFIG_KEYS = {
     "detector_conf": "conf_threshold",
@@ -162,6 +175,11 @@ class DetectorConfig:
             two or three times.
         side_max_angle: Degrees by which the line between the two indices of one side may
             miss the side (straight down, or straight across, as each index reads).
+        four_corner_deck: The deck is known to have an index in all four corners (the
+            player said so, :meth:`for_deck`): every photo is grouped from all its links at
+            once, short sides too, as one that shows a four-corner card is (with
+            ``four_corners``). A column of cards that shows only their top strips shows
+            nothing else to tell the deck by.
         link_distance_cost: Links are joined cheapest first; a link costs its miss (its
             angle off its line, as a share of the tolerance) plus this per index size its
             two indices lie apart (0: the angle alone). Of two links about as straight,
@@ -246,6 +264,7 @@ class DetectorConfig:
     pair_max_dot: float = -0.5
     four_corners: bool = False
     side_max_angle: float = 12.0
+    four_corner_deck: bool = False
     link_distance_cost: float = 0.0
     index_aspect: float = 0.0
     pair_min_agreement: float = 0.05
@@ -294,6 +313,23 @@ class DetectorConfig:
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ValueError(f"{name} must be between 0 and 1, got {getattr(self, name)}")
 
+    def for_deck(self, corners: str) -> DetectorConfig:
+        """This config for a deck whose cards carry an index in ``corners`` corners (see
+        :data:`DECK_CORNERS`): "two" joins a card's corners on its diagonal only, "four" along
+        every link in every photo (``four_corner_deck``), "auto" leaves it as it is.
+
+        Raises:
+            UnknownDeckCornersError: ``corners`` is none of those.
+        """
+        if corners == "two":
+            return replace(self, four_corners=False, four_corner_deck=False)
+        if corners == "four":
+            return replace(self, four_corners=True, four_corner_deck=True)
+        if corners == "auto":
+            return self
+        raise UnknownDeckCornersError(
+            f"a deck's indices are in 'two' or 'four' corners (or 'auto': tell from the photo), not {corners!r}")
+
     @classmethod
     def from_dict(cls, values: dict[str, Any]) -> DetectorConfig:
         """Build a config from a mapping, ignoring keys it does not know."""
@@ -307,7 +343,7 @@ class DetectorConfig:
                 value = int(value[0] if isinstance(value, (list, tuple)) else value)
             elif key in ("zoom_tiles", "zoom_blind_tiles"):
                 value = int(value)
-            elif key in ("crop_turns", "four_corners"):
+            elif key in ("crop_turns", "four_corners", "four_corner_deck"):
                 if not isinstance(value, bool):
                     raise TypeError(f"{key} must be true or false, got {value!r}")
             elif key in ("center_offset", "pair_distance"):
@@ -591,20 +627,23 @@ def corner_groups(centres: np.ndarray, wh: np.ndarray, down: np.ndarray, compati
     other diagonals and the long sides; if one of those joined two groups, the photo shows
     a four-corner deck, and the groups are formed again from every link, the short sides
     too, cheapest first: a diagonal joined first can take a corner from the card whose own
-    side link is straighter (two cards of one rank, one above the other). Short sides only
-    then: two cards of one rank and colour side by side in a row of a two-corner deck lie
-    as one card's top corners would.
+    side link is straighter (two cards of one rank side by side). Short sides only then:
+    two cards of one rank and colour side by side in a row of a two-corner deck lie as one
+    card's top corners would. With ``four_corner_deck`` (the player said the deck has four
+    corners) every photo is grouped from all its links at once.
     """
     down = _unit(np.asarray(down, dtype=np.float64).reshape(-1, 2))
     kinds = CORNER_LINKS if config.four_corners else ("diagonal",)
     links = _corner_links(centres, wh, down, compatible, config, kinds)
     linked = {(i, j, link) for _, i, j, link in links}
     groups = [[row] for row in range(len(down))]
-    _join_corners(groups, [link for link in links if link[3] == "diagonal"], linked, down)
-    if config.four_corners and _join_corners(
-            groups, [link for link in links if link[3] in ("other diagonal", "side")], linked, down):
+    if not (config.four_corners and config.four_corner_deck):
+        _join_corners(groups, [link for link in links if link[3] == "diagonal"], linked, down)
+        if not (config.four_corners and _join_corners(
+                groups, [link for link in links if link[3] in ("other diagonal", "side")], linked, down)):
+            return sorted(tuple(sorted(group)) for group in groups)
         groups = [[row] for row in range(len(down))]
-        _join_corners(groups, links, linked, down)
+    _join_corners(groups, links, linked, down)
     return sorted(tuple(sorted(group)) for group in groups)
 
 
@@ -1085,18 +1124,27 @@ class CardDetector:
         """
         return self._read(src, conf_threshold, min_class_prob, timings, gauge=False)[1]
 
-    def detect_cards(self, src: ImageSource | LoadedImage) -> PhotoReading:
+    def detect_cards(self, src: ImageSource | LoadedImage, *, corners: str = "auto") -> PhotoReading:
         """Read one photo: one :class:`DetectedCard` per physical card.
+
+        Args:
+            src: Anything :func:`load_image` takes, or an already loaded image.
+            corners: Which corners of the deck's cards carry an index, where the player
+                knows (:data:`DECK_CORNERS`, :meth:`DetectorConfig.for_deck`): a four-corner
+                card whose top strip alone shows is one card only when the deck is known
+                to be, or the photo shows it.
 
         Raises:
             InvalidImageError: The input is not a readable photo.
+            UnknownDeckCornersError: ``corners`` is not one of :data:`DECK_CORNERS`.
         """
+        deck = self.config.for_deck(corners)  # before the photo is read: a bad value costs nothing
         timings: dict[str, float] = {}
         loaded, indices, candidates, gains, smear = self._read(src, None, None, timings)
         start = time.perf_counter()
         colourless = is_colourless(loaded.image)
-        cards = pair_indices(indices, self.config, colourless)
-        maybe = possibly_missed(indices, candidates, self.config)
+        cards = pair_indices(indices, deck, colourless)
+        maybe = possibly_missed(indices, candidates, deck)
         timings["postprocess"] += (time.perf_counter() - start) * 1000
         light = None if gains is None else (float(gains[2]), float(gains[1]), float(gains[0]))
         blurred = smear is not None and 0 < self.config.blur_warn_from <= smear
@@ -1326,13 +1374,14 @@ def get_detector() -> CardDetector:
     return _default_detector
 
 
-def detect_cards(src: ImageSource | LoadedImage) -> PhotoReading:
-    """Read the cards in one photo with the shared default detector."""
-    return get_detector().detect_cards(src)
+def detect_cards(src: ImageSource | LoadedImage, *, corners: str = "auto") -> PhotoReading:
+    """Read the cards in one photo with the shared default detector (see
+    :meth:`CardDetector.detect_cards`)."""
+    return get_detector().detect_cards(src, corners=corners)
 
 
 __all__: Sequence[str] = (
-    "CARD_CODES", "CardDetector", "DetectedCard", "DetectorConfig", "IndexDetector", "InvalidModelError",
-    "ModelNotFoundError", "PhotoReading", "detect_cards", "get_detector", "index_size", "letterbox",
+    "CARD_CODES", "DECK_CORNERS", "CardDetector", "DetectedCard", "DetectorConfig", "IndexDetector",
+    "InvalidModelError", "ModelNotFoundError", "PhotoReading", "UnknownDeckCornersError", "detect_cards", "get_detector", "index_size", "letterbox",
     "pair_groups", "pair_indices",
 )

@@ -60,9 +60,11 @@ class FakeDetector:
         self.light_gains: tuple[float, float, float] | None = None  # light evened out (R, G, B)
         self.smear: float | None = None  # set it past 0.2 for a photo reported blurred
         self.calls = 0
+        self.corners: list[str] = []  # the deck's corners each call was told
 
-    def __call__(self, data: bytes) -> PhotoReading:
+    def __call__(self, data: bytes, corners: str = "auto") -> PhotoReading:
         self.calls += 1
+        self.corners.append(corners)
         image = load_image(data, max_side=64)
         boxes = [DetectedCard(code, 0.3 if code in self.faint else 0.9, (10.0 + 60 * i, 10.0, 60.0 + 60 * i, 90.0),
                               alternative=self.alternatives.get(code), check=code in self.faint)

@@ -153,12 +153,13 @@ class _Detected:
 
 @pytest.fixture
 def fake_detector(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Stand-in for onze_vision.detector: reads a fixed list of cards from any photo."""
+    """Stand-in for onze_vision.detector: reads a fixed list of cards from any photo. The
+    photos it read are listed, each with " (corners: four)" where the deck was said to be."""
     seen: list[str] = []
     module = types.ModuleType("onze_vision.detector")
 
-    def detect_cards(path: str) -> object:
-        seen.append(str(path))
+    def detect_cards(path: str, corners: str = "auto") -> object:
+        seen.append(str(path) if corners == "auto" else f"{path} (corners: {corners})")
         if str(path).endswith(".bad"):
             raise ValueError(f"not an image: {path}")
         if str(path).endswith("blank.jpg"):   # nothing read, one card possibly missed
@@ -254,6 +255,25 @@ def test_cards_and_a_photo_together_exit_2(capsys: pytest.CaptureFixture[str], f
     photo.write_bytes(b"jpeg")
     code, _, err = run(capsys, "score", "--variant", "once", "--photo", str(photo), "QH")
     assert code == 2 and "not both" in err
+
+
+@pytest.mark.parametrize("corners", ["two", "four"])
+@pytest.mark.parametrize("command", [["score"], ["check-down", "--round", "1"]])
+def test_a_photo_is_read_as_the_deck_is_said_to_be(
+    capsys: pytest.CaptureFixture[str], fake_detector: list[str], tmp_path: Path, command: list[str], corners: str
+) -> None:
+    photo = tmp_path / "hand.jpg"
+    photo.write_bytes(b"jpeg")
+    code, _, _ = run(capsys, *command, "--variant", "once", "--photo", str(photo), "--corners", corners)
+    assert code == 0 and fake_detector == [f"{photo} (corners: {corners})"]
+
+
+def test_the_decks_corners_without_a_photo_exit_2(capsys: pytest.CaptureFixture[str], fake_detector: list[str]) -> None:
+    code, out, err = run(capsys, "score", "--variant", "once", "--corners", "four", "QH")
+    assert code == 2 and out == "" and "--corners four says how to read a photo: give --photo PHOTO too" in err
+    with pytest.raises(SystemExit) as caught:
+        main(["score", "--variant", "once", "--corners", "3", "QH"])
+    assert caught.value.code == 2 and "invalid choice: '3'" in capsys.readouterr().err and fake_detector == []
 
 
 # -- help ------------------------------------------------------------------------------

@@ -26,6 +26,7 @@ from onze_vision.detector import (
     ModelNotFoundError,
     CloserLook,
     PhotoReading,
+    UnknownDeckCornersError,
     letterbox,
     other_colour,
     pair_groups,
@@ -247,6 +248,47 @@ def test_of_two_corners_as_straight_on_the_diagonal_the_nearer_is_taken(
     second = card_indices(tuple(np.array([300.0, 300.0]) + further), "4D", corners=("br",))
     config = replace(CONFIG, link_distance_cost=link_distance_cost)
     assert pair_groups(detections(second, first), config) == groups
+
+
+def _top_strips_of_a_column(codes: list[str]) -> Detections:
+    """Cards laid in a column, each covering all but the top strip of the one above it:
+    only the top-left and top-right indices show (a four-corner deck)."""
+    size = math.sqrt(INDEX_WH[0] * INDEX_WH[1])
+    return detections(*(card_indices((300, 300 + 3 * size * i), code, corners=("tl", "tr"))
+                        for i, code in enumerate(codes)))
+
+
+@pytest.mark.parametrize(("corners", "counted"), [
+    ("auto", [1] * 6),  # nothing else in the photo shows the deck has four corners: each card twice
+    ("four", [2] * 3),  # the player said so: each card once
+    ("two", [1] * 6),
+])
+def test_a_column_of_top_strips_is_read_as_the_deck_is_said_to_be(corners: str, counted: list[int]) -> None:
+    cards = pair_indices(_top_strips_of_a_column(["KH", "KD", "5C"]), FOUR_CORNERS.for_deck(corners))
+    assert sorted(c.corners for c in cards) == counted
+
+
+def test_a_two_corner_deck_never_joins_more_than_a_cards_diagonal() -> None:
+    lone = detections(card_indices((300, 300), "8S", corners=("tl", "tr", "bl", "br")))
+    assert sorted(c.corners for c in pair_indices(lone, FOUR_CORNERS.for_deck("two"))) == [1, 1, 2]
+    assert [c.corners for c in pair_indices(lone, FOUR_CORNERS.for_deck("auto"))] == [4]
+
+
+@pytest.mark.parametrize("corners", ["three", "", "Four", None])
+def test_a_deck_with_other_corners_is_refused(tmp_path: Path, corners: object) -> None:
+    with pytest.raises(UnknownDeckCornersError, match=f"'two' or 'four' corners .*not {corners!r}"):
+        FOUR_CORNERS.for_deck(corners)  # type: ignore[arg-type]
+    make_fake_models(tmp_path, [[100, 100, 20, 30, 0.9]], 320, "QH")
+    with pytest.raises(UnknownDeckCornersError):
+        CardDetector(tmp_path).detect_cards(b"not a photo: the deck is refused first", corners=corners)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("corners", "cards"), [("auto", 2), ("two", 2), ("four", 1)])
+def test_the_detector_reads_a_photo_as_the_deck_is_said_to_be(tmp_path: Path, corners: str, cards: int) -> None:
+    # Two upright QH indices side by side: one four-corner card's top strip, or two cards.
+    make_fake_models(tmp_path, [[100, 100, 20, 30, 0.9], [160, 100, 20, 30, 0.9]], 320, "QH")
+    reading = CardDetector(tmp_path).detect_cards(np.full((320, 320, 3), 200, np.uint8), corners=corners)
+    assert len(reading.cards) == cards and {c.card for c in reading.cards} == {"QH"}
 
 
 def test_two_identical_two_corner_cards_overlapping_in_a_row_stay_two() -> None:

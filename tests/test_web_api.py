@@ -203,7 +203,7 @@ def test_detect_errors(client: Any, token: str, app: Any) -> None:
 
 
 def test_missing_model_is_a_clear_503(client: Any, app: Any, jpeg_bytes: bytes) -> None:
-    def no_model(data: bytes) -> Any:
+    def no_model(data: bytes, corners: str = "auto") -> Any:
         raise FileNotFoundError("models/index_detector.onnx")
 
     app.config["DETECT"] = no_model

@@ -307,7 +307,7 @@ def test_unknown_photo_is_404(client: Any, game_id: int) -> None:
 
 
 def test_missing_model_keeps_the_page_usable(client: Any, app: Any, token: str, game_id: int, jpeg_bytes: bytes) -> None:
-    def no_model(data: bytes) -> Any:
+    def no_model(data: bytes, corners: str = "auto") -> Any:
         raise FileNotFoundError("models/index_detector.onnx")
 
     app.config["DETECT"] = no_model

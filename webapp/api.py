@@ -84,12 +84,14 @@ def games() -> Response:
 
 @bp.post("/games")
 def create_game() -> tuple[Response, int]:
-    """Start a game: {"variant", "players": [names], "first_dealer": seat or name, "note"}."""
+    """Start a game: {"variant", "players": [names], "first_dealer": seat or name, "note",
+    "corners": "auto" | "two" | "four" (which corners of the deck's cards carry an index)}."""
     data = _json()
     names = data.get("players")
     if not isinstance(names, list):
         raise model.InputError("\"players\" must be a list of 2-8 names.")
-    game_id = model.create_game(data.get("variant", ""), names, data.get("first_dealer", 1), data.get("note", ""))
+    game_id = model.create_game(data.get("variant", ""), names, data.get("first_dealer", 1), data.get("note", ""),
+                                data.get("corners", "auto"))
     return jsonify(_game_json(model.load_game(game_id))), 201
 
 
@@ -115,6 +117,13 @@ def game_export_csv(game_id: int) -> Response:
 def game_note(game_id: int) -> Response:
     """Replace the game's note: {"note": "..."}."""
     return jsonify(_game_json(model.set_game_note(game_id, _json().get("note", ""))))
+
+
+@bp.route("/games/<int:game_id>/corners", methods=("POST", "PUT"))
+def game_corners(game_id: int) -> Response:
+    """Say which corners of the game's deck carry an index: {"corners": "auto" | "two" | "four"};
+    photos read from then on join a card's corners so."""
+    return jsonify(_game_json(model.set_game_corners(game_id, _json().get("corners"))))
 
 
 @bp.route("/games/<int:game_id>/hands/<int:hand>", methods=("POST", "PUT"))
@@ -199,9 +208,12 @@ def detect() -> Response:
     Nothing is stored: {"width", "height", "cards": [{"card", "confidence", "box"}], "maybe": [...]};
     a card read unsure also has "alternative", its next most likely code; "maybe" lists
     cards possibly missed (read under the operating point), never counted unasked;
-    "blurred": true (with the "smear" read) marks a photo too blurred to trust.
+    "blurred": true (with the "smear" read) marks a photo too blurred to trust. Optional
+    field or query "corners": "two" or "four" when the deck's indices are known to be in
+    so many corners ("auto", the default: tell from the photo).
     """
-    return jsonify(model.read_photo(_photo_bytes()))
+    corners = request.form.get("corners") or request.args.get("corners") or "auto"
+    return jsonify(model.read_photo(_photo_bytes(), corners))
 
 
 @bp.post("/photos")

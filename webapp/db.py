@@ -37,6 +37,30 @@ def schema_sql() -> str:
     return resources.files("webapp").joinpath("schema.sql").read_text(encoding="utf-8")
 
 
+#: Columns added to a table after it was first shipped: (table, column, its definition).
+#: ``CREATE TABLE IF NOT EXISTS`` leaves an older database's table as it was, so these are
+#: added to it; every existing row takes the column's default.
+ADDED_COLUMNS = (
+    ("game", "corners", "TEXT NOT NULL DEFAULT 'auto' CHECK (corners IN ('auto', 'two', 'four'))"),
+)
+
+
+def add_missing_columns(db: sqlite3.Connection) -> list[str]:
+    """Add :data:`ADDED_COLUMNS` an older database lacks; return them as ``table.column``."""
+    added = []
+    for table, column, definition in ADDED_COLUMNS:
+        present = {row["name"] for row in db.execute(f"PRAGMA table_info({table})")}
+        if column not in present:
+            try:
+                db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {definition}")
+            except sqlite3.OperationalError as error:
+                if "duplicate column" not in str(error):  # another process added it first
+                    raise
+                continue
+            added.append(f"{table}.{column}")
+    return added
+
+
 def ensure_schema(path: str) -> None:
     """Create the tables in ``path`` if they are missing (once per process per file)."""
     with _schema_lock:
@@ -46,6 +70,7 @@ def ensure_schema(path: str) -> None:
         try:
             db.execute("PRAGMA journal_mode = WAL")
             db.executescript(schema_sql())
+            add_missing_columns(db)
         finally:
             db.close()
         _schema_ready.add(path)
@@ -90,6 +115,7 @@ def init_db(reset: bool = False) -> None:
                 db.execute(f"DROP TABLE IF EXISTS {table}")
         db.execute("PRAGMA journal_mode = WAL")
         db.executescript(schema_sql())
+        add_missing_columns(db)
     finally:
         db.close()
     _schema_ready.add(path)

@@ -28,6 +28,13 @@ from .db import get_db, transaction
 HANDS: tuple[int, ...] = tuple(range(1, 8))
 MAX_NAME_LENGTH = 40
 MAX_NOTE_LENGTH = 5000
+#: Which corners of the deck's cards carry an index (onze_vision.detector.DECK_CORNERS),
+#: as the new-game form and the sheet offer them: how a photo's card corners are joined.
+DECK_CORNERS = {
+    "auto": "not sure: tell from each photo",
+    "two": "two corners (most decks)",
+    "four": "all four corners (Copag-style decks)",
+}
 #: The product's own bounds on the table size; each variant narrows them.
 MIN_PLAYERS, MAX_PLAYERS = 2, 8
 _UNSET: Any = object()
@@ -189,8 +196,19 @@ def _is_visible(char: str) -> bool:
     return unicodedata.category(char)[0] not in "ZC"
 
 
-def create_game(variant_name: str, names: Iterable[Any], first_dealer: Any = 1, note: Any = "") -> int:
-    """Start a game; return its id. ``first_dealer`` is a seat number (1-based) or a name."""
+def _deck_corners(value: Any) -> str:
+    """A :data:`DECK_CORNERS` key, or a clear refusal."""
+    corners = "auto" if value is None or value == "" else value
+    if not isinstance(corners, str) or corners not in DECK_CORNERS:
+        raise InputError(f"The deck's indices are in 'two' or 'four' corners (or 'auto': tell from "
+                         f"each photo), not {value!r}.")
+    return corners
+
+
+def create_game(variant_name: str, names: Iterable[Any], first_dealer: Any = 1, note: Any = "",
+                corners: Any = "auto") -> int:
+    """Start a game; return its id. ``first_dealer`` is a seat number (1-based) or a name;
+    ``corners`` which corners of the deck's cards carry an index (:data:`DECK_CORNERS`)."""
     variant = get_variant(str(variant_name or "").strip())
     players = [_clean_text(name, "player name", MAX_NAME_LENGTH) for name in names]
     players = [name for name in players if name]
@@ -210,9 +228,10 @@ def create_game(variant_name: str, names: Iterable[Any], first_dealer: Any = 1, 
     dealer = _dealer_seat(first_dealer, players)
     decks = variant.decks_for(len(players))
     note = _clean_text(note, "game note", MAX_NOTE_LENGTH)
+    corners = _deck_corners(corners)
     with transaction() as db:
-        cur = db.execute("INSERT INTO game (variant, decks, first_dealer, note) VALUES (?, ?, ?, ?)",
-                         (variant.name, decks, dealer, note))
+        cur = db.execute("INSERT INTO game (variant, decks, first_dealer, note, corners) VALUES (?, ?, ?, ?, ?)",
+                         (variant.name, decks, dealer, note, corners))
         game_id = int(cur.lastrowid)
         db.executemany("INSERT INTO player (game_id, seat, name) VALUES (?, ?, ?)",
                        [(game_id, seat, name) for seat, name in enumerate(players, start=1)])
@@ -313,7 +332,7 @@ def load_game(game_id: int) -> dict[str, Any]:
         leaders = [p["seat"] for p, t in zip(players, standing) if t == best]
     return {
         "id": game["id"], "variant": variant_info(variant), "decks": game["decks"],
-        "first_dealer": game["first_dealer"], "note": game["note"],
+        "first_dealer": game["first_dealer"], "note": game["note"], "corners": game["corners"],
         "created": game["created"], "updated": game["updated"],
         "players": players, "hands": hands, "totals": totals,
         "current_hand": current, "finished": finished,
@@ -555,6 +574,17 @@ def set_game_note(game_id: int, note: Any) -> dict[str, Any]:
     return load_game(game_id)
 
 
+def set_game_corners(game_id: int, corners: Any) -> dict[str, Any]:
+    """Say which corners of the game's deck carry an index; photos read from now on use it
+    (cards already saved stay as they are)."""
+    _game_row(game_id)
+    value = _deck_corners(corners)
+    with transaction() as db:
+        db.execute("UPDATE game SET corners = ? WHERE id = ?", (value, game_id))
+        _touch(db, game_id)
+    return load_game(game_id)
+
+
 # --------------------------------------------------------------------------- photos
 
 
@@ -569,7 +599,8 @@ def sniff_mime(data: bytes) -> str:
     return "application/octet-stream"
 
 
-def _detector() -> Callable[[bytes], Any]:
+def _detector() -> Callable[..., Any]:
+    """``DETECT`` (called with the photo's bytes and ``corners=``), or the shipped detector."""
     detect = current_app.config.get("DETECT")
     if detect is None:
         from onze_vision.detector import detect_cards  # heavy (ONNX Runtime): only when used
@@ -577,12 +608,14 @@ def _detector() -> Callable[[bytes], Any]:
     return detect
 
 
-def read_photo(data: bytes | None) -> dict[str, Any]:
-    """Run the card detector on uploaded bytes; JSON-ready reading."""
+def read_photo(data: bytes | None, corners: Any = "auto") -> dict[str, Any]:
+    """Run the card detector on uploaded bytes; JSON-ready reading. ``corners``: which
+    corners of the deck's cards carry an index (:data:`DECK_CORNERS`)."""
+    corners = _deck_corners(corners)
     if not data:
         raise InputError("The photo is empty: choose or take a photo of the cards.")
     try:
-        reading = _detector()(data)
+        reading = _detector()(data, corners=corners)
     except FileNotFoundError:  # the detector's ModelNotFoundError: models/ not installed
         raise DetectorUnavailableError(
             "The card detector's model files are not installed (models/): type the cards instead.") from None
@@ -596,10 +629,10 @@ def read_photo(data: bytes | None) -> dict[str, Any]:
 
 
 def store_photo(data: bytes | None, game_id: int | None = None) -> dict[str, Any]:
-    """Read the cards in a photo and keep the photo (so the page can draw the boxes on it)."""
-    if game_id is not None:
-        _game_row(game_id)
-    reading = read_photo(data)
+    """Read the cards in a photo (as the game's deck says its corners are) and keep the photo
+    (so the page can draw the boxes on it)."""
+    corners = "auto" if game_id is None else _game_row(game_id)["corners"]
+    reading = read_photo(data, corners)
     with transaction() as db:
         cur = db.execute("INSERT INTO photo (game_id, mime, data, reading) VALUES (?, ?, ?, ?)",
                          (game_id, sniff_mime(data or b""), data, json.dumps(reading)))

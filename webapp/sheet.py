@@ -22,11 +22,12 @@ def index() -> str:
 def new_game() -> Any:
     """Start a game: variant, 2-8 named players in seating order, the first dealer."""
     form: dict[str, Any] = {"variant": "llenroc", "names": [""] * model.MAX_PLAYERS, "first_dealer": "1",
-                            "note": ""}
+                            "note": "", "corners": "auto"}
     if request.method == "POST":
         names = [request.form.get(f"player{i}", "") for i in range(1, model.MAX_PLAYERS + 1)]
         form = {"variant": request.form.get("variant", ""), "names": names,
-                "first_dealer": request.form.get("first_dealer", "1"), "note": request.form.get("note", "")}
+                "first_dealer": request.form.get("first_dealer", "1"), "note": request.form.get("note", ""),
+                "corners": request.form.get("corners", "auto")}
         # The dealer is picked by slot on the form; blank slots before it shift the seats.
         try:
             filled = [i for i, n in enumerate(names, start=1) if n.strip()]
@@ -36,7 +37,7 @@ def new_game() -> Any:
                 raise model.InputError(f"The first dealer (player {slot}) has no name: "
                                        "pick one of the named players.")
             dealer = filled.index(slot) + 1 if slot in filled else 1
-            game_id = model.create_game(form["variant"], names, dealer, form["note"])
+            game_id = model.create_game(form["variant"], names, dealer, form["note"], form["corners"])
         except ValueError as error:
             flash(str(error), "error")
             return _new_game_page(form), 400
@@ -79,6 +80,20 @@ def game_note(game_id: int) -> Any:
                                note_text=request.form.get("note", "")), 400
     flash("Note saved.", "ok")
     return redirect(url_for("sheet.game", game_id=game_id) + "#notes")
+
+
+@bp.route("/games/<int:game_id>/corners", methods=("GET", "POST"))
+def game_corners(game_id: int) -> Any:
+    """Say which corners of the game's deck carry an index; photos read from now on use it."""
+    if request.method == "POST":
+        try:
+            game = model.set_game_corners(game_id, request.form.get("corners"))
+        except ValueError as error:
+            flash(str(error), "error")
+            game = model.load_game(game_id)
+            return render_template("sheet.html", game=game, note_text=game["note"]), 400
+        flash(f"Deck saved: {model.DECK_CORNERS[game['corners']]}.", "ok")
+    return redirect(url_for("sheet.game", game_id=game_id) + "#deck")
 
 
 @bp.route("/games/<int:game_id>/delete", methods=("POST",))

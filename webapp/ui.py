@@ -58,9 +58,12 @@ def init_app(app: Flask) -> None:
     """Register the filters and globals."""
     from onze_vision.cards import CARD_CODES
 
+    from .model import DECK_CORNERS
+
     app.jinja_env.filters["card_label"] = card_label
     app.jinja_env.filters["card_class"] = card_class
     app.jinja_env.globals["CARD_CODES"] = list(CARD_CODES)
     app.jinja_env.globals["card_choices"] = lambda: [(c, card_label(c)) for c in CARD_CODES]
     app.jinja_env.globals["cards_region"] = cards_region
+    app.jinja_env.globals["DECK_CORNERS"] = dict(DECK_CORNERS)
 

@@ -73,7 +73,7 @@ def _read_cards(args: argparse.Namespace) -> list[str]:
             raise ValueError(f"cannot read photos here: {error}") from error
 
         try:
-            reading = detect_cards(args.photo)
+            reading = detect_cards(args.photo, corners=args.corners)
         except (ModelNotFoundError, InvalidModelError) as error:
             # The install is at fault, not the photo: say so before the file errors below.
             raise ValueError(f"cannot read photos here: {error}") from error
@@ -85,6 +85,8 @@ def _read_cards(args: argparse.Namespace) -> list[str]:
             raise ValueError(f"no card was read in {args.photo!r}: take a closer, sharper photo, "
                              "or type the cards (CARD...)")
         return [detected.card for detected in reading.cards]
+    if args.corners != "auto":
+        raise ValueError(f"--corners {args.corners} says how to read a photo: give --photo PHOTO too")
     # One argument may hold several codes: "QH,10S" or "QH 10S" (quoted).
     codes = [code for arg in args.cards for code in re.split(r"[\s,;]+", arg) if code]
     if not codes:
@@ -224,6 +226,8 @@ def _add_card_inputs(parser: argparse.ArgumentParser) -> None:
         help="card codes: rank A 2-10 J Q K then suit S H D C, or JK (forgiving: qh, TH, 10♥)",
     )
     parser.add_argument("--photo", metavar="PHOTO", help="read the cards from a photo instead")
+    parser.add_argument("--corners", choices=("auto", "two", "four"), default="auto",
+                        help="with --photo, which corners of the deck's cards carry an index: two (most decks), four (Copag-style decks: a card whose top strip alone shows is then one card), or auto (default: four where the photo shows a four-corner card)")
     parser.add_argument(
         "--players",
         type=_players,

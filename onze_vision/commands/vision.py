@@ -51,6 +51,8 @@ def register(subparsers: Any) -> None:
                              'per photo, in order; a photo that could not be read gets {"image", "error"}')
     detect.add_argument("--annotate", metavar="OUT.png", type=Path,
                         help="write the photo with the card boxes and codes drawn on it")
+    detect.add_argument("--corners", choices=("auto", "two", "four"), default="auto",
+                        help="which corners of the deck's cards carry an index: two (most decks), four (Copag-style decks: a card whose top strip alone shows is then one card), or auto (default: four where the photo shows a four-corner card)")
     detect.add_argument("--models", metavar="DIR", type=Path, default=None,
                         help="folder with the ONNX models (default: the shipped models/)")
     detect.set_defaults(handler=run_detect)
@@ -205,7 +207,7 @@ def run_detect(args: argparse.Namespace) -> int:
         try:
             # Annotating needs the full photo anyway: decode it once and read from it.
             loaded = load_image(photo) if out_path else None
-            reading = detector.detect_cards(loaded if loaded is not None else photo)
+            reading = detector.detect_cards(loaded if loaded is not None else photo, corners=args.corners)
         except InvalidImageError as error:
             _error("detect", str(error))
             status = 2

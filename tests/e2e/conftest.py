@@ -58,7 +58,7 @@ class StandInDetector:
         self.misread = misread or {}
         self.missed = missed  # labelled codes read only as "possibly missed"
 
-    def __call__(self, data: bytes) -> Any:
+    def __call__(self, data: bytes, corners: str = "auto") -> Any:
         from onze_vision.detector import DetectedCard, PhotoReading
         from onze_vision.imageio import load_image
 

@@ -172,7 +172,7 @@ def test_a_far_shot_is_shown_zoomed_to_its_cards(page: Any, live_server: Any, tm
     path = tmp_path / "far.jpg"
     cv2.imwrite(str(path), photo)
     saved = live_server.app.config["DETECT"]
-    live_server.app.config["DETECT"] = lambda data: PhotoReading(
+    live_server.app.config["DETECT"] = lambda data, corners="auto": PhotoReading(
         3000, 2000, [DetectedCard("QH", 0.95, boxes[0]), DetectedCard("7S", 0.95, boxes[1])])
     try:
         _photo_on_player_page(page, live_server, ["Kim", "Lou"], 1, 1, path)

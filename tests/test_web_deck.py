@@ -1,0 +1,123 @@
+"""The game's deck: which corners of its cards carry an index, and how its photos are read."""
+
+from __future__ import annotations
+
+import io
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+# The game and player tables as shipped before the game had its deck's corners.
+OLD_GAME_TABLES = """
+CREATE TABLE game (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    variant TEXT NOT NULL,
+    decks INTEGER NOT NULL,
+    first_dealer INTEGER NOT NULL,
+    note TEXT NOT NULL DEFAULT '',
+    created TEXT NOT NULL DEFAULT (strftime('%Y-%m-%d %H:%M:%S', 'now')),
+    updated TEXT NOT NULL DEFAULT (strftime('%Y-%m-%d %H:%M:%S', 'now'))
+);
+CREATE TABLE player (
+    game_id INTEGER NOT NULL REFERENCES game (id) ON DELETE CASCADE,
+    seat INTEGER NOT NULL,
+    name TEXT NOT NULL,
+    PRIMARY KEY (game_id, seat)
+);
+"""
+
+
+def _upload(client: Any, token: str, game_id: int, jpeg_bytes: bytes) -> Any:
+    return client.post(f"/games/{game_id}/hands/1/players/2/photo",
+                       data={"csrf_token": token, "photo": (io.BytesIO(jpeg_bytes), "hand.jpg")})
+
+
+def test_a_game_reads_its_photos_as_not_sure_of_the_deck_until_told(
+        client: Any, token: str, game_id: int, jpeg_bytes: bytes, detector: Any) -> None:
+    assert client.get(f"/api/games/{game_id}").get_json()["corners"] == "auto"
+    assert _upload(client, token, game_id, jpeg_bytes).status_code == 302
+    assert detector.corners == ["auto"]
+
+
+@pytest.mark.parametrize("corners", ["two", "four", "auto"])
+def test_photos_of_a_game_are_read_as_its_deck_was_said_to_be(
+        client: Any, token: str, jpeg_bytes: bytes, detector: Any, corners: str) -> None:
+    response = client.post("/games/new", data={"csrf_token": token, "variant": "llenroc", "player1": "Ann",
+                                               "player2": "Bo", "first_dealer": "1", "corners": corners})
+    assert response.status_code == 302
+    game_id = int(response.location.rsplit("/", 1)[1])
+    sheet = client.get(response.location).get_data(as_text=True)
+    assert f'<option value="{corners}" selected>' in sheet
+    _upload(client, token, game_id, jpeg_bytes)
+    assert detector.corners == [corners]
+
+
+def test_the_deck_can_be_changed_mid_game_and_later_photos_follow(
+        client: Any, token: str, game_id: int, jpeg_bytes: bytes, detector: Any) -> None:
+    response = client.post(f"/games/{game_id}/corners", data={"csrf_token": token, "corners": "four"},
+                           follow_redirects=True)
+    assert response.status_code == 200
+    assert "Deck saved: all four corners (Copag-style decks)." in response.get_data(as_text=True)
+    _upload(client, token, game_id, jpeg_bytes)
+    assert detector.corners == ["four"]
+
+
+@pytest.mark.parametrize("bad", ["three", "", "FOUR"])
+def test_a_deck_said_to_have_other_corners_is_refused_and_changes_nothing(
+        client: Any, token: str, api: Any, game_id: int, bad: str) -> None:
+    api.post(f"/api/games/{game_id}/corners", {"corners": "two"})
+    page = client.post(f"/games/{game_id}/corners", data={"csrf_token": token, "corners": bad})
+    if bad == "":  # an empty choice is "not sure", as on the new-game form
+        assert page.status_code == 302
+        assert client.get(f"/api/games/{game_id}").get_json()["corners"] == "auto"
+        return
+    assert page.status_code == 400
+    assert f"The deck&#39;s indices are in &#39;two&#39; or &#39;four&#39; corners" in page.get_data(as_text=True)
+    assert f"not &#39;{bad}&#39;." in page.get_data(as_text=True)
+    assert client.get(f"/api/games/{game_id}").get_json()["corners"] == "two"
+
+
+def test_the_api_starts_and_changes_a_games_deck(api: Any) -> None:
+    created = api.post("/api/games", {"variant": "once", "players": ["Ann", "Bo"], "corners": "four"})
+    assert created.status_code == 201 and created.get_json()["corners"] == "four"
+    game_id = created.get_json()["id"]
+    assert api.post(f"/api/games/{game_id}/corners", {"corners": "two"}).get_json()["corners"] == "two"
+    refused = api.post(f"/api/games/{game_id}/corners", {"corners": 4})
+    assert refused.status_code == 400
+    assert "not 4." in refused.get_json()["error"]
+    assert api.post("/api/games/999/corners", {"corners": "two"}).status_code == 404
+    bad_start = api.post("/api/games", {"variant": "once", "players": ["Ann", "Bo"], "corners": "many"})
+    assert bad_start.status_code == 400 and "not 'many'." in bad_start.get_json()["error"]
+    assert len(api.get("/api/games").get_json()["games"]) == 1  # the refused game was not started
+
+
+def test_detect_reads_as_the_deck_is_said_to_be_and_refuses_other_corners(
+        client: Any, jpeg_bytes: bytes, detector: Any) -> None:
+    assert client.post("/api/detect?corners=four", data=jpeg_bytes, content_type="image/jpeg").status_code == 200
+    client.post("/api/detect", data={"photo": (io.BytesIO(jpeg_bytes), "a.jpg"), "corners": "two"})
+    client.post("/api/detect", data=jpeg_bytes, content_type="image/jpeg")
+    assert detector.corners == ["four", "two", "auto"]
+    refused = client.post("/api/detect?corners=six", data=jpeg_bytes, content_type="image/jpeg")
+    assert refused.status_code == 400 and "not 'six'." in refused.get_json()["error"]
+    assert detector.calls == 3  # refused before the photo was read
+
+
+def test_a_database_from_before_decks_had_corners_keeps_its_games(tmp_path: Path) -> None:
+    database = tmp_path / "old.sqlite"
+    db = sqlite3.connect(database)
+    db.executescript(OLD_GAME_TABLES)
+    db.execute("INSERT INTO game (variant, decks, first_dealer, note) VALUES ('llenroc', 2, 1, 'from before')")
+    db.executemany("INSERT INTO player (game_id, seat, name) VALUES (1, ?, ?)", [(1, "Ann"), (2, "Bo")])
+    db.commit()
+    db.close()
+
+    from webapp import create_app
+
+    client = create_app({"TESTING": True, "DATABASE": str(database), "SECRET_KEY": "t"}).test_client()
+    game = client.get("/api/games/1").get_json()
+    assert (game["note"], game["corners"]) == ("from before", "auto")
+    token = client.get("/api/csrf").get_json()["token"]
+    changed = client.post("/api/games/1/corners", json={"corners": "four"}, headers={"X-CSRF-Token": token})
+    assert changed.get_json()["corners"] == "four"
