@@ -9,6 +9,9 @@ from typing import Any
 
 import pytest
 
+DECK_LABELS = {"auto": "not sure: tell from each photo", "two": "two corners (most decks)",
+               "four": "all four corners (Copag-style decks)"}
+
 # The game and player tables as shipped before the game had its deck's corners.
 OLD_GAME_TABLES = """
 CREATE TABLE game (
@@ -50,8 +53,10 @@ def test_photos_of_a_game_are_read_as_its_deck_was_said_to_be(
     game_id = int(response.location.rsplit("/", 1)[1])
     sheet = client.get(response.location).get_data(as_text=True)
     assert f'<option value="{corners}" selected>' in sheet
-    _upload(client, token, game_id, jpeg_bytes)
+    page = client.get(_upload(client, token, game_id, jpeg_bytes).location).get_data(as_text=True)
     assert detector.corners == [corners]
+    # The score page says how the photo was read, with the way to change it.
+    assert f"Corner indices: {DECK_LABELS[corners]} · <a href=\"/games/{game_id}#deck\">change</a>" in page
 
 
 def test_the_deck_can_be_changed_mid_game_and_later_photos_follow(

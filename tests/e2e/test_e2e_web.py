@@ -401,3 +401,44 @@ def test_a_shaken_photo_asks_for_a_sharper_one(page: Any, live_server: Any, tmp_
     page.wait_for_selector("figure.photo img")
     assert "This photo looks blurred" in page.locator(".blurred-note").inner_text()
     shoot(page, "04g-photo-shaken")
+
+
+def test_a_four_corner_deck_is_said_at_the_start_and_photos_are_read_so(page: Any, live_server: Any) -> None:
+    """The new-game form takes the deck's corner indices; the photo is read so, the score page
+    says how, and the sheet's Deck panel changes it."""
+    told: list[str] = []
+    stand_in = StandInDetector()
+
+    def detect(data: bytes, corners: str = "auto") -> Any:
+        told.append(corners)
+        return stand_in(data, corners)
+
+    saved = live_server.app.config["DETECT"]
+    live_server.app.config["DETECT"] = detect
+    try:
+        page.goto(live_server.url + "/games/new")
+        for i, name in enumerate(["Kim", "Lou"], start=1):
+            page.fill(f"input[name=player{i}]", name)
+        page.select_option("#corners", "four")
+        page.click("button:has-text('Start the game')")
+        page.wait_for_selector("table.sheet")
+        game_url = page.url
+        page.goto(game_url + "/hands/1/players/2")
+        with page.expect_navigation():
+            page.set_input_files("#photo-input", str(DATA / "web_edje_IMG_2571.jpg"))
+        page.wait_for_selector("figure.photo img")
+        assert told == ["four"]
+        assert page.locator(".deck-line").inner_text() == "Corner indices: all four corners (Copag-style decks) · change"
+        page.click(".deck-line >> text=change")
+        page.wait_for_selector("#deck select")
+        page.select_option("#deck select", "two")
+        with page.expect_navigation():
+            page.click("#deck button:has-text('Save')")
+        assert "Deck saved: two corners (most decks)." in page.content()
+        shoot(page, "04h-deck-saved")
+        page.goto(game_url + "/hands/1/players/1")
+        with page.expect_navigation():
+            page.set_input_files("#photo-input", str(DATA / "web_edje_IMG_2571.jpg"))
+        assert told == ["four", "two"]
+    finally:
+        live_server.app.config["DETECT"] = saved
