@@ -321,14 +321,14 @@ class DetectorConfig:
         Raises:
             UnknownDeckCornersError: ``corners`` is none of those.
         """
+        if corners not in DECK_CORNERS:
+            raise UnknownDeckCornersError(
+                f"a deck's indices are in 'two' or 'four' corners (or 'auto': tell from the photo), not {corners!r}")
         if corners == "two":
             return replace(self, four_corners=False, four_corner_deck=False)
         if corners == "four":
             return replace(self, four_corners=True, four_corner_deck=True)
-        if corners == "auto":
-            return self
-        raise UnknownDeckCornersError(
-            f"a deck's indices are in 'two' or 'four' corners (or 'auto': tell from the photo), not {corners!r}")
+        return self
 
     @classmethod
     def from_dict(cls, values: dict[str, Any]) -> DetectorConfig:
@@ -619,9 +619,10 @@ def corner_groups(centres: np.ndarray, wh: np.ndarray, down: np.ndarray, compati
     order, listed by their first row; every row is in exactly one.
 
     Links (:func:`_corner_links`) between ``compatible`` indices are taken cheapest
-    first (closest to their line, and nearer with ``link_distance_cost``); a link joins two groups when all their indices can be corners of
-    one card, each a different one, every two of them linked as their corners would be
-    (:func:`_has_corner_roles`): two at most on a two-corner deck, four on a four-corner one.
+    first (closest to their line, and nearer with ``link_distance_cost``); a link joins
+    two groups when all their indices can be corners of one card, each a different one,
+    every two of them linked as their corners would be (:func:`_has_corner_roles`): two
+    at most on a two-corner deck, four on a four-corner one.
 
     The diagonals are joined first, as on every deck. With ``four_corners``, then the
     other diagonals and the long sides; if one of those joined two groups, the photo shows
@@ -1382,6 +1383,6 @@ def detect_cards(src: ImageSource | LoadedImage, *, corners: str = "auto") -> Ph
 
 __all__: Sequence[str] = (
     "CARD_CODES", "DECK_CORNERS", "CardDetector", "DetectedCard", "DetectorConfig", "IndexDetector",
-    "InvalidModelError", "ModelNotFoundError", "PhotoReading", "UnknownDeckCornersError", "detect_cards", "get_detector", "index_size", "letterbox",
-    "pair_groups", "pair_indices",
+    "InvalidModelError", "ModelNotFoundError", "PhotoReading", "UnknownDeckCornersError", "detect_cards",
+    "get_detector", "index_size", "letterbox", "pair_groups", "pair_indices",
 )

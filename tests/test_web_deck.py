@@ -126,3 +126,10 @@ def test_a_database_from_before_decks_had_corners_keeps_its_games(tmp_path: Path
     token = client.get("/api/csrf").get_json()["token"]
     changed = client.post("/api/games/1/corners", json={"corners": "four"}, headers={"X-CSRF-Token": token})
     assert changed.get_json()["corners"] == "four"
+
+
+def test_the_pages_offer_every_choice_the_detector_knows() -> None:
+    from onze_vision.detector import DECK_CORNERS
+    from webapp import model
+
+    assert tuple(model.DECK_CORNERS) == DECK_CORNERS

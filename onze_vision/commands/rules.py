@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from onze_vision.cards import format_cards, parse_cards
+from onze_vision.commands.vision import CORNERS_HELP, DECK_CORNERS
 from onze_vision.melds import check_down, find_contract
 from onze_vision.scoring import score_hand
 from onze_vision.variants import HANDS, VARIANTS, Variant, get_variant
@@ -226,8 +227,7 @@ def _add_card_inputs(parser: argparse.ArgumentParser) -> None:
         help="card codes: rank A 2-10 J Q K then suit S H D C, or JK (forgiving: qh, TH, 10♥)",
     )
     parser.add_argument("--photo", metavar="PHOTO", help="read the cards from a photo instead")
-    parser.add_argument("--corners", choices=("auto", "two", "four"), default="auto",
-                        help="with --photo, which corners of the deck's cards carry an index: two (most decks), four (Copag-style decks: a card whose top strip alone shows is then one card), or auto (default: four where the photo shows a four-corner card)")
+    parser.add_argument("--corners", choices=DECK_CORNERS, default="auto", help=f"with --photo, {CORNERS_HELP}")
     parser.add_argument(
         "--players",
         type=_players,

@@ -51,8 +51,7 @@ def register(subparsers: Any) -> None:
                              'per photo, in order; a photo that could not be read gets {"image", "error"}')
     detect.add_argument("--annotate", metavar="OUT.png", type=Path,
                         help="write the photo with the card boxes and codes drawn on it")
-    detect.add_argument("--corners", choices=("auto", "two", "four"), default="auto",
-                        help="which corners of the deck's cards carry an index: two (most decks), four (Copag-style decks: a card whose top strip alone shows is then one card), or auto (default: four where the photo shows a four-corner card)")
+    detect.add_argument("--corners", choices=DECK_CORNERS, default="auto", help=CORNERS_HELP)
     detect.add_argument("--models", metavar="DIR", type=Path, default=None,
                         help="folder with the ONNX models (default: the shipped models/)")
     detect.set_defaults(handler=run_detect)
@@ -176,6 +175,13 @@ def draw_cards(image_bgr: Any, cards: list[Any], maybe: list[Any] = ()) -> Any:
                     font_scale, (255, 255, 255), thickness, cv2.LINE_AA)
     return canvas
 
+
+#: Which corners of the deck's cards carry an index (onze_vision.detector.DECK_CORNERS, named
+#: here too: the detector module is heavy) and how --corners says it.
+DECK_CORNERS = ("auto", "two", "four")
+CORNERS_HELP = ("which corners of the deck's cards carry an index: two (most decks), four (Copag-style "
+                "decks: a card whose top strip alone shows is then one card), or auto (default: four "
+                "where the photo shows a four-corner card)")
 
 #: Said of a photo without colour, where each card's alternative is its other-colour suit.
 COLOURLESS_NOTE = ("no colour in this photo: red and black suits look alike, so check each card's suit "
