@@ -73,7 +73,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import cv2
 import numpy as np
@@ -428,6 +428,10 @@ class PhotoReading:
             named.
         blurred: The smear reaches ``blur_warn_from``: a shaken or out-of-focus photo,
             whose cards may be missed or misread; the player should retake it.
+        four_corner_deck: The photo shows a deck with an index in all four corners (a
+            card's corners joined other than on its diagonal). Where the deck was not said
+            to be one, the player can say so: a card of it whose top strip alone shows in a
+            photo is then one card, not two.
     """
 
     width: int
@@ -439,12 +443,15 @@ class PhotoReading:
     light_gains: tuple[float, float, float] | None = None
     smear: float | None = field(default=None, compare=False)
     blurred: bool = False
+    four_corner_deck: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready ``{"width", "height", "cards": [...]}``, plus ``"maybe": [...]`` when
         there are any, ``"colourless": true`` for a photo without colour and
-        ``"light_gains": {"red", "green", "blue"}`` for one whose light was evened out, and
-        ``"blurred": true`` with its ``"smear"`` for one too blurred to trust."""
+        ``"light_gains": {"red", "green", "blue"}`` for one whose light was evened out,
+        ``"blurred": true`` with its ``"smear"`` for one too blurred to trust, and
+        ``"four_corner_deck": true`` for one that shows a deck with an index in all four
+        corners."""
         out: dict[str, Any] = {"width": self.width, "height": self.height, "cards": [c.to_dict() for c in self.cards]}
         if self.maybe:
             out["maybe"] = [c.to_dict() for c in self.maybe]
@@ -455,6 +462,8 @@ class PhotoReading:
         if self.blurred:
             out["blurred"] = True
             out["smear"] = None if self.smear is None else round(self.smear, 3)
+        if self.four_corner_deck:
+            out["four_corner_deck"] = True
         return out
 
 
@@ -595,13 +604,13 @@ def _implied_link(i: int, j: int, side: dict[int, str], turned: dict[int, bool])
 
 
 def _join_corners(groups: list[list[int]], links: Sequence[tuple[float, int, int, str]],
-                  linked: set[tuple[int, int, str]], down: np.ndarray) -> bool:
+                  linked: set[tuple[int, int, str]], down: np.ndarray) -> set[str]:
     """Join ``groups`` (lists of rows, changed in place) along ``links`` in their order,
-    where the joined rows can be one card's corners (see :func:`corner_groups`); whether
-    any link joined two."""
+    where the joined rows can be one card's corners (see :func:`corner_groups`); the
+    kinds of link that joined two (empty: none did)."""
     group_of = {row: group for group in groups for row in group}
-    joined = False
-    for _, i, j, _ in links:
+    joined: set[str] = set()
+    for _, i, j, kind in links:
         first, second = group_of[i], group_of[j]
         if first is second or len(first) + len(second) > 4 or not _has_corner_roles(first + second, linked, down):
             continue
@@ -609,14 +618,34 @@ def _join_corners(groups: list[list[int]], links: Sequence[tuple[float, int, int
         groups.remove(second)
         for row in second:
             group_of[row] = first
-        joined = True
+        joined.add(kind)
     return joined
+
+
+class CornerGrouping(NamedTuple):
+    """Index detections grouped into cards (:func:`corner_grouping`).
+
+    Attributes:
+        groups: Tuples of row numbers, each in increasing order, listed by their first row;
+            every row is in exactly one.
+        four_corner_deck_seen: A link other than a card's diagonal joined two of its indices:
+            the photo shows a deck with an index in all four corners (never with
+            ``four_corners`` off).
+    """
+
+    groups: list[tuple[int, ...]]
+    four_corner_deck_seen: bool
 
 
 def corner_groups(centres: np.ndarray, wh: np.ndarray, down: np.ndarray, compatible: np.ndarray,
                   config: DetectorConfig = DetectorConfig()) -> list[tuple[int, ...]]:
-    """Group index detections into cards: tuples of row numbers, each in increasing
-    order, listed by their first row; every row is in exactly one.
+    """The groups of :func:`corner_grouping`: one tuple of row numbers per card."""
+    return corner_grouping(centres, wh, down, compatible, config).groups
+
+
+def corner_grouping(centres: np.ndarray, wh: np.ndarray, down: np.ndarray, compatible: np.ndarray,
+                    config: DetectorConfig = DetectorConfig()) -> CornerGrouping:
+    """Group index detections into cards, and say whether the photo shows a four-corner deck.
 
     Links (:func:`_corner_links`) between ``compatible`` indices are taken cheapest
     first (closest to their line, and nearer with ``link_distance_cost``); a link joins
@@ -642,10 +671,12 @@ def corner_groups(centres: np.ndarray, wh: np.ndarray, down: np.ndarray, compati
         _join_corners(groups, [link for link in links if link[3] == "diagonal"], linked, down)
         if not (config.four_corners and _join_corners(
                 groups, [link for link in links if link[3] in ("other diagonal", "side")], linked, down)):
-            return sorted(tuple(sorted(group)) for group in groups)
+            return CornerGrouping(sorted(tuple(sorted(group)) for group in groups), False)
         groups = [[row] for row in range(len(down))]
-    _join_corners(groups, links, linked, down)
-    return sorted(tuple(sorted(group)) for group in groups)
+        _join_corners(groups, links, linked, down)
+        return CornerGrouping(sorted(tuple(sorted(group)) for group in groups), True)
+    joined = _join_corners(groups, links, linked, down)
+    return CornerGrouping(sorted(tuple(sorted(group)) for group in groups), bool(joined - {"diagonal"}))
 
 
 def read_corners_together(xyxy: np.ndarray, probs: np.ndarray, down: np.ndarray, det_score: np.ndarray,
@@ -692,22 +723,28 @@ def read_corners_together(xyxy: np.ndarray, probs: np.ndarray, down: np.ndarray,
 
 def pair_groups(indices: Detections, config: DetectorConfig = DetectorConfig()) -> list[tuple[int, ...]]:
     """Group index detections into physical cards: tuples of 1 to 4 row numbers
-    (:func:`corner_groups`, with indices of the same rank and suit colour).
+    (:func:`pair_grouping`)."""
+    return pair_grouping(indices, config).groups
+
+
+def pair_grouping(indices: Detections, config: DetectorConfig = DetectorConfig()) -> CornerGrouping:
+    """Group index detections into physical cards (:func:`corner_grouping`, with indices
+    of the same rank and suit colour).
 
     See the module docstring for the rules; groups are formed greedily, the cheapest
-    links first (:func:`corner_groups`).
+    links first (:func:`corner_grouping`).
     """
     if len(indices) == 0:
-        return []
+        return CornerGrouping([], False)
     # Same rank and colour, not same code: a corner whose suit pip is blurred or half
     # covered is often read as the other suit of its colour, yet the card's corners
     # agree on where the card is. The card takes the code of its most confident corner.
     key = np.array([_PAIR_KEY[int(c)] for c in indices.class_id])
-    return corner_groups(indices.center, indices.wh, indices.data["down"], key[:, None] == key[None, :], config)
+    return corner_grouping(indices.center, indices.wh, indices.data["down"], key[:, None] == key[None, :], config)
 
 
 def pair_indices(indices: Detections, config: DetectorConfig = DetectorConfig(),
-                 colourless: bool = False) -> list[DetectedCard]:
+                 colourless: bool = False, grouping: CornerGrouping | None = None) -> list[DetectedCard]:
     """Join the corner indices of each physical card (see the module docstring).
 
     Args:
@@ -718,6 +755,7 @@ def pair_indices(indices: Detections, config: DetectorConfig = DetectorConfig(),
         colourless: The photo has no colour (:func:`~onze_vision.imageio.is_colourless`):
             every suited card's alternative is its rank in the other colour
             (:func:`other_colour`), since colour is what tells the suits apart.
+        grouping: The indices' :func:`pair_grouping` with ``config``, where already made.
 
     Returns:
         One :class:`DetectedCard` per card, sorted left to right; its box is the union
@@ -726,7 +764,7 @@ def pair_indices(indices: Detections, config: DetectorConfig = DetectorConfig(),
     """
     cards: list[DetectedCard] = []
     probs = indices.data.get("probs")
-    for members in pair_groups(indices, config):
+    for members in (grouping or pair_grouping(indices, config)).groups:
         rows = list(members)
         boxes = indices.xyxy[rows]
         box = (float(boxes[:, 0].min()), float(boxes[:, 1].min()),
@@ -1144,12 +1182,14 @@ class CardDetector:
         loaded, indices, candidates, gains, smear = self._read(src, None, None, timings)
         start = time.perf_counter()
         colourless = is_colourless(loaded.image)
-        cards = pair_indices(indices, deck, colourless)
+        grouping = pair_grouping(indices, deck)
+        cards = pair_indices(indices, deck, colourless, grouping)
         maybe = possibly_missed(indices, candidates, deck)
         timings["postprocess"] += (time.perf_counter() - start) * 1000
         light = None if gains is None else (float(gains[2]), float(gains[1]), float(gains[0]))
         blurred = smear is not None and 0 < self.config.blur_warn_from <= smear
-        return PhotoReading(loaded.width, loaded.height, cards, timings, maybe, colourless, light, smear, blurred)
+        return PhotoReading(loaded.width, loaded.height, cards, timings, maybe, colourless, light, smear, blurred,
+                            grouping.four_corner_deck_seen)
 
     def _read(
         self,
@@ -1383,6 +1423,6 @@ def detect_cards(src: ImageSource | LoadedImage, *, corners: str = "auto") -> Ph
 
 __all__: Sequence[str] = (
     "CARD_CODES", "DECK_CORNERS", "CardDetector", "DetectedCard", "DetectorConfig", "IndexDetector",
-    "InvalidModelError", "ModelNotFoundError", "PhotoReading", "UnknownDeckCornersError", "detect_cards",
-    "get_detector", "index_size", "letterbox", "pair_groups", "pair_indices",
+    "CornerGrouping", "InvalidModelError", "ModelNotFoundError", "PhotoReading", "UnknownDeckCornersError",
+    "detect_cards", "get_detector", "index_size", "letterbox", "pair_grouping", "pair_groups", "pair_indices",
 )

@@ -61,6 +61,7 @@ class FakeDetector:
         self.smear: float | None = None  # set it past 0.2 for a photo reported blurred
         self.calls = 0
         self.corners: list[str] = []  # the deck's corners each call was told
+        self.four_corner_deck = False  # the photo shows a deck with an index in all four corners
 
     def __call__(self, data: bytes, corners: str = "auto") -> PhotoReading:
         self.calls += 1
@@ -72,7 +73,8 @@ class FakeDetector:
         maybe = [DetectedCard(code, 0.3, (10.0 + 60 * i, 100.0, 60.0 + 60 * i, 180.0)) for i, code in enumerate(self.maybe)]
         return PhotoReading(image.width, image.height, boxes, maybe=maybe, colourless=self.colourless,
                             light_gains=self.light_gains, smear=self.smear,
-                            blurred=self.smear is not None and self.smear >= 0.2)
+                            blurred=self.smear is not None and self.smear >= 0.2,
+                            four_corner_deck=self.four_corner_deck and corners != "two")
 
 
 @pytest.fixture

@@ -168,6 +168,9 @@ def fake_detector(monkeypatch: pytest.MonkeyPatch) -> list[str]:
             cards = [_Detected(c, a) for c, a in (("7S", "7H"), ("7S", "7H"), ("JK", None), ("9C", "9D"),
                                                    ("9C", "9D"), ("9S", "9H"))]
             return types.SimpleNamespace(cards=cards, maybe=[], colourless=True)
+        if str(path).endswith("fourcorner.jpg"):  # a deck with an index in all four corners
+            return types.SimpleNamespace(cards=[_Detected(c) for c in ("7H", "7S", "JK", "9C", "9D", "9H")], maybe=[],
+                                         four_corner_deck=True)
         if str(path).endswith("shaken.jpg"):  # read, but too blurred to trust
             return types.SimpleNamespace(cards=[_Detected(c) for c in ("7H", "7S", "JK", "9C", "9D", "9H")], maybe=[],
                                          blurred=True)
@@ -266,6 +269,17 @@ def test_a_photo_is_read_as_the_deck_is_said_to_be(
     photo.write_bytes(b"jpeg")
     code, _, _ = run(capsys, *command, "--variant", "once", "--photo", str(photo), "--corners", corners)
     assert code == 0 and fake_detector == [f"{photo} (corners: {corners})"]
+
+
+@pytest.mark.parametrize(("corners", "noted"), [("auto", True), ("four", False)])
+def test_a_photo_of_a_four_corner_deck_says_how_to_read_it_so(
+    capsys: pytest.CaptureFixture[str], fake_detector: list[str], tmp_path: Path, corners: str, noted: bool
+) -> None:
+    photo = tmp_path / "fourcorner.jpg"
+    photo.write_bytes(b"jpeg")
+    code, _, err = run(capsys, "score", "--variant", "onze", "--photo", str(photo), "--corners", corners)
+    assert code == 0
+    assert ("these cards have an index in all four corners: with --corners four" in err) is noted
 
 
 def test_the_decks_corners_without_a_photo_exit_2(capsys: pytest.CaptureFixture[str], fake_detector: list[str]) -> None:

@@ -29,6 +29,7 @@ from onze_vision.detector import (
     UnknownDeckCornersError,
     letterbox,
     other_colour,
+    pair_grouping,
     pair_groups,
     pair_indices,
     plan_blind_look,
@@ -283,12 +284,29 @@ def test_a_deck_with_other_corners_is_refused(tmp_path: Path, corners: object) -
         CardDetector(tmp_path).detect_cards(b"not a photo: the deck is refused first", corners=corners)  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize(("corners", "cards"), [("auto", 2), ("two", 2), ("four", 1)])
-def test_the_detector_reads_a_photo_as_the_deck_is_said_to_be(tmp_path: Path, corners: str, cards: int) -> None:
+@pytest.mark.parametrize(("corners", "cards", "four_seen"), [("auto", 2, False), ("two", 2, False), ("four", 1, True)])
+def test_the_detector_reads_a_photo_as_the_deck_is_said_to_be(tmp_path: Path, corners: str, cards: int,
+                                                              four_seen: bool) -> None:
     # Two upright QH indices side by side: one four-corner card's top strip, or two cards.
     make_fake_models(tmp_path, [[100, 100, 20, 30, 0.9], [160, 100, 20, 30, 0.9]], 320, "QH")
     reading = CardDetector(tmp_path).detect_cards(np.full((320, 320, 3), 200, np.uint8), corners=corners)
     assert len(reading.cards) == cards and {c.card for c in reading.cards} == {"QH"}
+    assert reading.four_corner_deck is four_seen
+    assert reading.to_dict().get("four_corner_deck", False) is four_seen
+
+
+@pytest.mark.parametrize(("shown", "corners", "seen"), [
+    (("tl", "tr", "bl", "br"), "auto", True),   # a four-corner card lying alone shows its deck
+    (("tl", "bl"), "auto", True),               # so does the left strip of a fan (a long side)
+    (("tl", "br"), "auto", False),              # a diagonal pair: any deck
+    (("tl", "tr"), "auto", False),              # a top strip alone: two two-corner cards could lie so
+    (("tl", "tr"), "four", True),               # ... unless the deck was said to have four corners
+    (("tl", "tr", "bl", "br"), "two", False),   # a deck said to have two never shows four
+])
+def test_a_photo_shows_a_four_corner_deck_where_a_card_joins_other_than_on_its_diagonal(
+        shown: tuple[str, ...], corners: str, seen: bool) -> None:
+    indices = detections(card_indices((300, 300), "6D", corners=shown))
+    assert pair_grouping(indices, FOUR_CORNERS.for_deck(corners)).four_corner_deck_seen is seen
 
 
 def test_two_identical_two_corner_cards_overlapping_in_a_row_stay_two() -> None:

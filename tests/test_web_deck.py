@@ -133,3 +133,43 @@ def test_the_pages_offer_every_choice_the_detector_knows() -> None:
     from webapp import model
 
     assert tuple(model.DECK_CORNERS) == DECK_CORNERS
+
+
+def test_a_photo_of_a_four_corner_deck_offers_to_say_so_and_read_it_again(
+        client: Any, token: str, game_id: int, jpeg_bytes: bytes, detector: Any) -> None:
+    detector.four_corner_deck = True
+    page_url = _upload(client, token, game_id, jpeg_bytes).location
+    page = client.get(page_url).get_data(as_text=True)
+    assert "These cards have an index in all four corners." in page
+    assert f'action="/games/{game_id}/hands/1/players/2/four-corners"' in page
+    photo_id = int(page_url.rsplit("photo=", 1)[1])
+    answer = client.post(f"/games/{game_id}/hands/1/players/2/four-corners",
+                         data={"csrf_token": token, "photo_id": str(photo_id)})
+    assert answer.status_code == 302 and answer.location.endswith(f"/players/2?photo={photo_id}")
+    assert client.get(f"/api/games/{game_id}").get_json()["corners"] == "four"
+    assert detector.corners == ["auto", "four"]  # the same photo, read again as four-cornered
+    page = client.get(answer.location).get_data(as_text=True)
+    assert "Deck saved: all four corners. The photo read again: 3 cards" in page
+    assert "These cards have an index in all four corners." not in page  # said: not offered again
+    assert "Corner indices: all four corners (Copag-style decks)" in page
+
+
+def test_a_photo_of_another_game_is_not_read_again_and_the_deck_stays(
+        client: Any, token: str, api: Any, game_id: int, jpeg_bytes: bytes, detector: Any) -> None:
+    other = api.post("/api/games", {"variant": "once", "players": ["Ann", "Bo"]}).get_json()["id"]
+    photo_id = int(_upload(client, token, other, jpeg_bytes).location.rsplit("photo=", 1)[1])
+    answer = client.post(f"/games/{game_id}/hands/1/players/2/four-corners",
+                         data={"csrf_token": token, "photo_id": str(photo_id)})
+    assert answer.status_code == 404
+    assert f"Photo {photo_id} doesn&#39;t belong to game {game_id}." in answer.get_data(as_text=True)
+    assert client.get(f"/api/games/{game_id}").get_json()["corners"] == "auto"
+    assert detector.calls == 1
+
+
+def test_a_deck_said_to_have_two_corners_is_not_offered_four(
+        client: Any, token: str, api: Any, game_id: int, jpeg_bytes: bytes, detector: Any) -> None:
+    api.post(f"/api/games/{game_id}/corners", {"corners": "two"})
+    detector.four_corner_deck = True
+    page = client.get(_upload(client, token, game_id, jpeg_bytes).location).get_data(as_text=True)
+    assert "These cards have an index in all four corners." not in page
+

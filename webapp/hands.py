@@ -162,6 +162,30 @@ def player_photo(game_id: int, hand: int, seat: int) -> Any:
     return redirect(url_for("hands.player", game_id=game_id, hand=hand, seat=seat, photo=photo["id"]))
 
 
+@bp.route("/games/<int:game_id>/hands/<int:hand>/players/<int:seat>/four-corners", methods=("POST",))
+def four_corner_deck(game_id: int, hand: int, seat: int) -> Any:
+    """The photo shows a deck with an index in all four corners: say so for the game, and
+    read the photo again so (a card whose top strip alone shows is then one card)."""
+    _load(game_id, hand, seat)
+    given = request.form.get("photo_id", "")
+    photo_id = int(given) if given.isascii() and given.isdigit() else None
+    if photo_id is not None:
+        model.game_photo(photo_id, game_id)  # 404 before anything changes
+    model.set_game_corners(game_id, "four")
+    if photo_id is None:
+        flash("Deck saved: all four corners. Photos read from now on count each card once.", "ok")
+        return redirect(url_for("hands.player", game_id=game_id, hand=hand, seat=seat))
+    try:
+        photo = model.read_photo_again(photo_id, game_id)
+    except model.DetectorUnavailableError as error:
+        flash(f"Deck saved: all four corners. {error}", "error")
+    else:
+        found = len(photo["cards"])
+        flash(f"Deck saved: all four corners. The photo read again: {found} card{'s' if found != 1 else ''}; "
+              "check them against the photo, then save.", "ok")
+    return redirect(url_for("hands.player", game_id=game_id, hand=hand, seat=seat, photo=photo_id))
+
+
 @bp.route("/games/<int:game_id>/hands/<int:hand>/players/<int:seat>/delete", methods=("POST",))
 def delete_score(game_id: int, hand: int, seat: int) -> Any:
     """Clear a player's score for a hand."""

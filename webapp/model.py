@@ -640,6 +640,25 @@ def store_photo(data: bytes | None, game_id: int | None = None) -> dict[str, Any
     return {"id": int(cur.lastrowid), "game_id": game_id, **reading}
 
 
+def game_photo(photo_id: int, game_id: int, *, with_data: bool = False) -> dict[str, Any]:
+    """A stored photo of a game (:func:`get_photo`); 404 if the game has no such photo."""
+    photo = get_photo(photo_id, with_data=with_data)
+    if photo["game_id"] != game_id:
+        abort(404, f"Photo {photo_id} doesn't belong to game {game_id}.")
+    return photo
+
+
+def read_photo_again(photo_id: int, game_id: int) -> dict[str, Any]:
+    """Read a game's stored photo again, as the game's deck now says its corners are (after
+    the players said which); the photo keeps its id. 404 if the game has no such photo."""
+    game = _game_row(game_id)
+    photo = game_photo(photo_id, game_id, with_data=True)
+    reading = read_photo(photo["data"], game["corners"])
+    with transaction() as db:
+        db.execute("UPDATE photo SET reading = ? WHERE id = ?", (json.dumps(reading), photo_id))
+    return {"id": photo_id, "game_id": game_id, **reading}
+
+
 # A photo no saved score uses (read and then retaken, or never saved) is kept this long,
 # so a page left open still shows it; then its megabytes go.
 UNUSED_PHOTO_DAYS = 7

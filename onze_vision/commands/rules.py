@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from onze_vision.cards import format_cards, parse_cards
-from onze_vision.commands.vision import CORNERS_HELP, DECK_CORNERS
+from onze_vision.commands.vision import CORNERS_HELP, DECK_CORNERS, FOUR_CORNER_NOTE
 from onze_vision.melds import check_down, find_contract
 from onze_vision.scoring import score_hand
 from onze_vision.variants import HANDS, VARIANTS, Variant, get_variant
@@ -39,7 +39,7 @@ def _print_json(data: Any) -> None:
     print(json.dumps(data, ensure_ascii=False, indent=2))
 
 
-def _note_what_to_check(photo: str, reading: Any) -> None:
+def _note_what_to_check(photo: str, reading: Any, corners: str = "auto") -> None:
     """Say on stderr which cards of the photo to check: the ones read unsure (scored as
     read) and the ones possibly missed (not scored); the result on stdout stays clean."""
     unsure = [f"{c.card} (or {c.alternative}?)" if getattr(c, "alternative", None) else f"{c.card} (read faintly)"
@@ -53,6 +53,8 @@ def _note_what_to_check(photo: str, reading: Any) -> None:
         from onze_vision.commands.vision import BLURRED_NOTE
 
         print(f"note: {photo}: {BLURRED_NOTE}", file=sys.stderr)
+    if getattr(reading, "four_corner_deck", False) and corners == "auto":
+        print(f"note: {photo}: {FOUR_CORNER_NOTE}", file=sys.stderr)
     if unsure:
         print(f"note: {photo}: read unsure, scored as read: {', '.join(unsure)}", file=sys.stderr)
     if maybe:
@@ -80,7 +82,7 @@ def _read_cards(args: argparse.Namespace) -> list[str]:
             raise ValueError(f"cannot read photos here: {error}") from error
         except (FileNotFoundError, IsADirectoryError, PermissionError) as error:
             raise ValueError(f"cannot read photo {args.photo!r}: {error.strerror or error}") from error
-        _note_what_to_check(args.photo, reading)
+        _note_what_to_check(args.photo, reading, args.corners)
         if not reading.cards:
             # Scoring an empty reading would give 0, the score of the player who went out.
             raise ValueError(f"no card was read in {args.photo!r}: take a closer, sharper photo, "

@@ -183,6 +183,10 @@ CORNERS_HELP = ("which corners of the deck's cards carry an index: two (most dec
                 "decks: a card whose top strip alone shows is then one card), or auto (default: four "
                 "where the photo shows a four-corner card)")
 
+#: Said of a photo that shows a deck with an index in all four corners, read as "auto".
+FOUR_CORNER_NOTE = ("these cards have an index in all four corners: with --corners four, a card whose top "
+                    "strip alone shows in a photo counts once, not twice")
+
 #: Said of a photo without colour, where each card's alternative is its other-colour suit.
 COLOURLESS_NOTE = ("no colour in this photo: red and black suits look alike, so check each card's suit "
                    "(each card names its other-colour alternative)")
@@ -231,6 +235,8 @@ def run_detect(args: argparse.Namespace) -> int:
                 print(f"  {COLOURLESS_NOTE}")
             if reading.blurred:
                 print(f"  {BLURRED_NOTE}")
+            if reading.four_corner_deck and args.corners == "auto":
+                print(f"  {FOUR_CORNER_NOTE}")
             if reading.light_gains is not None:
                 red, green, blue = reading.light_gains
                 print(f"  read with its light evened out (a dark or tinted photo): "
