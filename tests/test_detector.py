@@ -319,18 +319,18 @@ def test_two_identical_two_corner_cards_overlapping_in_a_row_stay_two() -> None:
     assert sorted((c.card, c.corners) for c in cards) == [("AH", 1), ("AH", 2)]
 
 
-def test_on_a_four_corner_deck_only_the_diagonal_is_read_together() -> None:
-    # Reading along the other links too fused neighbouring two-corner cards' readings.
+def test_every_corner_of_a_four_corner_card_is_read_together() -> None:
     rows = card_indices((300, 300), "5H", corners=("tl", "tr", "bl", "br"))
     xyxy = np.array([r[0] for r in rows])
     down = np.array([r[3] for r in rows])
     probs = np.full((4, len(CARD_CODES) + 1), 0.001)
     probs[:, CARD_CODES.index("5H")] = 0.9
     probs[0, CARD_CODES.index("6H")], probs[0, CARD_CODES.index("5H")] = 0.6, 0.3  # the top left blurred
+    probs[3] = probs[0]  # and its diagonal partner, the bottom right, blurred alike
     joint = read_corners_together(xyxy, probs, down, np.full(4, 0.9), FOUR_CORNERS)
-    assert [CARD_CODES[i] for i in joint.argmax(axis=1)] == ["5H"] * 4  # its diagonal partner settles it
-    probs[3] = probs[0]  # the bottom right blurred alike: the other corners do not vote
-    joint = read_corners_together(xyxy, probs, down, np.full(4, 0.9), FOUR_CORNERS)
+    assert [CARD_CODES[i] for i in joint.argmax(axis=1)] == ["5H"] * 4  # the other two corners settle it
+    # With four corners off, only the diagonal pair is read together, and it stays wrong.
+    joint = read_corners_together(xyxy, probs, down, np.full(4, 0.9), FOUR_CORNERS.for_deck("two"))
     assert [CARD_CODES[i] for i in joint.argmax(axis=1)] == ["6H", "5H", "5H", "6H"]
     assert sorted(c.corners for c in pair_indices(detections(rows), FOUR_CORNERS)) == [4]
 
