@@ -709,12 +709,19 @@ def read_corners_together(xyxy: np.ndarray, probs: np.ndarray, down: np.ndarray,
     sure = np.asarray(det_score) >= config.conf_threshold
     compatible = (codes @ codes.T >= config.pair_min_agreement) & sure[:, None] & sure[None, :]
     joint = probs.copy()
-    # Along every link where the photo shows a four-corner deck (four-tune960: card
-    # precision 0.901 -> 0.924, mAP50 0.862 -> 0.879); two-corner photos are grouped on the
-    # diagonal alone, and read exactly as before (onze320, onze960). Before the groups were
-    # formed again from every link (corner_grouping), the other links also fused readings of
-    # neighbouring two-corner cards, and only the diagonal was read together.
-    for group in corner_groups((xyxy[:, :2] + xyxy[:, 2:]) / 2, xyxy[:, 2:] - xyxy[:, :2], down, compatible, config):
+    centres, wh = (xyxy[:, :2] + xyxy[:, 2:]) / 2, xyxy[:, 2:] - xyxy[:, :2]
+    if config.four_corners and not config.four_corner_deck:
+        # Along every link where the photo shows a four-corner deck (four-tune960: card
+        # precision 0.901 -> 0.924, mAP50 0.862 -> 0.879), else along the diagonal alone:
+        # the other links fuse readings of neighbouring two-corner cards. The photo shows one
+        # as the cards are paired: corners read as one rank and colour (pair_groups), not
+        # merely readings that can agree, which link more neighbours.
+        top = probs.argmax(axis=1)
+        key = np.array([_PAIR_KEY[c] if c < len(CARD_CODES) else f"none {row}" for row, c in enumerate(top)])
+        same_card = (key[:, None] == key[None, :]) & sure[:, None] & sure[None, :]
+        seen = corner_grouping(centres, wh, down, same_card, config).four_corner_deck_seen
+        config = replace(config, four_corner_deck=True) if seen else replace(config, four_corners=False)
+    for group in corner_groups(centres, wh, down, compatible, config):
         if len(group) > 1:
             both = np.prod(probs[list(group)].astype(np.float64), axis=0)
             joint[list(group)] = both / max(both.sum(), 1e-12)
