@@ -125,6 +125,15 @@ _PAIR_KEY: tuple[str, ...] = tuple(
     code if code == "JK" else f"{code[:-1]} {'red' if code[-1] in 'HD' else 'black'}" for code in CARD_CODES
 )
 
+
+def _same_rank_and_colour(class_ids: np.ndarray) -> np.ndarray:
+    """[n, n]: which two indices, by their codes' numbers (:data:`CARD_CODES`), name one
+    rank in one suit colour (:data:`_PAIR_KEY`); a number past the codes ("none") matches
+    nothing."""
+    key = [_PAIR_KEY[c] if c < len(CARD_CODES) else f"none {row}" for row, c in enumerate(map(int, class_ids))]
+    key_array = np.array(key, dtype=object)
+    return key_array[:, None] == key_array[None, :]
+
 #: Timing keys filled by :meth:`CardDetector.read_indices` / :meth:`CardDetector.detect_cards`.
 TIMING_KEYS = ("decode", "preprocess", "detector", "classifier", "postprocess")
 
@@ -667,16 +676,16 @@ def corner_grouping(centres: np.ndarray, wh: np.ndarray, down: np.ndarray, compa
     links = _corner_links(centres, wh, down, compatible, config, kinds)
     linked = {(i, j, link) for _, i, j, link in links}
     groups = [[row] for row in range(len(down))]
-    if not (config.four_corners and config.four_corner_deck):
+    if config.four_corners and config.four_corner_deck:
+        seen = bool(_join_corners(groups, links, linked, down) - {"diagonal"})
+    else:
         _join_corners(groups, [link for link in links if link[3] == "diagonal"], linked, down)
-        if not (config.four_corners and _join_corners(
-                groups, [link for link in links if link[3] in ("other diagonal", "side")], linked, down)):
-            return CornerGrouping(sorted(tuple(sorted(group)) for group in groups), False)
-        groups = [[row] for row in range(len(down))]
-        _join_corners(groups, links, linked, down)
-        return CornerGrouping(sorted(tuple(sorted(group)) for group in groups), True)
-    joined = _join_corners(groups, links, linked, down)
-    return CornerGrouping(sorted(tuple(sorted(group)) for group in groups), bool(joined - {"diagonal"}))
+        seen = config.four_corners and bool(
+            _join_corners(groups, [link for link in links if link[3] in ("other diagonal", "side")], linked, down))
+        if seen:
+            groups = [[row] for row in range(len(down))]
+            _join_corners(groups, links, linked, down)
+    return CornerGrouping(sorted(tuple(sorted(group)) for group in groups), seen)
 
 
 def read_corners_together(xyxy: np.ndarray, probs: np.ndarray, down: np.ndarray, det_score: np.ndarray,
@@ -716,9 +725,7 @@ def read_corners_together(xyxy: np.ndarray, probs: np.ndarray, down: np.ndarray,
         # the other links fuse readings of neighbouring two-corner cards. The photo shows one
         # as the cards are paired: corners read as one rank and colour (pair_groups), not
         # merely readings that can agree, which link more neighbours.
-        top = probs.argmax(axis=1)
-        key = np.array([_PAIR_KEY[c] if c < len(CARD_CODES) else f"none {row}" for row, c in enumerate(top)])
-        same_card = (key[:, None] == key[None, :]) & sure[:, None] & sure[None, :]
+        same_card = _same_rank_and_colour(probs.argmax(axis=1)) & sure[:, None] & sure[None, :]
         seen = corner_grouping(centres, wh, down, same_card, config).four_corner_deck_seen
         config = replace(config, four_corner_deck=True) if seen else replace(config, four_corners=False)
     for group in corner_groups(centres, wh, down, compatible, config):
@@ -746,8 +753,8 @@ def pair_grouping(indices: Detections, config: DetectorConfig = DetectorConfig()
     # Same rank and colour, not same code: a corner whose suit pip is blurred or half
     # covered is often read as the other suit of its colour, yet the card's corners
     # agree on where the card is. The card takes the code of its most confident corner.
-    key = np.array([_PAIR_KEY[int(c)] for c in indices.class_id])
-    return corner_grouping(indices.center, indices.wh, indices.data["down"], key[:, None] == key[None, :], config)
+    return corner_grouping(indices.center, indices.wh, indices.data["down"],
+                           _same_rank_and_colour(indices.class_id), config)
 
 
 def pair_indices(indices: Detections, config: DetectorConfig = DetectorConfig(),
