@@ -189,6 +189,11 @@ class DetectorConfig:
             once, short sides too, as one that shows a four-corner card is (with
             ``four_corners``). A column of cards that shows only their top strips shows
             nothing else to tell the deck by.
+        mirrored_look: On a four-corner deck (said so, or shown by the photo with
+            ``four_corners``), the detector looks at the photo mirrored too, and keeps the
+            indices of both looks (:meth:`IndexDetector.locate`). It was taught indices in
+            the top-left and bottom-right corners only, and finds about two thirds of the
+            top-right and bottom-left ones; mirrored, those lie where it was taught them.
         link_distance_cost: Links are joined cheapest first; a link costs its miss (its
             angle off its line, as a share of the tolerance) plus this per index size its
             two indices lie apart (0: the angle alone). Of two links about as straight,
@@ -274,6 +279,7 @@ class DetectorConfig:
     four_corners: bool = False
     side_max_angle: float = 12.0
     four_corner_deck: bool = False
+    mirrored_look: bool = False
     link_distance_cost: float = 0.0
     index_aspect: float = 0.0
     pair_min_agreement: float = 0.05
@@ -352,7 +358,7 @@ class DetectorConfig:
                 value = int(value[0] if isinstance(value, (list, tuple)) else value)
             elif key in ("zoom_tiles", "zoom_blind_tiles"):
                 value = int(value)
-            elif key in ("crop_turns", "four_corners", "four_corner_deck"):
+            elif key in ("crop_turns", "four_corners", "four_corner_deck", "mirrored_look"):
                 if not isinstance(value, bool):
                     raise TypeError(f"{key} must be true or false, got {value!r}")
             elif key in ("center_offset", "pair_distance"):
@@ -1057,7 +1063,8 @@ class IndexDetector:
         return default, default
 
     def locate(self, image_bgr: np.ndarray, conf_threshold: float, iou_threshold: float = 0.5,
-               clock: _Stopwatch | None = None) -> Detections:
+               clock: _Stopwatch | None = None, mirrored: bool = False,
+               memo: LookMemo | None = None) -> Detections:
         """Corner-index boxes in ``image_bgr``'s pixels, not yet named.
 
         Args:
@@ -1065,24 +1072,69 @@ class IndexDetector:
             conf_threshold: Minimum detector score.
             iou_threshold: NMS overlap threshold.
             clock: Receives the "preprocess" and "detector" laps.
+            mirrored: Also look at the image mirrored left to right, and keep the boxes of
+                both looks (NMS over them together): a four-corner deck's top-right and
+                bottom-left indices lie, mirrored, where the detector learned indices lie
+                (``mirrored_look``).
+            memo: Looks already taken at this very image object, reused rather than run
+                again (a photo read again with a mirrored look).
 
         Returns:
-            Boxes clipped to the image with their detector scores (``class_id`` all 0).
+            Boxes clipped to the image with their detector scores; ``class_id`` is
+            :data:`SEEN_MIRRORED` for a box the mirrored look scored higher (a top-right or
+            bottom-left index, as the detector judges from the card around it), else 0.
         """
         clock = clock or _Stopwatch(None)
         padded, ratio, (left, top) = letterbox(image_bgr, self.input_size)
         blob = cv2.dnn.blobFromImage(padded, 1.0 / 255.0, swapRB=True)
         clock.lap("preprocess")
 
-        output = self._session.run(None, {self._input: blob})[0]
-        clock.lap("detector")
-
-        boxes = Detections.from_yolo_output(output, conf_threshold, iou_threshold)
+        boxes = memo.find(image_bgr, conf_threshold) if memo is not None else None
+        if boxes is None:
+            output = self._session.run(None, {self._input: blob})[0]
+            clock.lap("detector")
+            boxes = Detections.from_yolo_output(output, conf_threshold, iou_threshold)
+            if memo is not None:
+                memo.keep(image_bgr, conf_threshold, boxes)
+        if mirrored:
+            seen = Detections.from_yolo_output(
+                self._session.run(None, {self._input: np.ascontiguousarray(blob[..., ::-1])})[0],
+                conf_threshold, iou_threshold)
+            clock.lap("detector")
+            # Back to the letterbox's own left and right: x -> input width - x.
+            input_w = float(blob.shape[3])
+            seen = Detections(np.stack([input_w - seen.xyxy[:, 2], seen.xyxy[:, 1],
+                                        input_w - seen.xyxy[:, 0], seen.xyxy[:, 3]], axis=1),
+                              seen.confidence, np.full(len(seen), SEEN_MIRRORED, np.int64))
+            boxes = Detections.merge([boxes, seen])
+            boxes = boxes[non_max_suppression(boxes.xyxy, boxes.confidence, iou_threshold)]
         height, width = image_bgr.shape[:2]
         xyxy = (boxes.xyxy - np.array([left, top, left, top], np.float32)) / ratio
         boxes = Detections(np.clip(xyxy, 0, [width, height, width, height]), boxes.confidence, boxes.class_id)
         # A box in the letterbox's padding is clipped to nothing: no index is under a pixel wide.
         return boxes[(boxes.wh >= 1.0).all(axis=1)]
+
+
+#: The ``class_id`` of a located box the mirrored look scored higher (:meth:`IndexDetector.locate`).
+SEEN_MIRRORED = 1
+
+
+class LookMemo:
+    """The detector's plain looks within one read of a photo (letterbox pixels), by the
+    image object looked at and the score floor: a second read of the photo with a mirrored
+    look runs only the mirrored pass on what it already saw."""
+
+    def __init__(self) -> None:
+        # The images are kept alive with their boxes, so an object's identity is never reused.
+        self._looks: list[tuple[np.ndarray, float, Detections]] = []
+
+    def find(self, image: np.ndarray, conf_threshold: float) -> Detections | None:
+        """The boxes of an earlier look at ``image`` (this very object) at this floor, or None."""
+        return next((boxes for seen, floor, boxes in self._looks if seen is image and floor == conf_threshold), None)
+
+    def keep(self, image: np.ndarray, conf_threshold: float, boxes: Detections) -> None:
+        """Remember the boxes a look at ``image`` found."""
+        self._looks.append((image, conf_threshold, boxes))
 
 
 class CardDetector:
@@ -1234,45 +1286,79 @@ class CardDetector:
 
         # Candidates for "possibly missed" are located in the same pass, down to maybe_conf.
         floor = min(conf, config.maybe_conf) if config.maybe_conf > 0 else conf
-        image, scale, boxes = self._look(loaded, floor, clock, gains)
+        # A deck said to have four corners is looked at mirrored at once; one the photo shows
+        # (with the indices the first look found) is looked at again, mirrored.
+        mirrored = config.mirrored_look and config.four_corners and config.four_corner_deck
+        memo = LookMemo()
+        image, scale, boxes = self._look(loaded, floor, clock, gains, mirrored, memo)
+        found, crops = self._name(image, scale, boxes, config, clock)
+        if config.mirrored_look and not mirrored and self._shows_four_corner_deck(found, config):
+            image, scale, boxes = self._look(loaded, floor, clock, gains, True, memo)
+            found, crops = self._name(image, scale, boxes, config, clock)
+        smear = None
+        if gauge and len(found) and self._gauge is not None:
+            # On the centred crops of what was named, however sure. Not on boxes named "none":
+            # the gauge knows indices, and on the table's texture it reads blur where there is
+            # none (24 of 281 card-free parts of real photos would be reported blurred).
+            clock.lap("postprocess")
+            smear = self._gauge.photo_smear(crops, found.data["det_score"])
+            clock.lap("classifier")  # a network's time, with the classifier's
+        indices, candidates = split_at_operating_point(found, config, conf, min_prob)
+        indices = indices.without_nested(config.nested_overlap)
+        candidates = candidates.without_nested(config.nested_overlap)
+        clock.lap("postprocess")
+        return loaded, indices, candidates, gains, smear
+
+    def _name(self, image: np.ndarray, scale: float, boxes: Detections, config: DetectorConfig,
+              clock: _Stopwatch) -> tuple[Detections, np.ndarray]:
+        """Name the located ``boxes`` (pixels of ``image``, ``scale`` of them per full-photo
+        pixel): (the indices named a code, in full-photo pixels, at every score; their
+        centred crops, for the blur gauge). Boxes read as "none" are dropped."""
         xyxy = boxes.xyxy
         tensor = crops_to_tensor([crop_index(image, box) for box in xyxy])
         clock.lap("preprocess")
 
         probs, down = self._classify(tensor)
+        # A top-right or bottom-left index's way down is read from its crop mirrored: the
+        # classifier, taught the other two corners, bends it towards where their card edges
+        # lie (four-tune960: 9 degrees off at the median, 2.8 mirrored); its code is read
+        # as it is (mirrored glyphs read wrong).
+        mirrored = np.flatnonzero(boxes.class_id == SEEN_MIRRORED)
+        mirrored_down = None
+        if len(mirrored):
+            mirrored_down = self._classify(np.ascontiguousarray(tensor[mirrored][..., ::-1]))[1] * [-1.0, 1.0]
+            down[mirrored] = mirrored_down
         # Unsure is judged after a card's two corners are read together: a corner its sure
         # partner settles needs no more views (most corners of a spread card).
         joint = read_corners_together(xyxy, probs, down, boxes.confidence, config)
         unsure = np.flatnonzero(joint.max(axis=1) < config.reread_below) if self._extra_views else []
         if len(unsure):
             self._read_again(image, xyxy, unsure, probs, down)
+            if mirrored_down is not None:
+                down[mirrored] = mirrored_down
             joint = read_corners_together(xyxy, probs, down, boxes.confidence, config)
         clock.lap("classifier")
 
         probs = joint
-
         code = probs.argmax(axis=1) if len(probs) else np.zeros(0, np.int64)
         prob = probs[np.arange(len(probs)), code]
         named = code < len(CARD_CODES)
-        smear = None
-        if gauge and named.any() and self._gauge is not None:
-            # On the centred crops of what was named, however sure. Not on boxes named "none":
-            # the gauge knows indices, and on the table's texture it reads blur where there is
-            # none (24 of 281 card-free parts of real photos would be reported blurred).
-            clock.lap("postprocess")
-            smear = self._gauge.photo_smear(tensor[named], boxes.confidence[named])
-            clock.lap("classifier")  # a network's time, with the classifier's
         found = Detections(
             xyxy[named] / scale,
             boxes.confidence[named] * prob[named],
             code[named],
             {"down": down[named], "det_score": boxes.confidence[named], "class_prob": prob[named], "probs": probs[named]},
         )
-        indices, candidates = split_at_operating_point(found, config, conf, min_prob)
-        indices = indices.without_nested(config.nested_overlap)
-        candidates = candidates.without_nested(config.nested_overlap)
-        clock.lap("postprocess")
-        return loaded, indices, candidates, gains, smear
+        return found, tensor[named]
+
+    @staticmethod
+    def _shows_four_corner_deck(found: Detections, config: DetectorConfig) -> bool:
+        """Whether the indices ``found`` at the operating point, grouped into cards, show a
+        deck with an index in all four corners (never with ``four_corners`` off)."""
+        if not config.four_corners:
+            return False
+        operating = split_at_operating_point(found, config)[0].without_nested(config.nested_overlap)
+        return pair_grouping(operating, config).four_corner_deck_seen
 
     def gains_for_light(self, image_bgr: np.ndarray) -> np.ndarray | None:
         """The channel gains that even out the photo's light, or None when it needs none
@@ -1283,7 +1369,8 @@ class CardDetector:
         return gains if gains.max() >= self.config.balance_from else None
 
     def _look(self, loaded: LoadedImage, floor: float, clock: _Stopwatch,
-              gains: np.ndarray | None = None) -> tuple[np.ndarray, float, Detections]:
+              gains: np.ndarray | None = None, mirrored: bool = False,
+              memo: LookMemo | None = None) -> tuple[np.ndarray, float, Detections]:
         """Locate the indices: (the image to cut them from, its pixels per full-photo pixel,
         their boxes in its pixels, scoring ``floor`` and up).
 
@@ -1291,13 +1378,14 @@ class CardDetector:
         of the photo they lie in, enlarged and decoded finer (:func:`plan_closer_look`);
         its boxes replace those of the first look there. When it finds none at all, it
         first looks at the whole photo more closely (:func:`plan_blind_look`). A photo
-        decoded finer gets the same light ``gains`` as the first.
+        decoded finer gets the same light ``gains`` as the first. Every look is also
+        taken ``mirrored`` where asked (``mirrored_look``); ``memo`` keeps the plain looks.
         """
         config = self.config
         image, scale = loaded.image, loaded.scale
         zooms = config.zoom_below > 0
         placing = min(floor, config.zoom_floor) if zooms else floor
-        boxes = self.locate_indices(image, placing, clock)
+        boxes = self.locate_indices(image, placing, clock, mirrored, memo)
         if not zooms:
             return image, scale, boxes
         height, width = image.shape[:2]
@@ -1307,7 +1395,8 @@ class CardDetector:
         if not (boxes.confidence >= config.zoom_floor).any():
             blind = plan_blind_look(photo, look_scale, side, config)
             if blind is not None:
-                image, scale, boxes = self._look_closer(loaded, blind, Detections.empty(), placing, clock, gains)
+                image, scale, boxes = self._look_closer(loaded, blind, Detections.empty(), placing, clock, gains,
+                                                        mirrored, memo)
                 look_scale = blind.input_scale
         look = plan_closer_look(boxes.xyxy / scale, boxes.confidence, photo, look_scale, side,
                                 config) if len(boxes) else None
@@ -1315,13 +1404,15 @@ class CardDetector:
         if look is None:
             return image, scale, boxes
         return self._look_closer(loaded, look, Detections(boxes.xyxy / scale, boxes.confidence, boxes.class_id),
-                                 floor, clock, gains)
+                                 floor, clock, gains, mirrored, memo)
 
     def _look_closer(self, loaded: LoadedImage, look: CloserLook, earlier: Detections, floor: float,
-                     clock: _Stopwatch, gains: np.ndarray | None = None) -> tuple[np.ndarray, float, Detections]:
+                     clock: _Stopwatch, gains: np.ndarray | None = None, mirrored: bool = False,
+                     memo: LookMemo | None = None) -> tuple[np.ndarray, float, Detections]:
         """Locate the indices in the tiles of ``look``, decoded finer: (that image, its pixels
         per full-photo pixel, the boxes found there scoring ``floor`` and up, with those of
-        ``earlier`` (full-photo pixels) outside every tile)."""
+        ``earlier`` (full-photo pixels) outside every tile); each tile ``mirrored`` too
+        where asked."""
         config = self.config
         # At the detector's scale a target-sized index makes a crop as large as the
         # classifier's input: more pixels were slower and no better (models/README.md).
@@ -1339,7 +1430,7 @@ class CardDetector:
             x1, y1, x2, y2 = (tile * fine.scale).tolist()
             x1, y1 = max(0, math.floor(x1)), max(0, math.floor(y1))
             x2, y2 = min(fine_w, math.ceil(x2)), min(fine_h, math.ceil(y2))
-            found = self.locate_indices(fine.image[y1:y2, x1:x2], floor, clock)
+            found = self.locate_indices(fine.image[y1:y2, x1:x2], floor, clock, mirrored, memo)
             # An index cut by an edge the tile shares with a neighbour lies whole in that
             # neighbour (TILE_OVERLAP): only its whole box is kept.
             inner = np.concatenate([tile[:2] > grid_low, tile[2:] < grid_high])
@@ -1356,10 +1447,11 @@ class CardDetector:
         return fine.image, fine.scale, Detections.merge([earlier[~covered], closer])
 
     def locate_indices(self, image_bgr: np.ndarray, conf_threshold: float | None = None,
-                       clock: _Stopwatch | None = None) -> Detections:
+                       clock: _Stopwatch | None = None, mirrored: bool = False,
+                       memo: LookMemo | None = None) -> Detections:
         """The detector alone (see :meth:`IndexDetector.locate`), at the config's thresholds by default."""
         conf = self.config.conf_threshold if conf_threshold is None else conf_threshold
-        return self._indices.locate(image_bgr, conf, self.config.iou_threshold, clock)
+        return self._indices.locate(image_bgr, conf, self.config.iou_threshold, clock, mirrored, memo)
 
     def _read_again(self, image_bgr: np.ndarray, xyxy: np.ndarray, rows: np.ndarray,
                     probs: np.ndarray, down: np.ndarray) -> None:

@@ -16,7 +16,7 @@ import cv2
 import numpy as np
 import pytest
 
-from onze_vision.detections import Detections
+from onze_vision.detections import Detections, box_iou
 from onze_vision.detector import (
     CARD_CODES,
     DEFAULT_MODEL_DIR,
@@ -25,6 +25,7 @@ from onze_vision.detector import (
     InvalidModelError,
     ModelNotFoundError,
     CloserLook,
+    SEEN_MIRRORED,
     PhotoReading,
     UnknownDeckCornersError,
     letterbox,
@@ -573,6 +574,36 @@ def test_config_reads_four_corners_as_a_true_or_false(tmp_path: Path) -> None:
     (tmp_path / "detector.json").write_text(json.dumps({"four_corners": "yes"}))
     with pytest.raises(InvalidModelError, match="four_corners must be true or false, got 'yes'"):
         DetectorConfig.from_json(tmp_path / "detector.json")
+    (tmp_path / "detector.json").write_text(json.dumps({"mirrored_look": 1}))
+    with pytest.raises(InvalidModelError, match="mirrored_look must be true or false, got 1"):
+        DetectorConfig.from_json(tmp_path / "detector.json")
+
+
+@needs_models
+@pytest.mark.parametrize("photo", ["vision_edje_IMG_2383.jpg", "web_edje_IMG_2560.jpg"])
+def test_a_look_with_its_mirror_sees_a_mirrored_photo_as_the_photo_mirrored(photo: str) -> None:
+    # The detector and its mirrored look are one pair whichever way round the photo is:
+    # the boxes of the mirrored photo, mirrored back, are the photo's, each seen from the
+    # other side (a top-left index of one is a top-right index of the other).
+    detector = CardDetector()
+    image = cv2.imread(str(DATA / photo))
+    # 960 x 720, as the runtime decodes it: its letterbox pads left and right alike, so a
+    # mirrored photo makes exactly the mirrored network input.
+    image = cv2.resize(image, (720, 960) if image.shape[0] > image.shape[1] else (960, 720),
+                       interpolation=cv2.INTER_AREA)
+    boxes = detector.locate_indices(image, mirrored=True)
+    seen_mirrored = detector.locate_indices(np.ascontiguousarray(image[:, ::-1]), mirrored=True)
+    width = image.shape[1]
+    back = np.stack([width - seen_mirrored.xyxy[:, 2], seen_mirrored.xyxy[:, 1],
+                     width - seen_mirrored.xyxy[:, 0], seen_mirrored.xyxy[:, 3]], axis=1)
+    assert len(boxes) == len(back) > 0
+    overlap = box_iou(boxes.xyxy, back)
+    partner = overlap.argmax(axis=1)
+    assert overlap.max(axis=1).min() > 0.99
+    np.testing.assert_allclose(boxes.confidence, seen_mirrored.confidence[partner], atol=1e-4)
+    assert (boxes.class_id + seen_mirrored.class_id[partner] == SEEN_MIRRORED).all()
+    # A two-corner deck's indices are all seen best the way the detector was taught them.
+    assert (boxes.class_id == 0).all()
 
 
 def test_letterbox_like_ultralytics() -> None:

@@ -73,6 +73,25 @@ def test_every_card_of_a_generated_photo_is_read_once(detector: CardDetector, an
 
 @needs_models
 @needs_art
+@pytest.mark.parametrize("seed", [1, 2])
+def test_a_four_corner_deck_is_read_from_every_corner_with_a_mirrored_look(detector: CardDetector, anglo,
+                                                                          seed: int) -> None:
+    # The detector was taught indices in the top-left and bottom-right corners; it misses
+    # some top-right and bottom-left ones, which its look at the photo mirrored finds.
+    from onze_vision.synth.art import four_cornered
+
+    cards = [("QH", 110, 300, 0), ("10S", 260, 300, 0), ("7D", 410, 300, 0), ("AS", 560, 300, 0), ("KC", 700, 300, 0)]
+    image = photograph(four_cornered(anglo), cards, seed)
+    reading = detector.detect_cards(image)
+    assert Counter(card.card for card in reading.cards) == Counter(code for code, *_ in cards)
+    assert [card.corners for card in reading.cards] == [4] * len(cards)
+    assert reading.four_corner_deck
+    one_look = CardDetector(config=replace(detector.config, mirrored_look=False)).detect_cards(image)
+    assert sum(card.corners for card in one_look.cards) < 4 * len(cards)  # what the mirrored look is for
+
+
+@needs_models
+@needs_art
 @pytest.mark.parametrize("seed", [0, 2])
 def test_a_far_shot_is_read_from_a_closer_look(detector: CardDetector, anglo, seed: int) -> None:
     # A 3200x2400 phone JPEG of a hand laid out far away: 150-px cards, 25-px indices, 5 px
