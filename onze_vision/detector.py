@@ -52,7 +52,9 @@ short side only in a photo where a four-corner card has shown itself otherwise, 
 two cards of one rank and colour side by side in a two-corner deck's row lie that way.
 In such a photo every link competes at once, the straightest and nearest first, so a
 diagonal to the next card of the same rank cannot take a corner whose own side is
-straighter.
+straighter. The detector, taught top-left and bottom-right indices, misses a third of the
+other two; such a photo is looked at mirrored too (``mirrored_look``), where they lie as
+the indices it was taught, and their ways down are read from their crops mirrored.
 A player who knows the deck can say so (``corners`` of :meth:`CardDetector.detect_cards`):
 "four" groups every photo so, even a column of cards that shows only their top strips;
 "two" never joins more than the diagonal.
