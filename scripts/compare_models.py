@@ -4,7 +4,7 @@ Each folder (ONNX networks and ``detector.json``, as ``models/``) is measured on
 the real photos as taken (rank recall, invented cards per photo), the real photos made
 grey, in bad light, blurred and tilted (``onze_vision.conditions``: cards found and read right,
 against that folder's own reading as taken), and the held-out scenes of the tuning sets
-(mAP50, card recall, card precision). The bar's sets (``onze-val``, ``far-val``) are not
+(mAP50, card recall, card precision, and the Joker's index recall: the weakest code). The bar's sets (``onze-val``, ``far-val``) are not
 used: a network is chosen here, and measured there once, by ``onze-vision evaluate``.
 
     python scripts/compare_models.py models runs/candidate
@@ -47,6 +47,7 @@ def measure(models: Path, realphotos: Path, tuning: list[Path], every: int) -> d
         cards = scenes.get("cards") or {}
         row[f"{folder.name}: mAP50 / card recall / precision"] = (
             scenes["map50"], cards.get("recall") or 0.0, cards.get("precision") or 0.0)
+        row[f"{folder.name}: Joker indices read right"] = scenes["recall_per_class"].get("JK")
     return row
 
 

@@ -323,3 +323,33 @@ def test_four_corner_scenes_are_the_same_scenes_with_two_more_corners_a_card(tmp
 def test_a_four_corner_share_outside_0_to_1_is_refused(tmp_path: Path):
     with pytest.raises(ValueError, match="four_corner_share.*1.5"):
         make_dataset(tmp_path, train_images=1, val_images=0, four_corner_share=1.5, progress=False)
+
+
+def test_joker_scenes_are_the_same_scenes_with_some_cards_dealt_as_jokers(tmp_path: Path, art_cache: Path):
+    common = dict(train_images=6, val_images=0, seed=5, workers=1, art_cache=art_cache,
+                  train_decks=["anglo"], val_decks=["paris"], progress=False)
+    make_dataset(tmp_path / "plain", **common)
+    make_dataset(tmp_path / "jokers", joker_share=1.0, **common)
+    plain = [json.loads(line) for line in (tmp_path / "plain/meta/train.jsonl").read_text().splitlines()]
+    jokers = [json.loads(line) for line in (tmp_path / "jokers/meta/train.jsonl").read_text().splitlines()]
+    for before, after in zip(plain, jokers):
+        # The same layout of as many cards; some of them are Jokers now (placed by their own
+        # index size, so the cards may lie a little elsewhere).
+        assert after["layout"] == before["layout"] and len(after["cards"]) == len(before["cards"])
+        changed = [a["code"] for b, a in zip(before["cards"], after["cards"]) if b["code"] != a["code"]]
+        assert set(changed) <= {"JK"} and len(changed) <= 3
+        assert any(c["code"] == "JK" for c in after["cards"])  # anglo has a Joker: every scene deals one
+    assert "--jokers 1" in (tmp_path / "jokers/data.yaml").read_text()
+
+
+def test_a_deck_without_a_joker_keeps_its_cards_when_jokers_are_dealt(art_cache: Path):
+    from onze_vision.synth.scenes import deal_jokers
+
+    (kde,) = load_decks(names=["kde-standard"], cache=art_cache)
+    picks = [("QH", kde), ("2C", kde), ("AS", kde)]
+    assert deal_jokers(np.random.default_rng(0), picks) == picks
+
+
+def test_a_joker_share_outside_0_to_1_is_refused(tmp_path: Path):
+    with pytest.raises(ValueError, match="joker_share.*2"):
+        make_dataset(tmp_path, train_images=1, val_images=0, joker_share=2.0, progress=False)

@@ -36,6 +36,7 @@ def _make_dataset(args: argparse.Namespace) -> int:
             printed_share=args.printed,
             blurred_share=args.blurred,
             four_corner_share=args.four_corners,
+            joker_share=args.jokers,
         )
     except (ArtNotInstalledError, PrintFontNotInstalledError) as error:
         print(f"onze-vision make-dataset: {error}", file=sys.stderr)
@@ -99,6 +100,8 @@ def _dataset_args_problem(args: argparse.Namespace) -> str | None:
         return f"--blurred is a share of scenes from 0 to 1, not {args.blurred:g}"
     if not 0.0 <= args.four_corners <= 1.0:
         return f"--four-corners is a share of scenes from 0 to 1, not {args.four_corners:g}"
+    if not 0.0 <= args.jokers <= 1.0:
+        return f"--jokers is a share of scenes from 0 to 1, not {args.jokers:g}"
     return None
 
 
@@ -159,6 +162,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     make.add_argument("--four-corners", type=float, default=0.0, metavar="SHARE",
                       help="share of scenes whose decks have their index copied into all four corners, as "
                            "Copag-style decks print it (default 0: the scenes drawn before four-corner decks)")
+    make.add_argument("--jokers", type=float, default=0.0, metavar="SHARE",
+                      help="share of scenes with one to three Jokers dealt in, where the deck has one: two in 108 "
+                           "cards are too few to learn their marks from (default 0: the scenes drawn before)")
     make.set_defaults(handler=_make_dataset)
 
     train = subparsers.add_parser(

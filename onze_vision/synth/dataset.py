@@ -58,6 +58,7 @@ class DatasetSummary:
     printed_share: float = 0.0
     blurred_share: float = 0.0
     four_corner_share: float = 0.0
+    joker_share: float = 0.0
 
 
 def scene_rng(seed: int, split: str, index: int) -> np.random.Generator:
@@ -82,6 +83,13 @@ def four_rng(seed: int, split: str, index: int) -> np.random.Generator:
     scene's own (as :func:`print_rng`): the same seed with and without ``--four-corners``
     gives the same layouts, cards and camera."""
     return np.random.default_rng([seed, SPLIT_IDS[split], index, 3])
+
+
+def joker_rng(seed: int, split: str, index: int) -> np.random.Generator:
+    """The random state of the Jokers dealt into one scene, apart from the scene's own (as
+    :func:`print_rng`): the same seed with and without ``--jokers`` draws the same layouts,
+    card counts and camera."""
+    return np.random.default_rng([seed, SPLIT_IDS[split], index, 4])
 
 
 def index_height(scene: Scene) -> float | None:
@@ -128,9 +136,9 @@ def _init_worker(split_decks: dict[str, list[str]], art_cache: str | None) -> No
 
 
 def _render_job(
-    job: tuple[str, int, int, int, str, tuple[float, float], float, float, float],
+    job: tuple[str, int, int, int, str, tuple[float, float], float, float, float, float],
 ) -> tuple[str, int, str, list[str], dict[str, object]]:
-    split, index, seed, size, out_dir, index_px, printed_share, blurred_share, four_share = job
+    split, index, seed, size, out_dir, index_px, printed_share, blurred_share, four_share, joker_share = job
     decks: list[DeckArt] = _worker_state["decks"][split]  # type: ignore[index]
     if four_share > 0 and four_rng(seed, split, index).random() < four_share:
         four: dict[str, list[DeckArt]] = _worker_state["four"]  # type: ignore[assignment]
@@ -139,7 +147,8 @@ def _render_job(
         decks = four[split]
     bank: BackgroundBank = _worker_state["bank"]  # type: ignore[assignment]
     scene = render_scene(scene_rng(seed, split, index), decks, bank, (size, size), index_px=index_px,
-                         printed_share=printed_share, print_split=split, print_rng=print_rng(seed, split, index))
+                         printed_share=printed_share, print_split=split, print_rng=print_rng(seed, split, index),
+                         joker_share=joker_share, joker_rng=joker_rng(seed, split, index))
     blurred = False
     if blurred_share > 0:
         rng = blur_rng(seed, split, index)
@@ -224,6 +233,7 @@ def make_dataset(
     printed_share: float = 0.0,
     blurred_share: float = 0.0,
     four_corner_share: float = 0.0,
+    joker_share: float = 0.0,
 ) -> DatasetSummary:
     """Render the dataset into ``out_dir`` and return what was written.
 
@@ -231,10 +241,12 @@ def make_dataset(
     scenes are those drawn before print existed). ``blurred_share``: the share of scenes
     shaken or out of focus (``synth.blur``; 0: none, the scenes drawn before it).
     ``four_corner_share``: the share of scenes whose decks have an index in all four
-    corners (:func:`four_cornered`; 0: none, the scenes drawn before it).
+    corners (:func:`four_cornered`; 0: none, the scenes drawn before it). ``joker_share``:
+    the share of scenes with one to three Jokers dealt in (:func:`deal_jokers`; 0: none,
+    the scenes drawn before it).
     """
     for name, share in (("printed_share", printed_share), ("blurred_share", blurred_share),
-                        ("four_corner_share", four_corner_share)):
+                        ("four_corner_share", four_corner_share), ("joker_share", joker_share)):
         if not 0.0 <= share <= 1.0:
             raise ValueError(f"{name} must lie in [0, 1], not {share!r}")
     out_dir = Path(out_dir)
@@ -251,7 +263,8 @@ def make_dataset(
     for names in split_decks.values():
         load_decks(names=names, cache=art_cache)
 
-    jobs = [(split, i, seed, image_size, str(out_dir), index_px, printed_share, blurred_share, four_corner_share)
+    jobs = [(split, i, seed, image_size, str(out_dir), index_px, printed_share, blurred_share, four_corner_share,
+             joker_share)
             for split, n in counts.items() for i in range(n)]
     workers = max(1, workers or os.cpu_count() or 1)
     metas: dict[str, list[dict[str, object]]] = {split: [None] * n for split, n in counts.items()}  # type: ignore[misc]
@@ -291,7 +304,8 @@ def make_dataset(
         f"--index-px {index_px[0]:g} {index_px[1]:g}"
         + (f" --printed {printed_share:g}" if printed_share else "")
         + (f" --blurred {blurred_share:g}" if blurred_share else "")
-        + (f" --four-corners {four_corner_share:g}" if four_corner_share else "") + "\n"
+        + (f" --four-corners {four_corner_share:g}" if four_corner_share else "")
+        + (f" --jokers {joker_share:g}" if joker_share else "") + "\n"
         f"path: {out_dir.resolve()}\ntrain: images/train\nval: images/val\nnames:\n{names_yaml}\n"
     )
     summary = DatasetSummary(
@@ -308,6 +322,7 @@ def make_dataset(
         printed_share=printed_share,
         blurred_share=blurred_share,
         four_corner_share=four_corner_share,
+        joker_share=joker_share,
     )
     (out_dir / "summary.json").write_text(json.dumps(asdict(summary), indent=2) + "\n")
     return summary

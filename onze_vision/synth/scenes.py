@@ -107,6 +107,23 @@ def _pick_cards(rng: np.random.Generator, decks: list[DeckArt], count: int) -> l
     return picks
 
 
+def deal_jokers(rng: np.random.Generator, picks: list[tuple[str, DeckArt]]) -> list[tuple[str, DeckArt]]:
+    """``picks`` with one to three of them (at most half) turned into Jokers of their decks.
+
+    Two Jokers in 108 cards make them 2 % of the indices a detector is taught, too few to
+    learn marks as varied as a ringed star and a stacked word (``--jokers``). A deck
+    without a Joker keeps its cards.
+    """
+    slots = [i for i, (_, deck) in enumerate(picks) if "JK" in deck.codes]
+    if not slots:
+        return picks
+    count = min(int(rng.integers(1, 4)), max(1, len(picks) // 2), len(slots))
+    dealt = list(picks)
+    for i in rng.choice(slots, size=count, replace=False):
+        dealt[int(i)] = ("JK", picks[int(i)][1])
+    return dealt
+
+
 def _layout_cards(
     rng: np.random.Generator,
     layout: str,
@@ -301,17 +318,26 @@ def render_scene(
     printed_share: float = 0.0,
     print_split: str = "train",
     print_rng: np.random.Generator | None = None,
+    joker_share: float = 0.0,
+    joker_rng: np.random.Generator | None = None,
 ) -> Scene:
     """Render one random scene; the same generator state always gives the same scene.
 
     A share ``printed_share`` of scenes has print on the table (``synth.printed``), set
     in the typefaces of ``print_split`` and drawn from ``print_rng`` (default ``rng``).
     With a generator of its own, a scene with print and one without are the same scene
-    but for the print; at share 0 nothing is drawn from either for it.
+    but for the print; at share 0 nothing is drawn from either for it. A share
+    ``joker_share`` of scenes has Jokers dealt in (:func:`deal_jokers`), drawn from
+    ``joker_rng`` (default ``rng``) in the same way: with a generator of its own, the
+    scene keeps its layout, card count and camera draws (the cards are sized by their
+    indices, so a Joker's can move its neighbours a little).
     """
     layout = layout or str(rng.choice(LAYOUTS, p=LAYOUT_WEIGHTS))
     count = card_count or int(rng.integers(1, 14) if layout != "fan" else rng.integers(3, 14))
     picks = _pick_cards(rng, decks, count)
+    joker_rng = joker_rng or rng
+    if joker_share > 0 and joker_rng.random() < joker_share:
+        picks = deal_jokers(joker_rng, picks)
     cards = _layout_cards(rng, layout, picks, size, index_px)
     print_rng = print_rng or rng
     print_px = None
