@@ -23,7 +23,7 @@ from onze_vision.detector import CardDetector
 from onze_vision.evaluate import evaluate_real_photos, evaluate_synthetic
 
 REPO = Path(__file__).resolve().parents[1]
-TUNING_SETS = ("onze960", "onze320", "far-tune")
+TUNING_SETS = ("onze960", "onze320", "far-tune", "four-tune960", "joker-tune960")
 
 
 def measure(models: Path, realphotos: Path, tuning: list[Path], every: int) -> dict[str, Any]:
