@@ -302,13 +302,20 @@ def test_a_drawn_card_keeps_the_detail_of_its_art(anglo):
     assert sharpness > 0.5 * reference
 
 
-def test_four_corner_scenes_are_the_same_scenes_with_two_more_corners_a_card(tmp_path: Path, art_cache: Path):
-    common = dict(train_images=4, val_images=0, seed=5, workers=1, art_cache=art_cache,
+def anglo_scenes_with_and_without(tmp_path: Path, art_cache: Path, scenes: int,
+                                  **option: float) -> tuple[list[dict], list[dict]]:
+    """The scene records of one seed's anglo scenes drawn plain and with ``option``."""
+    common = dict(train_images=scenes, val_images=0, seed=5, workers=1, art_cache=art_cache,
                   train_decks=["anglo"], val_decks=["paris"], progress=False)
-    make_dataset(tmp_path / "two", **common)
-    make_dataset(tmp_path / "four", four_corner_share=1.0, **common)
-    two = [json.loads(line) for line in (tmp_path / "two/meta/train.jsonl").read_text().splitlines()]
-    four = [json.loads(line) for line in (tmp_path / "four/meta/train.jsonl").read_text().splitlines()]
+    make_dataset(tmp_path / "plain", **common)
+    make_dataset(tmp_path / "with", **option, **common)
+    plain, with_option = ([json.loads(line) for line in (tmp_path / name / "meta/train.jsonl").read_text().splitlines()]
+                          for name in ("plain", "with"))
+    return plain, with_option
+
+
+def test_four_corner_scenes_are_the_same_scenes_with_two_more_corners_a_card(tmp_path: Path, art_cache: Path):
+    two, four = anglo_scenes_with_and_without(tmp_path, art_cache, 4, four_corner_share=1.0)
     for plain, more in zip(two, four):
         assert [(c["code"], c["center"]) for c in plain["cards"]] == [(c["code"], c["center"]) for c in more["cards"]]
         assert {c["deck"] for c in more["cards"]} == {"anglo-four"}
@@ -317,7 +324,7 @@ def test_four_corner_scenes_are_the_same_scenes_with_two_more_corners_a_card(tmp
         after = {(label["card_id"], label["corner"]) for label in more["labels"]}
         assert before <= after
     assert any(label["corner"] in ("tr", "bl") for meta in four for label in meta["labels"])
-    assert "--four-corners 1" in (tmp_path / "four/data.yaml").read_text()
+    assert "--four-corners 1" in (tmp_path / "with/data.yaml").read_text()
 
 
 def test_a_four_corner_share_outside_0_to_1_is_refused(tmp_path: Path):
@@ -326,12 +333,7 @@ def test_a_four_corner_share_outside_0_to_1_is_refused(tmp_path: Path):
 
 
 def test_joker_scenes_are_the_same_scenes_with_some_cards_dealt_as_jokers(tmp_path: Path, art_cache: Path):
-    common = dict(train_images=6, val_images=0, seed=5, workers=1, art_cache=art_cache,
-                  train_decks=["anglo"], val_decks=["paris"], progress=False)
-    make_dataset(tmp_path / "plain", **common)
-    make_dataset(tmp_path / "jokers", joker_share=1.0, **common)
-    plain = [json.loads(line) for line in (tmp_path / "plain/meta/train.jsonl").read_text().splitlines()]
-    jokers = [json.loads(line) for line in (tmp_path / "jokers/meta/train.jsonl").read_text().splitlines()]
+    plain, jokers = anglo_scenes_with_and_without(tmp_path, art_cache, 6, joker_share=1.0)
     for before, after in zip(plain, jokers):
         # The same layout of as many cards; some of them are Jokers now (placed by their own
         # index size, so the cards may lie a little elsewhere).
@@ -339,7 +341,7 @@ def test_joker_scenes_are_the_same_scenes_with_some_cards_dealt_as_jokers(tmp_pa
         changed = [a["code"] for b, a in zip(before["cards"], after["cards"]) if b["code"] != a["code"]]
         assert set(changed) <= {"JK"} and len(changed) <= 3
         assert any(c["code"] == "JK" for c in after["cards"])  # anglo has a Joker: every scene deals one
-    assert "--jokers 1" in (tmp_path / "jokers/data.yaml").read_text()
+    assert "--jokers 1" in (tmp_path / "with/data.yaml").read_text()
 
 
 def test_a_deck_without_a_joker_keeps_its_cards_when_jokers_are_dealt(art_cache: Path):
