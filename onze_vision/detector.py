@@ -1381,7 +1381,8 @@ class CardDetector:
         its boxes replace those of the first look there. When it finds none at all, it
         first looks at the whole photo more closely (:func:`plan_blind_look`). A photo
         decoded finer gets the same light ``gains`` as the first. Every look is also
-        taken ``mirrored`` where asked (``mirrored_look``); ``memo`` keeps the plain looks.
+        taken ``mirrored`` where asked (``mirrored_look``); ``memo`` keeps the plain look at
+        the whole photo (a closer look cuts new tiles each time, so there is none to reuse).
         """
         config = self.config
         image, scale = loaded.image, loaded.scale
@@ -1398,7 +1399,7 @@ class CardDetector:
             blind = plan_blind_look(photo, look_scale, side, config)
             if blind is not None:
                 image, scale, boxes = self._look_closer(loaded, blind, Detections.empty(), placing, clock, gains,
-                                                        mirrored, memo)
+                                                        mirrored)
                 look_scale = blind.input_scale
         look = plan_closer_look(boxes.xyxy / scale, boxes.confidence, photo, look_scale, side,
                                 config) if len(boxes) else None
@@ -1406,11 +1407,11 @@ class CardDetector:
         if look is None:
             return image, scale, boxes
         return self._look_closer(loaded, look, Detections(boxes.xyxy / scale, boxes.confidence, boxes.class_id),
-                                 floor, clock, gains, mirrored, memo)
+                                 floor, clock, gains, mirrored)
 
     def _look_closer(self, loaded: LoadedImage, look: CloserLook, earlier: Detections, floor: float,
-                     clock: _Stopwatch, gains: np.ndarray | None = None, mirrored: bool = False,
-                     memo: LookMemo | None = None) -> tuple[np.ndarray, float, Detections]:
+                     clock: _Stopwatch, gains: np.ndarray | None = None,
+                     mirrored: bool = False) -> tuple[np.ndarray, float, Detections]:
         """Locate the indices in the tiles of ``look``, decoded finer: (that image, its pixels
         per full-photo pixel, the boxes found there scoring ``floor`` and up, with those of
         ``earlier`` (full-photo pixels) outside every tile); each tile ``mirrored`` too
@@ -1432,7 +1433,7 @@ class CardDetector:
             x1, y1, x2, y2 = (tile * fine.scale).tolist()
             x1, y1 = max(0, math.floor(x1)), max(0, math.floor(y1))
             x2, y2 = min(fine_w, math.ceil(x2)), min(fine_h, math.ceil(y2))
-            found = self.locate_indices(fine.image[y1:y2, x1:x2], floor, clock, mirrored, memo)
+            found = self.locate_indices(fine.image[y1:y2, x1:x2], floor, clock, mirrored)
             # An index cut by an edge the tile shares with a neighbour lies whole in that
             # neighbour (TILE_OVERLAP): only its whole box is kept.
             inner = np.concatenate([tile[:2] > grid_low, tile[2:] < grid_high])
