@@ -4,8 +4,9 @@ Each folder (ONNX networks and ``detector.json``, as ``models/``) is measured on
 the real photos as taken (rank recall, invented cards per photo), the real photos made
 grey, in bad light, blurred and tilted (``onze_vision.conditions``: cards found and read right,
 against that folder's own reading as taken), and the held-out scenes of the tuning sets
-(mAP50, card recall, card precision, and the Joker's index recall: the weakest code). The bar's sets (``onze-val``, ``far-val``) are not
-used: a network is chosen here, and measured there once, by ``onze-vision evaluate``.
+(mAP50, card recall, card precision, and the Joker's index recall: the weakest code). The
+bar's sets (``onze-val``, ``far-val``) are not used: a network is chosen here, and
+measured there once, by ``onze-vision evaluate``.
 
     python scripts/compare_models.py models runs/candidate
     python scripts/compare_models.py models runs/candidate --tuning datasets/onze320 --every 6

@@ -5,6 +5,8 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -355,3 +357,12 @@ def test_a_deck_without_a_joker_keeps_its_cards_when_jokers_are_dealt(art_cache:
 def test_a_joker_share_outside_0_to_1_is_refused(tmp_path: Path):
     with pytest.raises(ValueError, match="joker_share.*2"):
         make_dataset(tmp_path, train_images=1, val_images=0, joker_share=2.0, progress=False)
+
+
+@pytest.mark.parametrize("option", ["--printed", "--four-corners", "--jokers"])
+def test_the_command_line_refuses_a_share_of_scenes_over_1(tmp_path: Path, option: str):
+    result = subprocess.run([sys.executable, "-m", "onze_vision", "make-dataset", "--out", str(tmp_path / "d"),
+                             "--train", "1", "--val", "0", option, "1.5"], capture_output=True, text=True)
+    assert result.returncode == 2
+    assert f"{option} is a share of scenes from 0 to 1, not 1.5" in result.stderr
+    assert not (tmp_path / "d").exists()

@@ -94,14 +94,10 @@ def _dataset_args_problem(args: argparse.Namespace) -> str | None:
     if not (math.isfinite(low) and math.isfinite(high) and 0 < low <= high < args.size):
         return (f"--index-px {low:g} {high:g}: the index heights need 0 < MIN <= MAX < the scene size "
                 f"({args.size})")
-    if not 0.0 <= args.printed <= 1.0:
-        return f"--printed is a share of scenes from 0 to 1, not {args.printed:g}"
-    if not 0.0 <= args.blurred <= 1.0:
-        return f"--blurred is a share of scenes from 0 to 1, not {args.blurred:g}"
-    if not 0.0 <= args.four_corners <= 1.0:
-        return f"--four-corners is a share of scenes from 0 to 1, not {args.four_corners:g}"
-    if not 0.0 <= args.jokers <= 1.0:
-        return f"--jokers is a share of scenes from 0 to 1, not {args.jokers:g}"
+    for option, share in (("--printed", args.printed), ("--blurred", args.blurred),
+                          ("--four-corners", args.four_corners), ("--jokers", args.jokers)):
+        if not 0.0 <= share <= 1.0:
+            return f"{option} is a share of scenes from 0 to 1, not {share:g}"
     return None
 
 
