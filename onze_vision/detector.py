@@ -265,6 +265,14 @@ class DetectorConfig:
         blur_warn_from: A photo whose indices the blur gauge reads smeared by at least this
             share of an index (their median; :mod:`~onze_vision.sharpness`) is reported
             blurred, for the player to retake (0: never; also never without the gauge).
+        code_weights: (code, weight) pairs: the classifier's probability of that card code
+            is multiplied by its weight, and the codes' probabilities are scaled back to
+            the share they had (JSON: an object, ``{"JK": 3.0}``). The weights choose
+            between codes only; the probability that the crop is no index ("none") is
+            left as read, so no weight makes an index of what the classifier calls none.
+            A Joker's mark differs from deck to deck far more than a rank does: on a
+            design it was not taught, the Joker's probability is low even where it is the
+            best reading, and red codes with a little each outvote it.
     """
 
     imgsz: int = 640
@@ -305,8 +313,14 @@ class DetectorConfig:
     balance_from: float = 0.0
     balance_max_gain: float = 3.0
     blur_warn_from: float = 0.0
+    code_weights: tuple[tuple[str, float], ...] = ()
 
     def __post_init__(self) -> None:
+        for code, weight in self.code_weights:
+            if code not in CARD_CODES:
+                raise ValueError(f"code_weights: {code!r} is not a card code")
+            if not weight > 0 or not math.isfinite(weight):
+                raise ValueError(f"code_weights: the weight of {code!r} must be a positive number, got {weight}")
         if self.crop_shift < 0:
             raise ValueError(f"crop_shift must be >= 0, got {self.crop_shift}")
         if self.link_distance_cost < 0:
@@ -365,6 +379,11 @@ class DetectorConfig:
                     raise TypeError(f"{key} must be true or false, got {value!r}")
             elif key in ("center_offset", "pair_distance"):
                 value = (float(value[0]), float(value[1]))
+            elif key == "code_weights":
+                if not isinstance(value, (dict, list, tuple)):
+                    raise TypeError(f'code_weights must be an object of code: weight (e.g. {{"JK": 3.0}}), got {value!r}')
+                pairs = value.items() if isinstance(value, dict) else value
+                value = tuple((str(code), float(weight)) for code, weight in pairs)
             else:
                 value = float(value)
             kwargs[key] = value
@@ -1174,6 +1193,9 @@ class CardDetector:
         # One thread: a third session's pool of spinning threads cost 18 ms a photo on two
         # cores (measured); the gauge's 32 crops take about 2 ms on one.
         self._gauge = self._load_gauge(gauge, 1) if gauge.exists() else None
+        self._code_weights = np.ones(len(CARD_CODES), np.float32)
+        for code, weight in self.config.code_weights:
+            self._code_weights[CARD_CODES.index(code)] = weight
         # The views an unsure index is read from besides its centred crop.
         self._extra_views = reading_views(self.config.crop_shift, self.config.crop_turns)[1:]
 
@@ -1488,6 +1510,13 @@ class CardDetector:
             raise InvalidModelError(f"classifier gives {probs.shape[1]} classes; expected {len(CLASS_NAMES)}")
         if probs.min() < 0 or not np.allclose(probs.sum(axis=1), 1.0, atol=1e-3):
             probs = _softmax(probs)  # an export that left the softmax out
+        if self.config.code_weights:
+            # Between the codes only: whether the crop is an index at all stays the
+            # classifier's own call ("none" keeps its probability).
+            codes = probs[:, :-1]
+            mass = codes.sum(axis=1, keepdims=True)
+            weighted = codes * self._code_weights
+            probs[:, :-1] = weighted * (mass / np.maximum(weighted.sum(axis=1, keepdims=True), 1e-12))
         return probs, np.concatenate(down_parts).astype(np.float32)
 
 

@@ -19,6 +19,7 @@ import pytest
 from onze_vision.detections import Detections, box_iou
 from onze_vision.detector import (
     CARD_CODES,
+    CLASS_NAMES,
     DEFAULT_MODEL_DIR,
     CardDetector,
     DetectorConfig,
@@ -623,8 +624,8 @@ def test_missing_models_error(tmp_path: Path) -> None:
 def make_fake_models(folder: Path, boxes: list[list[float]], imgsz: int, code: str,
                      runner_up: str | None = None) -> None:
     """A 'detector' that always outputs ``boxes`` (cx, cy, w, h, score in letterbox pixels)
-    and a 'classifier' that calls every crop ``code`` with down = (0, 1); with ``runner_up``,
-    at 0.731, that code taking 0.269 (logits 10 and 9)."""
+    and a 'classifier' that calls every crop ``code`` (or "none") with down = (0, 1); with
+    ``runner_up``, at 0.731, that code taking 0.269 (logits 10 and 9)."""
     onnx = pytest.importorskip("onnx")
     from onnx import TensorProto, helper, numpy_helper
 
@@ -644,9 +645,9 @@ def make_fake_models(folder: Path, boxes: list[list[float]], imgsz: int, code: s
     onnx.save(model, folder / "index_detector.onnx")
 
     logits = np.full((1, 54), -10.0, np.float32)
-    logits[0, CARD_CODES.index(code)] = 10.0
+    logits[0, CLASS_NAMES.index(code)] = 10.0
     if runner_up is not None:
-        logits[0, CARD_CODES.index(runner_up)] = 9.0
+        logits[0, CLASS_NAMES.index(runner_up)] = 9.0
     cls = helper.make_graph(
         [helper.make_node("ReduceMean", ["crops"], ["m"], axes=[1, 2, 3], keepdims=0),  # [N]
          helper.make_node("Unsqueeze", ["m", "ax"], ["m1"]),  # [N, 1]
@@ -930,6 +931,48 @@ def test_unsure_indices_are_read_again_from_other_views(
     np.testing.assert_allclose(indices.data["class_prob"], [0.731, 0.731], atol=1e-3)
     if not crop_turns:  # this fake reads (0, 1) from a turned crop too; see the test below
         np.testing.assert_allclose(indices.data["down"], [[0, 1], [0, 1]], atol=1e-6)
+
+
+@pytest.mark.parametrize(("code_weights", "read", "prob"), [
+    ((), "4D", 0.731),                         # the classifier as it is: 4D 0.731, JK 0.269
+    ((("JK", 2.0),), "4D", 0.576),             # 0.538 against 0.731: still a 4D
+    ((("JK", 3.0),), "JK", 0.525),             # 0.807 against 0.731: a Joker
+    ((("4D", 0.25),), "JK", 0.595),            # a weight under 1 holds a code back
+    ((("JK", 3.0), ("4D", 2.0)), "4D", 0.644),
+])
+def test_a_code_weight_scales_that_codes_probability_before_the_reading(
+        tmp_path: Path, code_weights: tuple, read: str, prob: float) -> None:
+    make_fake_models(tmp_path, [[160, 160, 32, 16, 0.9]], 320, "4D", runner_up="JK")
+    config = replace(DetectorConfig(), code_weights=code_weights, min_class_prob=0.3)
+    indices = CardDetector(tmp_path, config=config).read_indices(np.full((300, 400, 3), 200, np.uint8))
+    assert [CARD_CODES[i] for i in indices.class_id] == [read]
+    np.testing.assert_allclose(indices.data["class_prob"], [prob], atol=1e-3)
+    np.testing.assert_allclose(indices.data["probs"].sum(axis=1), [1.0], atol=1e-5)
+
+
+def test_a_code_weight_never_makes_an_index_of_what_the_classifier_calls_none(tmp_path: Path) -> None:
+    make_fake_models(tmp_path, [[160, 160, 32, 16, 0.9]], 320, "none", runner_up="JK")
+    config = replace(DetectorConfig(), code_weights=(("JK", 50.0),), min_class_prob=0.2)
+    assert len(CardDetector(tmp_path, config=config).read_indices(np.full((300, 400, 3), 200, np.uint8))) == 0
+
+
+def test_config_reads_code_weights_as_an_object(tmp_path: Path) -> None:
+    (tmp_path / "detector.json").write_text(json.dumps({"code_weights": {"JK": 3, "4D": 0.5}}))
+    assert DetectorConfig.from_json(tmp_path / "detector.json").code_weights == (("JK", 3.0), ("4D", 0.5))
+
+
+@pytest.mark.parametrize(("code_weights", "says"), [
+    ({"ZZ": 2.0}, "code_weights: 'ZZ' is not a card code"),
+    ({"none": 2.0}, "code_weights: 'none' is not a card code"),
+    ({"JK": 0}, "the weight of 'JK' must be a positive number, got 0.0"),
+    ({"JK": -3}, "the weight of 'JK' must be a positive number, got -3.0"),
+    ({"JK": "high"}, "'high'"),
+    (3, "code_weights must be an object of code: weight"),
+])
+def test_bad_code_weights_are_refused(tmp_path: Path, code_weights: object, says: str) -> None:
+    (tmp_path / "detector.json").write_text(json.dumps({"code_weights": code_weights}))
+    with pytest.raises(InvalidModelError, match=f"not a valid detector config: .*{says}"):
+        DetectorConfig.from_json(tmp_path / "detector.json")
 
 
 @pytest.mark.parametrize(("corners", "batches"), [
