@@ -3,6 +3,10 @@
 #
 # Here:  python scripts/pack_gpu_bundle.py            (fills .gpu/ and .whl/, ~28 MiB)
 # There: bash scripts/gpu_train.sh WEIGHTS NTRAIN [END_S]   (carry .gpu and .whl)
+#        SCENES (more make-dataset options, see gpu_setup.sh), IMGSZ (320), BATCH (128) and
+#        DEVICE (0) change the recipe; DEVICE=cpu with a small NTRAIN tries the whole call here.
+#        The detector at the runtime's input size, taught Jokers, blur and four-corner decks:
+#        SCENES="--size 640 --index-px 22 180 --jokers 0.3 --blurred 0.3 --four-corners 0.2" IMGSZ=640
 #
 # scripts/gpu_setup.sh installs the carried wheels, unpacks the carried art and makes
 # NTRAIN scenes when this machine has no dataset yet; then this trains from WEIGHTS for
@@ -14,6 +18,7 @@ NOW=$(date +%s); LEFT=$((END_S - (NOW - START) - 75))  # 75 s for the final val 
 HOURS=$(python3 -c "print(max($LEFT, 60) / 3600)")
 echo "elapsed $((NOW - START)) s; training for $HOURS h"
 python3 -m onze_vision train --data datasets/gpu --stage detector --weights "$1" --hours "$HOURS" \
-  --epochs 30 --batch 128 --device 0 --workers "$(nproc)" --runs runs/gpu --out "$OUT/models"
+  --epochs 30 --imgsz "${IMGSZ:-320}" --batch "${BATCH:-128}" --device "${DEVICE:-0}" --workers "$(nproc)" \
+  --runs runs/gpu --out "$OUT/models"
 cp runs/gpu/detector/weights/last.pt runs/gpu/detector/results.csv "$OUT/"
 echo "total $(( $(date +%s) - START )) s"
