@@ -6,30 +6,32 @@ grey, in bad light, blurred and tilted (``onze_vision.conditions``: cards found 
 against that folder's own reading as taken), and the held-out scenes of the tuning sets
 (mAP50, card recall, card precision, and the Joker's index recall: the weakest code). The
 bar's sets (``onze-val``, ``far-val``) are not used: a network is chosen here, and
-measured there once, by ``onze-vision evaluate``.
+measured there once, by ``onze-vision evaluate``. ``--with KEY=JSON`` adds a column: the
+first folder with one ``detector.json`` value changed (a runtime constant is chosen here too).
 
     python scripts/compare_models.py models runs/candidate
     python scripts/compare_models.py models runs/candidate --tuning datasets/onze320 --every 6
+    python scripts/compare_models.py models --with 'code_weights={}' --with 'code_weights={"JK": 2}'
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
 from onze_vision.conditions import CONDITIONS_EVERY, evaluate_conditions
-from onze_vision.detector import CardDetector
+from onze_vision.detector import CONFIG_FILE, CONFIG_KEYS, CardDetector, DetectorConfig
 from onze_vision.evaluate import evaluate_real_photos, evaluate_synthetic
 
 REPO = Path(__file__).resolve().parents[1]
 TUNING_SETS = ("onze960", "onze320", "far-tune", "four-tune960", "joker-tune960")
 
 
-def measure(models: Path, realphotos: Path, tuning: list[Path], every: int) -> dict[str, Any]:
-    """The figures of one model folder (see the module's docstring)."""
-    detector = CardDetector(models)
+def measure(detector: CardDetector, realphotos: Path, tuning: list[Path], every: int) -> dict[str, Any]:
+    """The figures of one detector (see the module's docstring)."""
     real = evaluate_real_photos(detector, realphotos, progress=lambda _: None)
     row: dict[str, Any] = {"real photos: rank recall / invented": (real["rank_recall"], real["invented_per_photo"])}
     conditions = evaluate_conditions(detector, realphotos, every=every)
@@ -52,6 +54,31 @@ def measure(models: Path, realphotos: Path, tuning: list[Path], every: int) -> d
     return row
 
 
+def with_setting(folder: Path, setting: str) -> DetectorConfig:
+    """The config of ``folder`` with one value changed: ``setting`` is ``KEY=JSON``.
+
+    Raises:
+        ValueError: ``setting`` has no ``=``, its value is not JSON, its key is no
+            ``detector.json`` key, or the config refuses the value.
+    """
+    key, equals, text = setting.partition("=")
+    if not equals:
+        raise ValueError("expected KEY=JSON, e.g. 'code_weights={\"JK\": 2}'")
+    known = {field.name for field in fields(DetectorConfig)} | set(CONFIG_KEYS)
+    if key not in known:
+        raise ValueError(f"{key!r} is not a detector.json key")
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError:
+        raise ValueError(f"{text!r} is not JSON") from None
+    path = folder / CONFIG_FILE
+    values = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    try:
+        return DetectorConfig.from_dict({**values, key: value})
+    except (TypeError, IndexError) as error:
+        raise ValueError(str(error)) from None
+
+
 def _cell(value: Any) -> str:
     if isinstance(value, tuple):
         return " / ".join(_cell(v) for v in value)
@@ -66,6 +93,8 @@ def main(argv: list[str] | None = None) -> dict[str, dict[str, Any]]:
                         help=f"change every N-th real photo (default {CONDITIONS_EVERY})")
     parser.add_argument("--tuning", type=Path, nargs="*", default=[REPO / "datasets" / name for name in TUNING_SETS],
                         help="held-out scenes to compare on (missing folders are skipped)")
+    parser.add_argument("--with", dest="settings", action="append", default=[], metavar="KEY=JSON",
+                        help="also measure the first folder with this detector.json value (repeatable)")
     parser.add_argument("--json", type=Path, default=None, help="also write the figures here")
     args = parser.parse_args(argv)
     if not (args.realphotos / "manifest.json").exists():
@@ -74,8 +103,15 @@ def main(argv: list[str] | None = None) -> dict[str, dict[str, Any]]:
     if missing:
         parser.error(f"no index_detector.onnx in {', '.join(missing)}")
     tuning = [folder for folder in args.tuning if (folder / "images").is_dir()]
+    columns = {str(folder): CardDetector(folder) for folder in args.models}
+    for setting in args.settings:
+        try:
+            config = with_setting(args.models[0], setting)
+        except ValueError as error:
+            parser.error(f"--with {setting!r}: {error}")
+        columns[f"{args.models[0]} with {setting}"] = CardDetector(args.models[0], config=config)
 
-    table = {str(folder): measure(folder, args.realphotos, tuning, args.every) for folder in args.models}
+    table = {name: measure(detector, args.realphotos, tuning, args.every) for name, detector in columns.items()}
     rows = list(next(iter(table.values())))
     print("| figure | " + " | ".join(f"`{name}`" for name in table) + " |")
     print("|---|" + "---|" * len(table))

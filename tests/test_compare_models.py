@@ -54,3 +54,39 @@ def test_a_folder_without_a_detector_is_refused(load_script: Callable[[str], Mod
     with pytest.raises(SystemExit):
         load_script("compare_models").main([str(tmp_path / "empty"), "--realphotos", str(tmp_path)])
     assert "no index_detector.onnx in" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(not (DEFAULT_MODEL_DIR / DETECTOR_FILE).exists() or not EDJE.is_dir(),
+                    reason="needs the shipped models and ../shared/realphotos/edje")
+def test_with_a_setting_adds_a_column_of_the_first_folder_so_changed(
+        load_script: Callable[[str], ModuleType], monkeypatch: pytest.MonkeyPatch) -> None:
+    script = load_script("compare_models")
+    whole = script.evaluate_real_photos
+    monkeypatch.setattr(script, "evaluate_real_photos",   # 10 photos, not 363
+                        lambda detector, root, progress: whole(detector, root, limit=10, progress=progress))
+    seen: list[tuple] = []
+    measure = script.measure
+    monkeypatch.setattr(script, "measure", lambda detector, *rest: seen.append(detector.config.code_weights)
+                        or measure(detector, *rest))
+    table = script.main([str(DEFAULT_MODEL_DIR), "--with", "code_weights={}", "--with", 'code_weights={"JK": 2}',
+                         "--every", "90", "--tuning"])
+    assert list(table) == [str(DEFAULT_MODEL_DIR), f"{DEFAULT_MODEL_DIR} with code_weights={{}}",
+                           f'{DEFAULT_MODEL_DIR} with code_weights={{"JK": 2}}']
+    assert seen == [(("JK", 3.0),), (), (("JK", 2.0),)]  # the shipped weight, none, and 2
+
+
+@pytest.mark.parametrize(("setting", "says"), [
+    ("code_weights", "expected KEY=JSON"),
+    ("colour_weights={}", "'colour_weights' is not a detector.json key"),
+    ("code_weights={JK: 2}", "'{JK: 2}' is not JSON"),
+    ('code_weights={"ZZ": 2}', "'ZZ' is not a card code"),
+    ("zoom_tiles=0", "zoom_tiles must be >= 1, got 0"),
+])
+def test_a_bad_setting_is_refused_with_what_was_wrong(
+        load_script: Callable[[str], ModuleType], tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        setting: str, says: str) -> None:
+    (tmp_path / "manifest.json").write_text("[]")
+    with pytest.raises(SystemExit):
+        load_script("compare_models").main([str(DEFAULT_MODEL_DIR), "--realphotos", str(tmp_path),
+                                            "--with", setting, "--tuning"])
+    assert says in capsys.readouterr().err
