@@ -270,6 +270,7 @@ class DetectorConfig:
             the share they had (JSON: an object, ``{"JK": 3.0}``). The weights choose
             between codes only; the probability that the crop is no index ("none") is
             left as read, so no weight makes an index of what the classifier calls none.
+            A card's corners read together are weighed once, not once per corner.
             A Joker's mark differs from deck to deck far more than a rank does: on a
             design it was not taught, the Joker's probability is low even where it is the
             best reading, and red codes with a little each outvote it.
@@ -1354,13 +1355,13 @@ class CardDetector:
             down[mirrored] = mirrored_down
         # Unsure is judged after a card's two corners are read together: a corner its sure
         # partner settles needs no more views (most corners of a spread card).
-        joint = read_corners_together(xyxy, probs, down, boxes.confidence, config)
+        joint = self._weighed(read_corners_together(xyxy, probs, down, boxes.confidence, config))
         unsure = np.flatnonzero(joint.max(axis=1) < config.reread_below) if self._extra_views else []
         if len(unsure):
             self._read_again(image, xyxy, unsure, probs, down)
             if mirrored_down is not None:
                 down[mirrored] = mirrored_down
-            joint = read_corners_together(xyxy, probs, down, boxes.confidence, config)
+            joint = self._weighed(read_corners_together(xyxy, probs, down, boxes.confidence, config))
         clock.lap("classifier")
 
         probs = joint
@@ -1491,6 +1492,20 @@ class CardDetector:
         turns = np.array([view.turns for view in views])
         down[rows] = _unit(down[rows] + turn_back(more_down.reshape(*shape, 2), turns).sum(axis=1))
 
+    def _weighed(self, probs: np.ndarray) -> np.ndarray:
+        """``probs`` with the codes weighed by ``code_weights``, between the codes only: whether
+        a crop is an index at all stays the classifier's own call ("none" keeps its
+        probability). Applied once to a card's joint reading, not to each corner: the joint
+        reading multiplies its corners' readings, and would multiply their weights too."""
+        if not self.config.code_weights or not len(probs):
+            return probs
+        probs = probs.copy()
+        codes = probs[:, :-1]
+        mass = codes.sum(axis=1, keepdims=True)
+        weighted = codes * self._code_weights
+        probs[:, :-1] = weighted * (mass / np.maximum(weighted.sum(axis=1, keepdims=True), 1e-12))
+        return probs
+
     def _classify(self, tensor: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Run the classifier (in chunks when the export has a fixed batch size)."""
         if len(tensor) == 0:
@@ -1510,13 +1525,6 @@ class CardDetector:
             raise InvalidModelError(f"classifier gives {probs.shape[1]} classes; expected {len(CLASS_NAMES)}")
         if probs.min() < 0 or not np.allclose(probs.sum(axis=1), 1.0, atol=1e-3):
             probs = _softmax(probs)  # an export that left the softmax out
-        if self.config.code_weights:
-            # Between the codes only: whether the crop is an index at all stays the
-            # classifier's own call ("none" keeps its probability).
-            codes = probs[:, :-1]
-            mass = codes.sum(axis=1, keepdims=True)
-            weighted = codes * self._code_weights
-            probs[:, :-1] = weighted * (mass / np.maximum(weighted.sum(axis=1, keepdims=True), 1e-12))
         return probs, np.concatenate(down_parts).astype(np.float32)
 
 

@@ -950,6 +950,25 @@ def test_a_code_weight_scales_that_codes_probability_before_the_reading(
     np.testing.assert_allclose(indices.data["probs"].sum(axis=1), [1.0], atol=1e-5)
 
 
+@pytest.mark.parametrize(("weight", "read"), [
+    (3.0, ["4D", "4D"]),  # joint 4D 0.881 / JK 0.119, weighed once: JK 0.357 against 0.881
+    (9.0, ["JK", "JK"]),  # 1.07 against 0.881 (weighed per corner, 3 would act as 9)
+])
+def test_a_cards_two_corners_are_weighed_once(tmp_path: Path, weight: float, read: list[str]) -> None:
+    rows = card_indices((160, 160), "4D")
+    boxes = [[(b[0] + b[2]) / 2, (b[1] + b[3]) / 2, b[2] - b[0], b[3] - b[1], 0.9] for b, _, _, _ in rows]
+    make_fake_models(tmp_path, boxes, 320, "4D", runner_up="JK")
+    config = replace(CONFIG, conf_threshold=0.25, min_class_prob=0.3, code_weights=(("JK", weight),))
+    detector = CardDetector(tmp_path, config=config)
+
+    def with_corner_downs(call: int, readings: Readings) -> Readings:
+        return readings[0], np.array([row[3] for row in rows], np.float32)
+
+    recording_classifier(detector, [], with_corner_downs)
+    indices = detector.read_indices(np.full((320, 320, 3), 200, np.uint8))
+    assert [CARD_CODES[i] for i in indices.class_id] == read
+
+
 def test_a_code_weight_never_makes_an_index_of_what_the_classifier_calls_none(tmp_path: Path) -> None:
     make_fake_models(tmp_path, [[160, 160, 32, 16, 0.9]], 320, "none", runner_up="JK")
     config = replace(DetectorConfig(), code_weights=(("JK", 50.0),), min_class_prob=0.2)
