@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import argparse
 import json
-from dataclasses import fields
+from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any
 
 from onze_vision.conditions import CONDITIONS_EVERY, evaluate_conditions
-from onze_vision.detector import CONFIG_FILE, CONFIG_KEYS, CardDetector, DetectorConfig
+from onze_vision.detector import CONFIG_FILE, CONFIG_KEYS, CardDetector, DetectorConfig, InvalidModelError
 from onze_vision.evaluate import evaluate_real_photos, evaluate_synthetic
 
 REPO = Path(__file__).resolve().parents[1]
@@ -59,7 +59,8 @@ def with_setting(folder: Path, setting: str) -> DetectorConfig:
 
     Raises:
         ValueError: ``setting`` has no ``=``, its value is not JSON, its key is no
-            ``detector.json`` key, or the config refuses the value.
+            ``detector.json`` key, or the config refuses the value; the folder's own
+            ``detector.json`` is not valid (``InvalidModelError``).
     """
     key, equals, text = setting.partition("=")
     if not equals:
@@ -71,12 +72,12 @@ def with_setting(folder: Path, setting: str) -> DetectorConfig:
         value = json.loads(text)
     except json.JSONDecodeError:
         raise ValueError(f"{text!r} is not JSON") from None
-    path = folder / CONFIG_FILE
-    values = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
-    try:
-        return DetectorConfig.from_dict({**values, key: value})
+    try:  # the value read as detector.json reads it, then put into the folder's own config
+        changed = DetectorConfig.from_dict({key: value})
     except (TypeError, IndexError) as error:
         raise ValueError(str(error)) from None
+    name = CONFIG_KEYS.get(key, key)
+    return replace(DetectorConfig.from_json(folder / CONFIG_FILE), **{name: getattr(changed, name)})
 
 
 def _cell(value: Any) -> str:
@@ -103,7 +104,10 @@ def main(argv: list[str] | None = None) -> dict[str, dict[str, Any]]:
     if missing:
         parser.error(f"no index_detector.onnx in {', '.join(missing)}")
     tuning = [folder for folder in args.tuning if (folder / "images").is_dir()]
-    columns = {str(folder): CardDetector(folder) for folder in args.models}
+    try:
+        columns = {str(folder): CardDetector(folder) for folder in args.models}
+    except InvalidModelError as error:  # a detector.json or network the runtime refuses
+        parser.error(str(error))
     for setting in args.settings:
         try:
             config = with_setting(args.models[0], setting)

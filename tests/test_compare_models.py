@@ -90,3 +90,16 @@ def test_a_bad_setting_is_refused_with_what_was_wrong(
         load_script("compare_models").main([str(DEFAULT_MODEL_DIR), "--realphotos", str(tmp_path),
                                             "--with", setting, "--tuning"])
     assert says in capsys.readouterr().err
+
+
+def test_a_folder_whose_config_is_broken_is_refused_with_its_path(
+        load_script: Callable[[str], ModuleType], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "manifest.json").write_text("[]")
+    folder = tmp_path / "broken"
+    folder.mkdir()
+    for file in DEFAULT_MODEL_DIR.glob("*.onnx"):
+        (folder / file.name).symlink_to(file)
+    (folder / "detector.json").write_text("{not json")
+    with pytest.raises(SystemExit):
+        load_script("compare_models").main([str(folder), "--realphotos", str(tmp_path), "--tuning"])
+    assert f"'{folder / 'detector.json'}' is not a valid detector config" in capsys.readouterr().err
