@@ -1500,10 +1500,10 @@ class CardDetector:
         if not self.config.code_weights or not len(probs):
             return probs
         probs = probs.copy()
-        codes = probs[:, :-1]
+        codes = probs[:, : len(CARD_CODES)]
         mass = codes.sum(axis=1, keepdims=True)
         weighted = codes * self._code_weights
-        probs[:, :-1] = weighted * (mass / np.maximum(weighted.sum(axis=1, keepdims=True), 1e-12))
+        probs[:, : len(CARD_CODES)] = weighted * (mass / np.maximum(weighted.sum(axis=1, keepdims=True), 1e-12))
         return probs
 
     def _classify(self, tensor: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
