@@ -53,9 +53,12 @@ def test_held_out_designs_never_train():
 
 def test_validation_scenes_can_draw_on_either_side_of_the_design_split():
     held_out, training, four = deck_names("held-out"), deck_names("training"), deck_names("four-corner")
+    numbers = deck_names("number-cards")
     assert set(held_out) == {"tigullio", "ornamental", "heruka-2color-bf"}
     assert set(four) == {"kde-dondorf", "tigullio-four", "ornamental-four", "heruka-2color-bf-four"}
-    assert set(training) == {d.name for d in DECKS} - set(held_out) - set(four)
+    assert set(numbers) == {"berlin", "rheinland", "lattmann", "tarocco", "guyenne-classic", "slavic_costumes",
+                            "ancient_french"}
+    assert set(training) == {d.name for d in DECKS} - set(held_out) - set(four) - set(numbers)
     with pytest.raises(ValueError, match="'test'"):
         deck_names("test")
 
@@ -105,6 +108,33 @@ def test_an_index_is_the_rank_glyph_with_the_pip_under_it(design: str, art_cache
     for code, (x1, y1, x2, y2) in deck.index_boxes.items():
         if code != "JK":
             assert (y2 - y1) / (x2 - x1) > 1.8, code
+
+
+@pytest.mark.parametrize(
+    ("design", "code", "drawn"),
+    [
+        ("anglo", "QH", True),  # an English deck: every card
+        ("berlin", "10H", True),  # courts lettered D K B: the number cards
+        ("berlin", "AS", True),  # and its Aces, printed "A"
+        ("berlin", "QH", False),  # but not its Queen, printed "D"
+        ("berlin", "JK", True),  # its Joker's corner star
+        ("slavic_costumes", "AS", False),  # an Ace printed "T"
+        ("ancient_french", "JK", False),  # a "JOKER" longer than the corner
+    ],
+)
+def test_a_design_draws_the_cards_whose_index_is_english(design: str, code: str, drawn: bool):
+    (source,) = [deck for deck in DECKS if deck.name == design]
+    assert source.shows(code) is drawn
+
+
+@pytest.mark.skipif(not Path("/usr/share/aisleriot/cards/berlin.svgz").exists(), reason="apt-get install gnome-cards-data")
+def test_a_number_card_deck_renders_only_its_english_indices(art_cache: Path):
+    (berlin,) = load_decks(names=["berlin"], cache=art_cache)
+    ranks = {code[:-1] for code in berlin.codes if code != "JK"}
+    assert ranks == {"A", "2", "3", "4", "5", "6", "7", "8", "9", "10"} and "JK" in berlin.codes
+    assert len(berlin.codes) == 41
+    # Read again from the cache: the same cards.
+    assert load_decks(names=["berlin"], cache=art_cache)[0].codes == berlin.codes
 
 
 def test_index_finder_ignores_a_blank_card():
@@ -314,6 +344,20 @@ def anglo_scenes_with_and_without(tmp_path: Path, art_cache: Path, scenes: int,
     plain, with_option = ([json.loads(line) for line in (tmp_path / name / "meta/train.jsonl").read_text().splitlines()]
                           for name in ("plain", "with"))
     return plain, with_option
+
+
+def test_number_decks_join_the_training_scenes_only_when_asked(tmp_path: Path, art_cache: Path):
+    common = dict(train_images=12, val_images=0, seed=5, workers=1, art_cache=art_cache, train_decks=["anglo"],
+                  progress=False)
+    plain = make_dataset(tmp_path / "plain", **common)
+    more = make_dataset(tmp_path / "more", number_decks=True, **common)
+    assert plain.decks["train"] == ["anglo"]
+    assert more.decks["train"] == ["anglo", *deck_names("number-cards")]
+    drawn = {card["deck"] for line in (tmp_path / "more/meta/train.jsonl").read_text().splitlines()
+             for card in json.loads(line)["cards"]}
+    assert drawn & set(deck_names("number-cards"))
+    assert "--number-decks" in (tmp_path / "more/data.yaml").read_text()
+    assert "--number-decks" not in (tmp_path / "plain/data.yaml").read_text()
 
 
 def test_four_corner_scenes_are_the_same_scenes_with_two_more_corners_a_card(tmp_path: Path, art_cache: Path):

@@ -37,6 +37,7 @@ def _make_dataset(args: argparse.Namespace) -> int:
             blurred_share=args.blurred,
             four_corner_share=args.four_corners,
             joker_share=args.jokers,
+            number_decks=args.number_decks,
         )
     except (ArtNotInstalledError, PrintFontNotInstalledError) as error:
         print(f"onze-vision make-dataset: {error}", file=sys.stderr)
@@ -161,6 +162,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     make.add_argument("--jokers", type=float, default=0.0, metavar="SHARE",
                       help="share of scenes with one to three Jokers dealt in, where the deck has one: two in 108 "
                            "cards are too few to learn their marks from (default 0: the scenes drawn before)")
+    make.add_argument("--number-decks", action="store_true",
+                      help="training scenes also draw on the decks whose courts are lettered in another language "
+                           "(berlin, rheinland, lattmann, tarocco, guyenne-classic, slavic_costumes, ancient_french): "
+                           "their number cards, English Aces and Jokers (default: the scenes drawn before they "
+                           "were listed)")
     make.set_defaults(handler=_make_dataset)
 
     train = subparsers.add_parser(

@@ -17,7 +17,8 @@ Sources (never committed; rendered at dataset time into a cache folder):
 
 Only designs with English corner indices (A K Q J 10), two suit colours (red hearts and
 diamonds: red Aces are wild in four variants) and indices in two opposite corners are
-listed for training. Four-corner decks (an index in every corner) form a held-out set of
+listed for training; decks whose courts are lettered in another language lend their number
+cards, English Aces and Jokers (split ``"numbers"``, drawn on request). Four-corner decks (an index in every corner) form a held-out set of
 their own (split ``"four"``): KDE's dondorf, and the three held-out designs with their
 indices copied into the bare corners (:func:`four_cornered`). Each card's index box is found from the ink in its top-left corner, so a new
 design needs no hand-made coordinates (a font deck knows its boxes from the drawing).
@@ -43,6 +44,9 @@ KDE_DIR = Path("/usr/share/carddecks")
 INDEX_FINDER_VERSION = 2  # bump when find_index_box changes: cached decks find their indices again
 CARD_HEIGHT = 360  # pixels of the cached art; scenes scale down from here
 
+NUMBER_RANKS: tuple[str, ...] = ("2", "3", "4", "5", "6", "7", "8", "9", "10")
+NUMBER_RANKS_AND_ACE: tuple[str, ...] = ("A", *NUMBER_RANKS)
+
 # Sheet layout of gnome-cards-data themes.
 SHEET_SUIT_ROWS = {"C": 0, "D": 1, "H": 2, "S": 3}
 SHEET_JOKER_CELL = (4, 1)  # the red Joker: both Jokers share the code JK
@@ -56,11 +60,21 @@ class DeckSource:
     kind: str  # "aisleriot", "kde", "npm" or "font"
     origin: str  # theme file, KDE deck folder/file, npm package + folder, or font file
     licence: str
-    split: str  # "train" or "val" (held out of training entirely)
+    split: str  # "train", "numbers" (training, on request), "val" or "four" (held out of training entirely)
     has_joker: bool = True
     naming: str = "heruka"  # npm only: how card files are named (see NPM_CARD_FILES)
     corners: int = 2  # indices per card: 2 (top-left and its turned copy) or 4 (all four corners)
     add_corners: bool = False  # the art has two indices; draw the other two as copies of them
+    # The ranks whose index is English (None: all thirteen). Decks whose courts are lettered
+    # in another language (D K B, R D V) lend their number cards, and Aces where "A".
+    ranks: tuple[str, ...] | None = None
+
+    def shows(self, code: str) -> bool:
+        """Whether this design's ``code`` card is drawn in scenes: an English index, and
+        a Joker only where the deck has one."""
+        if code == "JK":
+            return self.has_joker
+        return self.ranks is None or code[:-1] in self.ranks
 
 
 def _heruka_file(code: str) -> str:
@@ -137,6 +151,23 @@ DECKS: tuple[DeckSource, ...] = (
         )
     ),
     *FONT_DECKS,
+    # Decks whose courts are lettered in German, Italian, French or Russian: their number
+    # cards, English Aces and corner-marked Jokers teach more index faces (a condensed serif
+    # family, stars and rings for the Joker). A split of their own, drawn in training scenes
+    # on request (make-dataset --number-decks), so the scenes of earlier recipes stay the same.
+    *(
+        DeckSource(theme, "aisleriot", f"{theme}.svgz", "GPL/LGPL (gnome-cards-data)", "numbers",
+                   has_joker=joker, ranks=ranks)
+        for theme, ranks, joker in (
+            ("berlin", NUMBER_RANKS_AND_ACE, True),
+            ("rheinland", NUMBER_RANKS_AND_ACE, True),
+            ("lattmann", NUMBER_RANKS_AND_ACE, True),
+            ("tarocco", NUMBER_RANKS_AND_ACE, True),
+            ("guyenne-classic", NUMBER_RANKS_AND_ACE, True),  # its courts have no index at all
+            ("slavic_costumes", NUMBER_RANKS, True),  # Ace "T"
+            ("ancient_french", NUMBER_RANKS, False),  # Ace "1"; "JOKER" runs past the corner
+        )
+    ),
     # Held out: validation on designs the detector never saw.
     DeckSource("tigullio", "aisleriot", "tigullio.svgz", "GPL/LGPL (gnome-cards-data)", "val"),
     DeckSource("ornamental", "aisleriot", "ornamental.svgz", "GPL/LGPL (gnome-cards-data)", "val"),
@@ -441,7 +472,7 @@ def load_deck(source: DeckSource, cache: Path | None = None) -> DeckArt:
         loaders = {"aisleriot": _aisleriot_cards, "kde": _kde_cards, "npm": _npm_cards}
         cards = loaders[source.kind](source, cache)
         boxes = _checked_index_boxes(cards)
-    cards = {code: card for code, card in cards.items() if code in boxes}
+    cards = {code: card for code, card in cards.items() if code in boxes and source.shows(code)}
     art = DeckArt(source.name, source.split, cards, boxes, 2 if source.add_corners else source.corners)
     if source.add_corners:
         art = four_cornered(art, source.name)
@@ -466,11 +497,12 @@ def _cached_cards(data: np.lib.npyio.NpzFile) -> dict[str, np.ndarray]:
 def _cached_art(source: DeckSource, data: np.lib.npyio.NpzFile) -> DeckArt:
     """The deck as cached: its cards and the index boxes stored with them."""
     boxes = {str(code): tuple(int(v) for v in data["boxes"][i]) for i, code in enumerate(data["codes"])}
-    return DeckArt(source.name, source.split, _cached_cards(data), boxes, source.corners)  # type: ignore[arg-type]
+    cards = {code: card for code, card in _cached_cards(data).items() if source.shows(code)}
+    return DeckArt(source.name, source.split, cards, boxes, source.corners)  # type: ignore[arg-type]
 
 
 def load_decks(split: str | None = None, names: list[str] | None = None, cache: Path | None = None) -> list[DeckArt]:
-    """Load every listed deck of a split ("train"/"val"), or the named ones."""
+    """Load every listed deck of a split ("train", "numbers", "val", "four"), or the named ones."""
     chosen = [d for d in DECKS if (split is None or d.split == split) and (names is None or d.name in names)]
     if names:
         unknown = set(names) - {d.name for d in DECKS}

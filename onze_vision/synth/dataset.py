@@ -206,12 +206,14 @@ def _progress(done: int, total: int, started: float) -> None:
 
 
 # The names of the deck designs' splits, as make-dataset's --val-designs takes them.
-DESIGN_SPLITS = {"training": "train", "held-out": "val", "four-corner": "four"}
+DESIGN_SPLITS = {"training": "train", "number-cards": "numbers", "held-out": "val", "four-corner": "four"}
 
 
 def deck_names(split: str) -> list[str]:
-    """The deck designs of one split: ``"training"``, ``"held-out"`` (validation only) or
-    ``"four-corner"`` (held-out decks with an index in every corner)."""
+    """The deck designs of one split: ``"training"``, ``"number-cards"`` (training decks
+    whose courts are lettered in another language: number cards, Aces and Jokers only),
+    ``"held-out"`` (validation only) or ``"four-corner"`` (held-out decks with an index in
+    every corner)."""
     if split not in DESIGN_SPLITS:
         raise ValueError(f"no split of the deck designs is called {split!r}; use "
                          + ", ".join(repr(name) for name in DESIGN_SPLITS))
@@ -234,6 +236,7 @@ def make_dataset(
     blurred_share: float = 0.0,
     four_corner_share: float = 0.0,
     joker_share: float = 0.0,
+    number_decks: bool = False,
 ) -> DatasetSummary:
     """Render the dataset into ``out_dir`` and return what was written.
 
@@ -243,7 +246,9 @@ def make_dataset(
     ``four_corner_share``: the share of scenes whose decks have an index in all four
     corners (:func:`four_cornered`; 0: none, the scenes drawn before it). ``joker_share``:
     the share of scenes with one to three Jokers dealt in (:func:`deal_jokers`; 0: none,
-    the scenes drawn before it).
+    the scenes drawn before it). ``number_decks``: training scenes draw on the
+    ``"number-cards"`` designs too, after ``train_decks`` (False: the scenes drawn before
+    they were listed).
     """
     for name, share in (("printed_share", printed_share), ("blurred_share", blurred_share),
                         ("four_corner_share", four_corner_share), ("joker_share", joker_share)):
@@ -251,7 +256,7 @@ def make_dataset(
             raise ValueError(f"{name} must lie in [0, 1], not {share!r}")
     out_dir = Path(out_dir)
     split_decks = {
-        "train": train_decks or deck_names("training"),
+        "train": (train_decks or deck_names("training")) + (deck_names("number-cards") if number_decks else []),
         "val": val_decks or deck_names("held-out"),
     }
     counts = {"train": train_images, "val": val_images}
@@ -305,7 +310,8 @@ def make_dataset(
         + (f" --printed {printed_share:g}" if printed_share else "")
         + (f" --blurred {blurred_share:g}" if blurred_share else "")
         + (f" --four-corners {four_corner_share:g}" if four_corner_share else "")
-        + (f" --jokers {joker_share:g}" if joker_share else "") + "\n"
+        + (f" --jokers {joker_share:g}" if joker_share else "")
+        + (" --number-decks" if number_decks else "") + "\n"
         f"path: {out_dir.resolve()}\ntrain: images/train\nval: images/val\nnames:\n{names_yaml}\n"
     )
     summary = DatasetSummary(
