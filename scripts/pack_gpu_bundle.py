@@ -3,8 +3,9 @@
 That machine has PyTorch but no Debian card art, no wallpapers, no Ultralytics and no
 network, and it receives at most 64 MiB per call, the repository's own ~21 MiB included.
 So the rendered deck cache (``datasets/art/decks/*.npz``, 18 MB a deck) goes in
-``.gpu/decks.tar.xz``: one xz stream over all 46 decks, whose long window finds what
-similar decks share (20 MiB, where each deck zipped alone took 42), the background
+``.gpu/decks.tar.xz``: one xz stream over every listed deck (the number-card decks too),
+whose long window finds what similar decks share (46 decks took 20 MiB, where each deck
+zipped alone took 42), the background
 photos (shrunk as the generator shrinks them, as JPEG) in ``.gpu/bg/``, the Ultralytics
 wheels in ``.whl/``, and ``scripts/gpu_setup.sh`` unpacks them there.
 polars (a 54 MB wheel that Ultralytics only uses to read its results.csv back) is

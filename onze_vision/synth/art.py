@@ -18,10 +18,12 @@ Sources (never committed; rendered at dataset time into a cache folder):
 Only designs with English corner indices (A K Q J 10), two suit colours (red hearts and
 diamonds: red Aces are wild in four variants) and indices in two opposite corners are
 listed for training; decks whose courts are lettered in another language lend their number
-cards, English Aces and Jokers (split ``"numbers"``, drawn on request). Four-corner decks (an index in every corner) form a held-out set of
-their own (split ``"four"``): KDE's dondorf, and the three held-out designs with their
-indices copied into the bare corners (:func:`four_cornered`). Each card's index box is found from the ink in its top-left corner, so a new
-design needs no hand-made coordinates (a font deck knows its boxes from the drawing).
+cards, English Aces and Jokers (split ``"numbers"``, drawn on request). Four-corner decks
+(an index in every corner) form a held-out set of their own (split ``"four"``): KDE's
+dondorf, and the three held-out designs with their indices copied into the bare corners
+(:func:`four_cornered`). Each card's index box is found from the ink in its top-left
+corner, so a new design needs no hand-made coordinates (a font deck knows its boxes from
+the drawing).
 """
 
 from __future__ import annotations
