@@ -164,9 +164,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                            "cards are too few to learn their marks from (default 0: the scenes drawn before)")
     make.add_argument("--number-decks", action="store_true",
                       help="training scenes also draw on the decks whose courts are lettered in another language "
-                           "(berlin, rheinland, lattmann, tarocco, guyenne-classic, slavic_costumes, ancient_french): "
-                           "their number cards, English Aces and Jokers (default: the scenes drawn before they "
-                           "were listed)")
+                           "(the 'numbers' split of onze_vision/synth/art.py, listed in datasets/README.md): their "
+                           "number cards, English Aces and Jokers (default: the scenes drawn before they were listed)")
     make.set_defaults(handler=_make_dataset)
 
     train = subparsers.add_parser(

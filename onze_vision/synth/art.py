@@ -46,7 +46,7 @@ KDE_DIR = Path("/usr/share/carddecks")
 INDEX_FINDER_VERSION = 2  # bump when find_index_box changes: cached decks find their indices again
 CARD_HEIGHT = 360  # pixels of the cached art; scenes scale down from here
 
-NUMBER_RANKS: tuple[str, ...] = ("2", "3", "4", "5", "6", "7", "8", "9", "10")
+NUMBER_RANKS: tuple[str, ...] = tuple(rank for rank in RANKS if rank.isdigit())  # 2 to 10
 NUMBER_RANKS_AND_ACE: tuple[str, ...] = ("A", *NUMBER_RANKS)
 
 # Sheet layout of gnome-cards-data themes.
