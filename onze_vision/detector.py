@@ -274,6 +274,13 @@ class DetectorConfig:
             A Joker's mark differs from deck to deck far more than a rank does: on a
             design it was not taught, the Joker's probability is low even where it is the
             best reading, and red codes with a little each outvote it.
+        maybe_floors: (code, detector score, code probability) triples: indices read as
+            that code are also offered as possibly missed down to the first number, where
+            their code probability is at least the second (JSON: an object,
+            ``{"JK": [0.05, 0.6]}``). The detector, taught mostly rank glyphs, scores the
+            Joker marks of designs it was not taught low (a ringed star: 0.01-0.5) where the
+            classifier still names them surely. Offered, not counted: the print and patterns
+            of a table, which the detector also scores low, are sometimes named Jokers too.
     """
 
     imgsz: int = 640
@@ -315,6 +322,7 @@ class DetectorConfig:
     balance_max_gain: float = 3.0
     blur_warn_from: float = 0.0
     code_weights: tuple[tuple[str, float], ...] = ()
+    maybe_floors: tuple[tuple[str, float, float], ...] = ()
 
     def __post_init__(self) -> None:
         for code, weight in self.code_weights:
@@ -322,6 +330,12 @@ class DetectorConfig:
                 raise ValueError(f"code_weights: {code!r} is not a card code")
             if not weight > 0 or not math.isfinite(weight):
                 raise ValueError(f"code_weights: the weight of {code!r} must be a positive number, got {weight}")
+        for code, score, prob in self.maybe_floors:
+            if code not in CARD_CODES:
+                raise ValueError(f"maybe_floors: {code!r} is not a card code")
+            if not (0.0 < score <= 1.0 and 0.0 <= prob <= 1.0):
+                raise ValueError(f"maybe_floors: {code!r} needs a detector score in (0, 1] and a code "
+                                 f"probability in [0, 1], got [{score}, {prob}]")
         if self.crop_shift < 0:
             raise ValueError(f"crop_shift must be >= 0, got {self.crop_shift}")
         if self.link_distance_cost < 0:
@@ -385,6 +399,12 @@ class DetectorConfig:
                     raise TypeError(f'code_weights must be an object of code: weight (e.g. {{"JK": 3.0}}), got {value!r}')
                 pairs = value.items() if isinstance(value, dict) else value
                 value = tuple((str(code), float(weight)) for code, weight in pairs)
+            elif key == "maybe_floors":
+                if not isinstance(value, dict) or not all(
+                        isinstance(floor, (list, tuple)) and len(floor) == 2 for floor in value.values()):
+                    raise TypeError(f'maybe_floors must be an object of code: [detector score, code probability] '
+                                    f'(e.g. {{"JK": [0.05, 0.6]}}), got {value!r}')
+                value = tuple((str(code), float(score), float(prob)) for code, (score, prob) in value.items())
             else:
                 value = float(value)
             kwargs[key] = value
@@ -870,13 +890,17 @@ def split_at_operating_point(indices: Detections, config: DetectorConfig, conf_t
     Kept: a detector score (``data["det_score"]``) of at least ``conf_threshold`` and a
     code probability (``data["class_prob"]``) of at least ``min_class_prob`` (the config's
     by default). Candidates: the others with at least ``maybe_conf`` and ``maybe_prob``
-    (none when ``maybe_conf`` is 0). The runtime and the evaluation split the same way.
+    (none when ``maybe_conf`` is 0), or with the floors of their code (``maybe_floors``).
+    The runtime and the evaluation split the same way.
     """
     conf = config.conf_threshold if conf_threshold is None else conf_threshold
     min_prob = config.min_class_prob if min_class_prob is None else min_class_prob
     det_score, class_prob = indices.data["det_score"], indices.data["class_prob"]
     keep = (det_score >= conf) & (class_prob >= min_prob)
-    maybe = ~keep & (det_score >= config.maybe_conf) & (class_prob >= config.maybe_prob) & (config.maybe_conf > 0)
+    maybe = (det_score >= config.maybe_conf) & (class_prob >= config.maybe_prob) & (config.maybe_conf > 0)
+    for code, score, prob in config.maybe_floors:
+        maybe |= (indices.class_id == CARD_CODES.index(code)) & (det_score >= score) & (class_prob >= prob)
+    maybe &= ~keep
     return indices[keep], indices[maybe]
 
 
@@ -1309,8 +1333,10 @@ class CardDetector:
             loaded = replace(loaded, image=apply_gains(loaded.image, gains))
         clock.lap("decode")
 
-        # Candidates for "possibly missed" are located in the same pass, down to maybe_conf.
-        floor = min(conf, config.maybe_conf) if config.maybe_conf > 0 else conf
+        # Candidates for "possibly missed" are located in the same pass, down to maybe_conf
+        # and the floors of maybe_floors.
+        common_floor = min(conf, config.maybe_conf) if config.maybe_conf > 0 else conf
+        floor = min([common_floor, *(score for _, score, _ in config.maybe_floors)])
         # A deck said to have four corners is looked at mirrored at once; one the photo shows
         # (with the indices the first look found) is looked at again, mirrored.
         mirrored = config.mirrored_look and config.four_corners and config.four_corner_deck
@@ -1322,11 +1348,14 @@ class CardDetector:
             found, crops = self._name(image, scale, boxes, config, clock)
         smear = None
         if gauge and len(found) and self._gauge is not None:
-            # On the centred crops of what was named, however sure. Not on boxes named "none":
-            # the gauge knows indices, and on the table's texture it reads blur where there is
-            # none (24 of 281 card-free parts of real photos would be reported blurred).
+            # On the centred crops of what was named down to the floor every code shares, however
+            # sure: the warning's threshold was chosen on those, and the fainter boxes a code's
+            # own floor adds would move the median. Not on boxes named "none": the gauge knows
+            # indices, and on the table's texture it reads blur where there is none (24 of 281
+            # card-free parts of real photos would be reported blurred).
             clock.lap("postprocess")
-            smear = self._gauge.photo_smear(crops, found.data["det_score"])
+            gauged = found.data["det_score"] >= common_floor
+            smear = self._gauge.photo_smear(crops[gauged], found.data["det_score"][gauged])
             clock.lap("classifier")  # a network's time, with the classifier's
         indices, candidates = split_at_operating_point(found, config, conf, min_prob)
         indices = indices.without_nested(config.nested_overlap)

@@ -129,10 +129,16 @@ def evaluate_real_photos(
     manifest = json.loads((root / "manifest.json").read_text(encoding="utf-8"))[:limit]
     if subset is not None:
         manifest = [entry for number, entry in enumerate(manifest) if subset(number)]
+    # The cards each photo offers as possibly missed (PhotoReading.maybe); a reader gives none.
+    offers: dict[Path, list[DetectedCard]] = {}
     if reader is None:
         if detector is None:
             raise ValueError("evaluate_real_photos needs a detector or a reader")
-        reader = lambda path: detector.detect_cards(path).cards  # noqa: E731
+
+        def reader(path: Path) -> Sequence[DetectedCard]:
+            reading = detector.detect_cards(path)
+            offers[path] = reading.maybe
+            return reading.cards
     per_rank_total: Counter[str] = Counter()
     per_rank_found: Counter[str] = Counter()
     photos: list[dict[str, Any]] = []
@@ -154,6 +160,9 @@ def evaluate_real_photos(
             wrong_rank += bool(ranks_here) and not hit
             duplicates += ranks_here.count(label["rank"]) > 1
         invented = [code for (code, _), row in zip(detected, on_label) if not row.any()]
+        offered = offers.get(root / entry["image"], [])
+        offered_off_cards = [card.card for card in offered
+                             if not any(_inside(_box_centre(card.box), box) for box in boxes)]
         photos.append({
             "image": entry["image"],
             "labels": [card["rank"] for card in labels],
@@ -161,6 +170,8 @@ def evaluate_real_photos(
             "missed": [label["rank"] for label, hit in zip(labels, found) if not hit],
             "invented": invented,
             "exact": all(found) and not invented,
+            "offered": [card.card for card in offered],
+            "offered_off_cards": offered_off_cards,
         })
         if number % 50 == 0:
             progress(f"real photos: {number}/{len(manifest)}")
@@ -180,6 +191,12 @@ def evaluate_real_photos(
         "invented": invented_total,
         "invented_per_photo": invented_total / len(photos) if photos else None,
         "exact_photo_rate": sum(p["exact"] for p in photos) / len(photos) if photos else None,
+        # Cards possibly missed, offered to add (none counted unasked): all, and those on no
+        # labelled card (an offer that is no card, for the player to decline).
+        "offered_per_photo": (sum(len(p["offered"]) for p in photos) / len(photos)
+                              if photos and offers else None),
+        "offered_off_cards_per_photo": (sum(len(p["offered_off_cards"]) for p in photos) / len(photos)
+                                        if photos and offers else None),
         "not_chosen_on": {
             "photos": len(unseen),
             "rank_recall": (unseen_cards - sum(len(p["missed"]) for p in unseen)) / unseen_cards
@@ -1096,6 +1113,10 @@ def format_report(results: dict[str, Any]) -> str:
                   f"- rank recall: {_fmt(real['rank_recall'])}",
                   f"- invented cards: {real['invented']} ({_fmt(real['invented_per_photo'])} per photo)",
                   f"- photos read exactly: {_fmt(real['exact_photo_rate'])}",
+                  *([f"- cards offered as possibly missed (never counted unasked): "
+                     f"{_fmt(real['offered_per_photo'])} per photo, "
+                     f"{_fmt(real['offered_off_cards_per_photo'])} on no labelled card"]
+                    if real.get("offered_per_photo") is not None else []),
                   *([f"- on the {real['not_chosen_on']['photos']} photos the thresholds were not chosen on "
                      f"(all but every {OPERATING_POINT_EVERY}th): rank recall "
                      f"{_fmt(real['not_chosen_on']['rank_recall'])}, invented per photo "

@@ -4,7 +4,8 @@ Each folder (ONNX networks and ``detector.json``, as ``models/``) is measured on
 the real photos as taken (rank recall, invented cards per photo), the real photos made
 grey, in bad light, blurred and tilted (``onze_vision.conditions``: cards found and read right,
 against that folder's own reading as taken), and the held-out scenes of the tuning sets
-(mAP50, card recall, card precision, and the Joker's index recall: the weakest code). The
+(mAP50, card recall, card precision, the Joker's index recall: the weakest code, and the
+cards offered as possibly missed: how many, how many right, the recall with them taken). The
 bar's sets (``onze-val``, ``far-val``) are not used: a network is chosen here, and
 measured there once, by ``onze-vision evaluate``. ``--with KEY=JSON`` adds a column: the
 first folder with one ``detector.json`` value changed (a runtime constant is chosen here too).
@@ -33,7 +34,9 @@ TUNING_SETS = ("onze960", "onze320", "far-tune", "four-tune960", "joker-tune960"
 def measure(detector: CardDetector, realphotos: Path, tuning: list[Path], every: int) -> dict[str, Any]:
     """The figures of one detector (see the module's docstring)."""
     real = evaluate_real_photos(detector, realphotos, progress=lambda _: None)
-    row: dict[str, Any] = {"real photos: rank recall / invented": (real["rank_recall"], real["invented_per_photo"])}
+    row: dict[str, Any] = {"real photos: rank recall / invented": (real["rank_recall"], real["invented_per_photo"]),
+                           "real photos: offered as possibly missed / of them on no card, per photo": (
+                               real["offered_per_photo"], real["offered_off_cards_per_photo"])}
     conditions = evaluate_conditions(detector, realphotos, every=every)
     row["grey: read or offered right"] = conditions["grey"]["read_or_offered_right_share"]
     for group in ("light", "blur"):
@@ -51,6 +54,9 @@ def measure(detector: CardDetector, realphotos: Path, tuning: list[Path], every:
         row[f"{folder.name}: mAP50 / card recall / precision"] = (
             scenes["map50"], cards.get("recall") or 0.0, cards.get("precision") or 0.0)
         row[f"{folder.name}: Joker indices read right"] = scenes["recall_per_class"].get("JK")
+        fixes = cards.get("alternatives") or {}
+        row[f"{folder.name}: possibly missed per scene / right share / card recall with fixes taken"] = (
+            fixes.get("maybe_per_scene"), fixes.get("maybe_right_share"), fixes.get("recall_after_fixes"))
     return row
 
 

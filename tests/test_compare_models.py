@@ -32,7 +32,11 @@ def test_one_column_per_folder_and_the_same_folder_measures_the_same(
     assert list(table) == [str(DEFAULT_MODEL_DIR), str(copy)]
     assert table[str(copy)] == table[str(DEFAULT_MODEL_DIR)]
     rows = table[str(copy)]
-    assert list(rows)[:2] == ["real photos: rank recall / invented", "grey: read or offered right"]
+    assert list(rows)[:3] == ["real photos: rank recall / invented",
+                              "real photos: offered as possibly missed / of them on no card, per photo",
+                              "grey: read or offered right"]
+    offered, offered_off_cards = rows["real photos: offered as possibly missed / of them on no card, per photo"]
+    assert 0 <= offered_off_cards <= offered
     assert {"shaken: found / read right", "dark: found / read right"} <= set(rows)
     recall, invented = rows["real photos: rank recall / invented"]
     assert 0.9 <= recall <= 1.0 and invented <= 0.2

@@ -490,6 +490,43 @@ def test_the_detector_offers_indices_under_its_operating_point(tmp_path: Path, m
     assert ("maybe" in reading.to_dict()) == bool(offered)
 
 
+@pytest.mark.parametrize(("code", "score", "maybe_floors", "offered"), [
+    ("JK", 0.1, (), []),                           # under maybe_conf: not offered
+    ("JK", 0.1, (("JK", 0.05, 0.6),), ["JK"]),     # a Joker has a floor of its own
+    ("JK", 0.04, (("JK", 0.05, 0.6),), []),        # ... and not under it
+    ("QH", 0.1, (("JK", 0.05, 0.6),), []),         # the other codes keep maybe_conf
+    ("JK", 0.1, (("JK", 0.05, 0.99),), []),        # read 0.731 a Joker: not sure enough
+    ("JK", 0.4, (("JK", 0.05, 0.99),), ["JK"]),    # maybe_conf still offers it
+])
+def test_a_code_with_a_floor_of_its_own_is_offered_down_to_it(
+        tmp_path: Path, code: str, score: float, maybe_floors: tuple, offered: list[str]) -> None:
+    # A sure index and one at ``score``, far apart; the classifier reads 0.731 ``code``.
+    make_fake_models(tmp_path, [[60, 60, 20, 30, 0.9], [260, 260, 20, 30, score]], 320, code, runner_up="none")
+    config = replace(DetectorConfig(), conf_threshold=0.5, min_class_prob=0.35, maybe_conf=0.3, maybe_prob=0.2,
+                     maybe_floors=maybe_floors)
+    reading = CardDetector(tmp_path, config=config).detect_cards(np.full((320, 320, 3), 200, np.uint8))
+    assert [c.card for c in reading.cards] == [code]                # never counted unasked
+    assert [c.card for c in reading.maybe] == offered
+
+
+def test_config_reads_maybe_floors_as_an_object(tmp_path: Path) -> None:
+    (tmp_path / "detector.json").write_text(json.dumps({"maybe_floors": {"JK": [0.05, 0.6]}}))
+    assert DetectorConfig.from_json(tmp_path / "detector.json").maybe_floors == (("JK", 0.05, 0.6),)
+
+
+@pytest.mark.parametrize(("maybe_floors", "says"), [
+    ({"ZZ": [0.05, 0.6]}, "maybe_floors: 'ZZ' is not a card code"),
+    ({"JK": [0, 0.6]}, r"'JK' needs a detector score in \(0, 1\] and a code probability in \[0, 1\], got \[0.0, 0.6\]"),
+    ({"JK": [0.05, 1.5]}, r"got \[0.05, 1.5\]"),
+    ({"JK": 0.05}, "maybe_floors must be an object of code: \\[detector score, code probability\\]"),
+    ([["JK", 0.05, 0.6]], "maybe_floors must be an object of code"),
+])
+def test_bad_maybe_floors_are_refused(tmp_path: Path, maybe_floors: object, says: str) -> None:
+    (tmp_path / "detector.json").write_text(json.dumps({"maybe_floors": maybe_floors}))
+    with pytest.raises(InvalidModelError, match=f"not a valid detector config: .*{says}"):
+        DetectorConfig.from_json(tmp_path / "detector.json")
+
+
 # ------------------------------------------ reading a card's two corners together
 
 def reading(*code_probs: tuple[str, float]) -> np.ndarray:
@@ -1192,6 +1229,26 @@ def test_a_sharp_photo_of_the_table_alone_is_not_reported_blurred() -> None:
         reading = detector.detect_cards(photo)
         assert reading.cards == [] and reading.smear is None and not reading.blurred
 
+
+
+def test_a_codes_own_floor_leaves_the_blur_gauge_as_it_was(tmp_path: Path) -> None:
+    # The warning's threshold was chosen on the boxes every code is located down to; the
+    # fainter ones a Joker's floor adds are offered, not gauged.
+    make_fake_models(tmp_path, [[60, 60, 20, 30, 0.9], [260, 260, 20, 30, 0.1]], 320, "JK")
+    config = replace(DetectorConfig(), conf_threshold=0.5, maybe_conf=0.3, maybe_prob=0.2,
+                     maybe_floors=(("JK", 0.05, 0.6),))
+    detector = CardDetector(tmp_path, config=config)
+    gauged: list[np.ndarray] = []
+
+    class RecordingGauge:
+        def photo_smear(self, crops: np.ndarray, confidence: np.ndarray) -> float:
+            gauged.append(np.asarray(confidence))
+            return 0.0
+
+    detector._gauge = RecordingGauge()
+    reading = detector.detect_cards(np.full((320, 320, 3), 200, np.uint8))
+    assert [c.card for c in reading.cards] == ["JK"] and [c.card for c in reading.maybe] == ["JK"]
+    np.testing.assert_allclose(np.concatenate(gauged), [0.9], atol=1e-6)
 
 
 @needs_models

@@ -12,9 +12,10 @@ import pytest
 from test_detector import make_fake_models
 
 from onze_vision.detections import Detections
-from onze_vision.detector import CARD_CODES, CardDetector, DetectedCard
+from onze_vision.detector import CARD_CODES, CardDetector, DetectedCard, DetectorConfig
 from onze_vision.evaluate import (
     average_precision,
+    evaluate_real_photos,
     evaluate_synthetic,
     format_summary,
     label_readings,
@@ -215,6 +216,29 @@ def test_full_run_on_tiny_sets(tmp_path: Path) -> None:
     assert blur_rows == {"real photos as taken reported blurred (a warning where none is due)": 0.0,
                          "real photos out of focus: reported blurred": 0.0, "real photos shaken: reported blurred": 0.0}
     assert "| dark (0.2, 0.2, 0.2; 4) | 1.000 |" in text and "| shaken (motion, 0.018) | 1.000 |" in text
+
+
+def test_real_photos_count_the_cards_offered_as_possibly_missed(tmp_path: Path) -> None:
+    # A sure 10S on the labelled 10, and two indices under the operating point: one on the
+    # labelled K (an offer to take), one on the table (an offer to decline).
+    models = tmp_path / "models"
+    models.mkdir()
+    make_fake_models(models, [[100, 100, 20, 30, 0.9], [25, 285, 20, 30, 0.4], [280, 60, 20, 30, 0.4]], 320, "10S")
+    config = DetectorConfig(conf_threshold=0.5, maybe_conf=0.3, maybe_prob=0.2)
+    real = tmp_path / "real"
+    real.mkdir()
+    cv2.imwrite(str(real / "p.jpg"), np.full((320, 320, 3), 90, np.uint8))
+    (real / "manifest.json").write_text(json.dumps([
+        {"image": "p.jpg", "width": 320, "height": 320,
+         "cards": [{"rank": "10", "box": [60, 60, 160, 200]}, {"rank": "K", "box": [0, 250, 50, 320]}]}]))
+
+    r = evaluate_real_photos(CardDetector(models, config=config), real, progress=lambda line: None)
+    assert (r["rank_recall"], r["invented"]) == (pytest.approx(0.5), 0)       # offers are never counted
+    assert (r["offered_per_photo"], r["offered_off_cards_per_photo"]) == (2.0, 1.0)
+    assert r["worst_photos"][0]["offered_off_cards"] == ["10S"]
+    # A reader of its own gives cards only: nothing is known of offers.
+    read = evaluate_real_photos(None, real, progress=lambda line: None, reader=lambda path: [])
+    assert read["offered_per_photo"] is None and read["offered_off_cards_per_photo"] is None
 
 
 def test_every_code_map_scores_a_boxs_runner_up_as_ultralytics_does(tmp_path: Path) -> None:

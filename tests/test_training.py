@@ -20,7 +20,8 @@ pytest.importorskip("torch", reason="training needs the train extra: pip install
 pytest.importorskip("ultralytics", reason="training needs the train extra: pip install -e '.[train]'")
 
 from onze_vision.synth.dataset import make_dataset  # noqa: E402
-from onze_vision.training.recipe import detector_data_yaml, fit_center_offset, train_all  # noqa: E402
+from onze_vision.training.recipe import (  # noqa: E402
+    detector_data_yaml, fit_center_offset, train_all, write_detector_json)
 
 pytestmark = [
     pytest.mark.slow,
@@ -69,6 +70,18 @@ def test_one_epoch_of_both_stages_exports_models_the_runtime_loads(tiny_dataset:
     reading = detector.detect_cards(scene)
     assert reading.width == 320 and reading.height == 320
     assert all(card.box[0] <= card.box[2] and card.box[1] <= card.box[3] for card in reading.cards)
+
+
+def test_a_training_run_writes_the_runtime_constants_the_shipped_models_run_with(tiny_dataset: Path, tmp_path: Path):
+    # A constant chosen on the tuning sets and set in models/detector.json alone would be
+    # lost by the next run that ships; only what is fitted to the dataset may differ.
+    from onze_vision.detector import DEFAULT_MODEL_DIR
+
+    shipped = json.loads((DEFAULT_MODEL_DIR / "detector.json").read_text())
+    written = write_detector_json(tmp_path, tiny_dataset)
+    fitted = {"center_offset", "center_spread_p90"}
+    assert set(shipped) - {"operating_point"} == set(written)   # the threshold sweep writes that one
+    assert {key: shipped[key] for key in set(written) - fitted} == {key: written[key] for key in set(written) - fitted}
 
 
 def test_the_card_centre_lies_down_and_right_of_each_index(tiny_dataset: Path):

@@ -231,6 +231,12 @@ def write_detector_json(out_dir: Path, dataset: Path, extra: dict[str, object] |
         # far edge at half the near one: cards read twice 15 -> 2 of 226; the true boxes of
         # 3,000 training scenes: 1 false pair more).
         "pair_max_angle": 20.0,
+        # A card's two corners read opposite ways: their ways down differ by 120 degrees or more.
+        "pair_max_dot": -0.5,
+        # Two corners on one diagonal are read together as one card when the chance that their
+        # readings name the same code is 0.05 or more; lower, they are two cards that merely
+        # lie on a diagonal.
+        "pair_min_agreement": 0.05,
         # Decks with an index in all four corners: top right pairs with bottom left on the
         # other diagonal, and the indices of one side join (straight down or straight across
         # from each other, within 20 degrees; across only in a photo where a four-corner card
@@ -246,6 +252,23 @@ def write_detector_json(out_dir: Path, dataset: Path, extra: dict[str, object] |
         # (with the photo's links formed again at once, corner_groups), onze960 4 -> 2,
         # onze320 2 -> 0, onze3 10 -> 2; 0.03-0.125 alike, 0.25 and up lose four-corner cards.
         "link_distance_cost": 0.1,
+        # Where a photo shows such a deck (or the player says so), the detector looks at it
+        # mirrored too: taught top-left and bottom-right indices, it located 0.667 / 0.756 of
+        # the top-right / bottom-left ones whose rank shows, mirrored 0.969 / 0.976
+        # (four-tune960 mAP50 0.8775 -> 0.9056; models/README.md).
+        "mirrored_look": True,
+        # A Joker's probability is weighed three times against the other codes' before an
+        # index is named, once per card: on a design not taught, its mark reads low even where
+        # it is the best reading (held-out Jokers read right 0.42 -> 0.50 at 320 px, 0.48 ->
+        # 0.68 at 960 px; one more invented card in the 363 real photos; models/README.md).
+        "code_weights": {"JK": 3.0},
+        # An index read a Joker at 0.6 or more is offered as possibly missed down to a detector
+        # score of 0.05, not maybe_conf's 0.3: the detector scores marks it was not taught low
+        # (tigullio's ringed star). Chosen on the tuning sets (scripts/compare_models.py):
+        # joker-tune960 card recall with the offers taken 0.900 -> 0.910, onze320 0.879 ->
+        # 0.884, the rest unchanged; offers on no card of the real photos 0.022 -> 0.036 a
+        # photo (0.02 and 0.5: 0.917, and 0.072 a photo; models/README.md).
+        "maybe_floors": {"JK": [0.05, 0.6]},
         "pair_distance": [1.0, 12.0],
         "center_spread_p90": offset["spread_p90"],
         "classes": "onze_vision.synth.codes.CARD_CODES + ['none']",
