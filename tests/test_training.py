@@ -84,6 +84,35 @@ def test_a_training_run_writes_the_runtime_constants_the_shipped_models_run_with
     assert {key: shipped[key] for key in set(written) - fitted} == {key: written[key] for key in set(written) - fitted}
 
 
+@pytest.mark.parametrize(("freeze", "lr0", "asked"), [
+    (None, None, {"freeze": None}),                                   # Ultralytics chooses
+    (10, 0.0005, {"freeze": 10, "optimizer": "AdamW", "lr0": 0.0005}),  # a gentle fine-tune
+])
+def test_a_fine_tune_can_keep_the_backbone_and_name_its_rate(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                              freeze: int | None, lr0: float | None, asked: dict):
+    import ultralytics
+
+    from onze_vision.training import recipe
+
+    calls: list[dict] = []
+
+    class RecordingYOLO:
+        def __init__(self, model: str) -> None:
+            self.model = model
+
+        def train(self, **kwargs: object) -> None:
+            calls.append(kwargs)
+
+    monkeypatch.setattr(ultralytics, "YOLO", RecordingYOLO)
+    (tmp_path / "data").mkdir()
+    args = argparse.Namespace(data=str(tmp_path / "data"), runs=str(tmp_path / "runs"), resume=False,
+                              weights="models/index_detector.pt", epochs=1, hours=None, imgsz=640, batch=8,
+                              device="cpu", workers=0, fraction=1.0, freeze=freeze, lr0=lr0)
+    recipe.train_detector(args)
+    assert {key: calls[0].get(key) for key in asked} == asked
+    assert ("optimizer" in calls[0]) == (lr0 is not None)    # without a rate, "auto" as before
+
+
 def test_the_card_centre_lies_down_and_right_of_each_index(tiny_dataset: Path):
     offset = fit_center_offset(tiny_dataset)
     # An index sits near its card's corner: the centre is a few index sizes inwards.
@@ -353,8 +382,10 @@ def test_a_widened_member_saves_and_loads_beside_narrow_ones(tmp_path: Path) -> 
     ("--classifier-width", "0", "'0' must be above 0"),
     ("--classifier-batch", "-8", "'-8' must be above 0"),
     ("--classifier-lr", "fast", "'fast' is not a float"),
+    ("--freeze", "-1", "'-1' must be above 0"),
+    ("--lr0", "0", "'0' must be above 0"),
 ])
-def test_a_bad_classifier_option_is_refused_with_the_value_quoted(option: str, value: str, reason: str, capsys):
+def test_a_bad_training_option_is_refused_with_the_value_quoted(option: str, value: str, reason: str, capsys):
     from onze_vision.cli import build_parser
 
     with pytest.raises(SystemExit) as stop:

@@ -234,4 +234,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                             "(one ONNX file; 0 --classifier-minutes ensembles --classifier-init as it is)")
     train.add_argument("--weights", default=None, metavar="PT",
                        help="start the detector from this checkpoint instead of yolo11n.yaml (fine-tuning)")
+    train.add_argument("--freeze", type=_positive(int), default=None, metavar="N",
+                       help="keep the detector's first N layers as they are (10: the backbone of yolo11n), "
+                            "so a fine-tune teaches the neck and head and leaves what the backbone sees")
+    train.add_argument("--lr0", type=_positive(float), default=None, metavar="LR",
+                       help="the detector's AdamW learning rate (default: Ultralytics chooses the optimizer "
+                            "and rate; a gentle fine-tune wants about 0.0005)")
     train.set_defaults(handler=_train)

@@ -56,6 +56,9 @@ def train_detector(args: argparse.Namespace) -> Path:
         # From yaml (nothing is downloaded), or on from an earlier run's checkpoint.
         weights = getattr(args, "weights", None)
         model = YOLO(weights) if weights else YOLO("yolo11n.yaml")
+        freeze, lr0 = getattr(args, "freeze", None), getattr(args, "lr0", None)
+        # Ultralytics' "auto" optimizer ignores lr0: a rate of one's own needs it named.
+        optimizer = {"optimizer": "AdamW", "lr0": lr0} if lr0 is not None else {}
         model.train(
             data=str(detector_data_yaml(Path(args.data), [Path(p) for p in getattr(args, "detector_data", []) or []], runs)),
             single_cls=True,  # the labels keep their card class for the classifier and evaluation
@@ -85,6 +88,8 @@ def train_detector(args: argparse.Namespace) -> Path:
             mosaic=1.0,
             patience=100,
             val=True,
+            freeze=freeze,
+            **optimizer,
         )
     return last
 
