@@ -66,6 +66,17 @@ def test_read_yolo_labels(tmp_path: Path) -> None:
     assert read_yolo_labels(tmp_path / "missing.txt", 10, 10)[0].shape == (0, 4)
 
 
+def one_real_photo(folder: Path) -> Path:
+    """A real-photo set of one grey 320x320 photo labelled with a 10 (60-160, 60-200) and a K
+    in its bottom-left corner (0-50, 250-320)."""
+    folder.mkdir()
+    cv2.imwrite(str(folder / "p.jpg"), np.full((320, 320, 3), 90, np.uint8))
+    (folder / "manifest.json").write_text(json.dumps([
+        {"image": "p.jpg", "width": 320, "height": 320,
+         "cards": [{"rank": "10", "box": [60, 60, 160, 200]}, {"rank": "K", "box": [0, 250, 50, 320]}]}]))
+    return folder
+
+
 def test_full_run_on_tiny_sets(tmp_path: Path) -> None:
     # Fake models: two "10S" index boxes at fixed places of a 320x320 input.
     boxes = [[100, 100, 20, 30, 0.9], [220, 200, 20, 30, 0.8]]
@@ -104,12 +115,7 @@ def test_full_run_on_tiny_sets(tmp_path: Path) -> None:
     ]) + "\n")
 
     # Real: one photo whose labelled 10 lies under the first box; the second box invents a card.
-    real = tmp_path / "real"
-    real.mkdir()
-    cv2.imwrite(str(real / "p.jpg"), np.full((320, 320, 3), 90, np.uint8))
-    (real / "manifest.json").write_text(json.dumps([
-        {"image": "p.jpg", "width": 320, "height": 320,
-         "cards": [{"rank": "10", "box": [60, 60, 160, 200]}, {"rank": "K", "box": [0, 250, 50, 320]}]}]))
+    real = one_real_photo(tmp_path / "real")
 
     # Two speed photos asked for, but the set has only one.
     # The same scenes stand in for the held-out set drawn at the product's reading resolution
@@ -225,12 +231,7 @@ def test_real_photos_count_the_cards_offered_as_possibly_missed(tmp_path: Path) 
     models.mkdir()
     make_fake_models(models, [[100, 100, 20, 30, 0.9], [25, 285, 20, 30, 0.4], [280, 60, 20, 30, 0.4]], 320, "10S")
     config = DetectorConfig(conf_threshold=0.5, maybe_conf=0.3, maybe_prob=0.2)
-    real = tmp_path / "real"
-    real.mkdir()
-    cv2.imwrite(str(real / "p.jpg"), np.full((320, 320, 3), 90, np.uint8))
-    (real / "manifest.json").write_text(json.dumps([
-        {"image": "p.jpg", "width": 320, "height": 320,
-         "cards": [{"rank": "10", "box": [60, 60, 160, 200]}, {"rank": "K", "box": [0, 250, 50, 320]}]}]))
+    real = one_real_photo(tmp_path / "real")
 
     r = evaluate_real_photos(CardDetector(models, config=config), real, progress=lambda line: None)
     assert (r["rank_recall"], r["invented"]) == (pytest.approx(0.5), 0)       # offers are never counted
