@@ -131,25 +131,25 @@ def evaluate_real_photos(
         manifest = [entry for number, entry in enumerate(manifest) if subset(number)]
     # The cards each photo offers as possibly missed (PhotoReading.maybe); a reader gives none.
     offers: dict[Path, list[DetectedCard]] = {}
-    if reader is None:
-        if detector is None:
-            raise ValueError("evaluate_real_photos needs a detector or a reader")
 
-        def reader(path: Path) -> Sequence[DetectedCard]:
-            reading = detector.detect_cards(path)
-            offers[path] = reading.maybe
-            return reading.cards
+    def read_keeping_offers(path: Path) -> Sequence[DetectedCard]:
+        reading = detector.detect_cards(path)
+        offers[path] = reading.maybe
+        return reading.cards
+
+    if reader is None and detector is None:
+        raise ValueError("evaluate_real_photos needs a detector or a reader")
+    read = reader or read_keeping_offers
     per_rank_total: Counter[str] = Counter()
     per_rank_found: Counter[str] = Counter()
     photos: list[dict[str, Any]] = []
     wrong_rank = duplicates = 0
     for number, entry in enumerate(manifest, 1):
-        read_cards = list(reader(root / entry["image"]))
+        read_cards = list(read(root / entry["image"]))
         labels = entry["cards"]
         boxes = np.array([card["box"] for card in labels], np.float32).reshape(-1, 4)
         detected = [(card.card, _box_centre(card.box)) for card in read_cards]
-        on_label = np.array([[_inside(centre, box) for box in boxes] for _, centre in detected],
-                            bool).reshape(len(detected), len(boxes))
+        on_label = _centres_on_labels(read_cards, boxes)
         found = []
         for j, label in enumerate(labels):
             ranks_here = [_rank(code) for (code, _), hit in zip(detected, on_label[:, j]) if hit]
@@ -161,8 +161,8 @@ def evaluate_real_photos(
             duplicates += ranks_here.count(label["rank"]) > 1
         invented = [code for (code, _), row in zip(detected, on_label) if not row.any()]
         offered = offers.get(root / entry["image"], [])
-        offered_off_cards = [card.card for card in offered
-                             if not any(_inside(_box_centre(card.box), box) for box in boxes)]
+        offered_off_cards = [card.card for card, row in zip(offered, _centres_on_labels(offered, boxes))
+                             if not row.any()]
         photos.append({
             "image": entry["image"],
             "labels": [card["rank"] for card in labels],
@@ -224,6 +224,12 @@ def _box_centre(box: Sequence[float]) -> tuple[float, float]:
 
 def _inside(point: tuple[float, float], box: np.ndarray) -> bool:
     return bool(box[0] <= point[0] <= box[2] and box[1] <= point[1] <= box[3])
+
+
+def _centres_on_labels(cards: Sequence[DetectedCard], boxes: np.ndarray) -> np.ndarray:
+    """[cards, labels]: whether each card's box centre lies inside each labelled box."""
+    return np.array([[_inside(_box_centre(card.box), box) for box in boxes] for card in cards],
+                    bool).reshape(len(cards), len(boxes))
 
 
 # ---------------------------------------------------------------------- synthetic (mAP)
