@@ -11,11 +11,11 @@ command -v rsvg-convert >/dev/null || need+=(librsvg2-bin)
 [ -e /usr/share/aisleriot/cards/anglo.svgz ] || need+=(gnome-cards-data)
 [ -e /usr/share/carddecks/svg-standard ] || need+=(kdegames-card-data-kf5)
 command -v chromium >/dev/null || need+=(chromium chromium-driver)
-# Typefaces of the font decks (onze_vision/synth/art.py FONT_DECKS lists each file).
+# Typefaces of the font decks and glyph decks (onze_vision/synth/art.py FONT_DECKS, GLYPH_DECKS list each file).
 fonts=(fonts-dejavu-core fonts-urw-base35 fonts-texgyre fonts-freefont-ttf fonts-liberation2
   fonts-crosextra-caladea fonts-crosextra-carlito fonts-linuxlibertine fonts-ebgaramond
   fonts-roboto-unhinted fonts-symbola fonts-oldstandard fonts-open-sans fonts-lato fonts-cantarell
-  fonts-sil-gentium-basic)
+  fonts-sil-gentium-basic fonts-noto-core)
 for font in "${fonts[@]}"; do
   dpkg -s "$font" >/dev/null 2>&1 || need+=("$font")
 done

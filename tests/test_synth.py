@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 
 from onze_vision.cards import CARD_CODES as RULES_CARD_CODES
-from onze_vision.synth.art import DECKS, KDE_DIR, NPM_CARD_FILES, add_corner_indices, find_index_box, four_cornered, load_decks
+from onze_vision.synth.art import (DECKS, GLYPH_DECKS, KDE_DIR, NPM_CARD_FILES, add_corner_indices, find_index_box,
+                                   four_cornered, glyph_codepoint, load_decks)
 from onze_vision.synth.backgrounds import BackgroundBank, generated_surface, read_gimp_pattern
 from onze_vision.synth.codes import CARD_CODES
 from onze_vision.synth.dataset import deck_names, make_dataset
@@ -53,12 +54,13 @@ def test_held_out_designs_never_train():
 
 def test_validation_scenes_can_draw_on_either_side_of_the_design_split():
     held_out, training, four = deck_names("held-out"), deck_names("training"), deck_names("four-corner")
-    numbers = deck_names("number-cards")
+    numbers, glyphs = deck_names("number-cards"), deck_names("glyph-cards")
     assert set(held_out) == {"tigullio", "ornamental", "heruka-2color-bf"}
     assert set(four) == {"kde-dondorf", "tigullio-four", "ornamental-four", "heruka-2color-bf-four"}
     assert set(numbers) == {"berlin", "rheinland", "lattmann", "tarocco", "guyenne-classic", "slavic_costumes",
                             "ancient_french"}
-    assert set(training) == {d.name for d in DECKS} - set(held_out) - set(four) - set(numbers)
+    assert set(glyphs) == {"glyph-symbola", "glyph-noto-symbols2"}
+    assert set(training) == {d.name for d in DECKS} - set(held_out) - set(four) - set(numbers) - set(glyphs)
     with pytest.raises(ValueError, match="'test'"):
         deck_names("test")
 
@@ -135,6 +137,54 @@ def test_a_number_card_deck_renders_only_its_english_indices(art_cache: Path):
     assert len(berlin.codes) == 41
     # Read again from the cache: the same cards.
     assert load_decks(names=["berlin"], cache=art_cache)[0].codes == berlin.codes
+
+
+@pytest.mark.parametrize(
+    ("code", "codepoint"),
+    [
+        ("AS", 0x1F0A1),  # the block starts with the spades
+        ("10H", 0x1F0BA),
+        ("JD", 0x1F0CB),
+        ("QC", 0x1F0DD),  # the Knight (U+1F0DC) lies between the Jack and the Queen
+        ("KS", 0x1F0AE),
+        ("JK", 0x1F0CF),  # the black Joker
+    ],
+)
+def test_a_card_code_names_its_unicode_playing_card(code: str, codepoint: int):
+    assert glyph_codepoint(code) == codepoint
+
+
+@pytest.mark.parametrize("source", GLYPH_DECKS, ids=lambda source: source.name)
+def test_a_glyph_deck_draws_whole_cards_with_their_index_in_the_corner(source, art_cache: Path):
+    if not Path(source.origin).exists():
+        pytest.skip(f"{source.origin} is not installed ({source.licence})")
+    (deck,) = load_decks(names=[source.name], cache=art_cache)
+    assert {code for code in deck.codes if code != "JK"} == set(CARD_CODES) - {"JK"}
+    # Symbola rings a star in its Joker's corners; Noto's Joker has no corner mark and is left out.
+    assert ("JK" in deck.codes) is (source.name == "glyph-symbola")
+    for code, card in deck.cards.items():
+        height, width = card.shape[:2]
+        assert 0.6 < width / height < 0.75, code  # a card's shape, not a glyph's box
+        assert card[height // 2, width // 2, 3] == 255, code  # paper inside the outline
+        x1, y1, x2, y2 = deck.index_boxes[code]
+        assert x2 < 0.3 * width and y2 < 0.4 * height, code
+    red, black = deck.cards["QH"], deck.cards["QS"]
+    (rx1, ry1, rx2, ry2), (bx1, by1, bx2, by2) = deck.index_boxes["QH"], deck.index_boxes["QS"]
+    red_ink, black_ink = red[ry1:ry2, rx1:rx2, :3].reshape(-1, 3), black[by1:by2, bx1:bx2, :3].reshape(-1, 3)
+    assert red_ink[:, 2].astype(int).min() > red_ink[:, 0].astype(int).min() + 100  # BGR: hearts in red ink
+    assert black_ink.max(axis=1).min() < 60  # spades in black
+
+
+def test_a_glyph_deck_cached_by_an_older_drawing_is_drawn_again(tmp_path: Path):
+    (source,) = [deck for deck in GLYPH_DECKS if deck.name == "glyph-symbola"]
+    if not Path(source.origin).exists():
+        pytest.skip("apt-get install fonts-symbola")
+    stale = np.zeros((10, 7, 4), np.uint8)
+    (tmp_path / "decks").mkdir()
+    np.savez(tmp_path / "decks" / f"{source.name}.npz", codes=np.array(["AS"]), boxes=np.array([[0, 0, 2, 3]]),
+             finder=np.array(2), drawing=np.array(0), card_0=stale)
+    (deck,) = load_decks(names=[source.name], cache=tmp_path)
+    assert len(deck.codes) == 53 and deck.cards["AS"].shape[0] == 360
 
 
 def test_index_finder_ignores_a_blank_card():
@@ -358,6 +408,22 @@ def test_number_decks_join_the_training_scenes_only_when_asked(tmp_path: Path, a
     assert drawn & set(deck_names("number-cards"))
     assert "--number-decks" in (tmp_path / "more/data.yaml").read_text()
     assert "--number-decks" not in (tmp_path / "plain/data.yaml").read_text()
+
+
+def test_glyph_decks_join_the_training_scenes_only_when_asked(tmp_path: Path, art_cache: Path):
+    if not all(Path(source.origin).exists() for source in GLYPH_DECKS):
+        pytest.skip("apt-get install fonts-symbola fonts-noto-core")
+    common = dict(train_images=12, val_images=0, seed=5, workers=1, art_cache=art_cache, train_decks=["anglo"],
+                  progress=False)
+    plain = make_dataset(tmp_path / "plain", **common)
+    more = make_dataset(tmp_path / "more", glyph_decks=True, **common)
+    assert plain.decks["train"] == ["anglo"]
+    assert more.decks["train"] == ["anglo", *deck_names("glyph-cards")]
+    drawn = {card["deck"] for line in (tmp_path / "more/meta/train.jsonl").read_text().splitlines()
+             for card in json.loads(line)["cards"]}
+    assert drawn & set(deck_names("glyph-cards"))
+    assert "--glyph-decks" in (tmp_path / "more/data.yaml").read_text()
+    assert "--glyph-decks" not in (tmp_path / "plain/data.yaml").read_text()
 
 
 def test_four_corner_scenes_are_the_same_scenes_with_two_more_corners_a_card(tmp_path: Path, art_cache: Path):

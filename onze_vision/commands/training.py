@@ -38,6 +38,7 @@ def _make_dataset(args: argparse.Namespace) -> int:
             four_corner_share=args.four_corners,
             joker_share=args.jokers,
             number_decks=args.number_decks,
+            glyph_decks=args.glyph_decks,
         )
     except (ArtNotInstalledError, PrintFontNotInstalledError) as error:
         print(f"onze-vision make-dataset: {error}", file=sys.stderr)
@@ -166,6 +167,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                       help="training scenes also draw on the decks whose courts are lettered in another language "
                            "(the 'numbers' split of onze_vision/synth/art.py, listed in datasets/README.md): their "
                            "number cards, English Aces and Jokers (default: the scenes drawn before they were listed)")
+    make.add_argument("--glyph-decks", action="store_true",
+                      help="training scenes also draw on the decks of typefaces' playing-card glyphs (the 'glyphs' "
+                           "split: Symbola, Noto Sans Symbols2; fonts-symbola, fonts-noto-core) (default: the scenes "
+                           "drawn before they were listed)")
     make.set_defaults(handler=_make_dataset)
 
     train = subparsers.add_parser(

@@ -37,6 +37,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+from PIL import Image, ImageDraw, ImageFont
 
 from onze_vision.synth.codes import CARD_CODES, RANKS
 from onze_vision.synth.fontdeck import FONT_DECK_VERSION, FontNotInstalledError, font_deck_cards
@@ -59,10 +60,10 @@ class DeckSource:
     """Where one deck design comes from and how it may be used."""
 
     name: str
-    kind: str  # "aisleriot", "kde", "npm" or "font"
+    kind: str  # "aisleriot", "kde", "npm", "font" or "glyph"
     origin: str  # theme file, KDE deck folder/file, npm package + folder, or font file
     licence: str
-    split: str  # "train", "numbers" (training, on request), "val" or "four" (held out of training entirely)
+    split: str  # "train"; "numbers" or "glyphs" (training, on request); "val" or "four" (held out of training)
     has_joker: bool = True
     naming: str = "heruka"  # npm only: how card files are named (see NPM_CARD_FILES)
     corners: int = 2  # indices per card: 2 (top-left and its turned copy) or 4 (all four corners)
@@ -131,6 +132,33 @@ FONT_DECKS: tuple[DeckSource, ...] = tuple(
 )
 
 
+# Unicode's playing-card block (U+1F0A0-1F0FF) as two typefaces draw it: whole cards with
+# corner indices, court art and (Symbola) a ringed star on the Joker's corners. The package
+# is named beside each file.
+GLYPH_DECKS: tuple[DeckSource, ...] = (
+    DeckSource("glyph-symbola", "glyph", "/usr/share/fonts/truetype/ancient-scripts/Symbola_hint.ttf",
+               "free for any use (fonts-symbola)", "glyphs"),
+    DeckSource("glyph-noto-symbols2", "glyph", "/usr/share/fonts/truetype/noto/NotoSansSymbols2-Regular.ttf",
+               "OFL-1.1 (fonts-noto-core)", "glyphs"),  # its Jokers have no corner mark: left out
+)
+# Where each suit's cards start in the block, and each rank's offset (11 is the Knight,
+# which Onze has no use for).
+GLYPH_SUIT_BASE = {"S": 0x1F0A0, "H": 0x1F0B0, "D": 0x1F0C0, "C": 0x1F0D0}
+GLYPH_RANK_OFFSET = {"A": 1, **{str(n): n for n in range(2, 11)}, "J": 11, "Q": 13, "K": 14}
+GLYPH_JOKER = 0x1F0CF  # the black Joker
+GLYPH_INK_BGR = {"red": (40, 30, 200), "black": (30, 30, 30)}
+GLYPH_PAPER_BGR = (250, 252, 252)
+POKER_CARD_ASPECT = 63 / 88  # width for a height of 1
+GLYPH_DECK_VERSION = 1  # bump when _glyph_cards draws differently: cached glyph decks are drawn again
+
+
+def glyph_codepoint(code: str) -> int:
+    """The Unicode code point of a card code's glyph: ``glyph_codepoint("QH") == 0x1F0BD``."""
+    if code == "JK":
+        return GLYPH_JOKER
+    return GLYPH_SUIT_BASE[code[-1]] + GLYPH_RANK_OFFSET[code[:-1]]
+
+
 DECKS: tuple[DeckSource, ...] = (
     *(
         DeckSource(theme, "aisleriot", f"{theme}.svgz", "GPL/LGPL (gnome-cards-data)", "train")
@@ -153,6 +181,7 @@ DECKS: tuple[DeckSource, ...] = (
         )
     ),
     *FONT_DECKS,
+    *GLYPH_DECKS,
     # Decks whose courts are lettered in German, Italian, French or Russian: their number
     # cards, English Aces and corner-marked Jokers teach more index faces (a condensed serif
     # family, stars and rings for the Joker). A split of their own, drawn in training scenes
@@ -417,6 +446,43 @@ def _checked_index_boxes(cards: dict[str, np.ndarray]) -> dict[str, tuple[int, i
     return boxes
 
 
+def _glyph_cards(source: DeckSource, cache: Path) -> dict[str, np.ndarray]:
+    """Draw each card's glyph of a typeface's playing-card block, on paper filled inside its outline.
+
+    The glyph is one colour (red for hearts and diamonds, as these typefaces are shown in
+    colour); its card outline is the outermost ink, so the paper is that outline filled.
+    """
+    path = Path(source.origin)
+    if not path.exists():
+        raise ArtNotInstalledError(f"{path} is missing (apt-get install the package named in {source.licence!r})")
+    font = ImageFont.truetype(str(path), round(CARD_HEIGHT * 1.4))
+    cards: dict[str, np.ndarray] = {}
+    for code in CARD_CODES:
+        text = chr(glyph_codepoint(code))
+        left, top, right, bottom = font.getbbox(text)
+        canvas = Image.new("L", (right - left + 8, bottom - top + 8), 0)
+        ImageDraw.Draw(canvas).text((4 - left, 4 - top), text, font=font, fill=255)
+        ink = np.asarray(canvas)
+        contours, _ = cv2.findContours((ink > 128).astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+        if not contours:
+            raise ArtNotInstalledError(f"{path} draws nothing for {code} (U+{glyph_codepoint(code):X})")
+        outline = max(contours, key=cv2.contourArea)
+        x, y, w, h = cv2.boundingRect(outline)
+        if h < 1.2 * w:  # a typeface without the card block draws a box or a blank here
+            raise ArtNotInstalledError(f"{path} has no playing card for {code} (U+{glyph_codepoint(code):X})")
+        paper = np.zeros_like(ink)
+        cv2.drawContours(paper, [outline], -1, 255, thickness=cv2.FILLED)
+        paper = np.maximum(paper, ink)  # the outline's antialiased rim
+        colour = GLYPH_INK_BGR["red" if code[-1] in "HD" else "black"]
+        share = (ink.astype(np.float32) / 255)[:, :, None]
+        bgr = np.array(GLYPH_PAPER_BGR, np.float32) * (1 - share) + np.array(colour, np.float32) * share
+        card = np.dstack([bgr.round().astype(np.uint8), paper])[y : y + h, x : x + w]
+        # The typefaces draw squatter cards than a deck's (Symbola 0.79 wide for 1 tall):
+        # drawn at a poker card's shape, as printed.
+        cards[code] = cv2.resize(card, (round(CARD_HEIGHT * POKER_CARD_ASPECT), CARD_HEIGHT), interpolation=cv2.INTER_AREA)
+    return cards
+
+
 def _kde_cards(source: DeckSource, cache: Path) -> dict[str, np.ndarray]:
     """Render each card element of a KDE deck SVG on its own (``rsvg-convert -i``)."""
     theme = KDE_DIR / source.origin
@@ -464,14 +530,14 @@ def load_deck(source: DeckSource, cache: Path | None = None) -> DeckArt:
             cards, boxes = font_deck_cards(source.name, Path(source.origin), CARD_HEIGHT, codes)
         except FontNotInstalledError as error:
             raise ArtNotInstalledError(str(error)) from error
-    elif data is not None:
+    elif data is not None and (source.kind != "glyph" or int(data.get("drawing", 0)) == GLYPH_DECK_VERSION):
         if "finder" in data and int(data["finder"]) == INDEX_FINDER_VERSION:
             return _cached_art(source, data)
         # Cached by an older index finder: keep the rendered cards, find their indices again.
         cards = _cached_cards(data)
         boxes = _checked_index_boxes(cards)
     else:
-        loaders = {"aisleriot": _aisleriot_cards, "kde": _kde_cards, "npm": _npm_cards}
+        loaders = {"aisleriot": _aisleriot_cards, "kde": _kde_cards, "npm": _npm_cards, "glyph": _glyph_cards}
         cards = loaders[source.kind](source, cache)
         boxes = _checked_index_boxes(cards)
     cards = {code: card for code, card in cards.items() if code in boxes and source.shows(code)}
@@ -485,7 +551,7 @@ def load_deck(source: DeckSource, cache: Path | None = None) -> DeckArt:
         codes=np.array(codes),
         boxes=np.array([art.index_boxes[c] for c in codes]),
         finder=np.array(INDEX_FINDER_VERSION),
-        drawing=np.array(FONT_DECK_VERSION if source.kind == "font" else 0),
+        drawing=np.array({"font": FONT_DECK_VERSION, "glyph": GLYPH_DECK_VERSION}.get(source.kind, 0)),
         **{f"card_{i}": art.cards[c] for i, c in enumerate(codes)},
     )
     return art
@@ -504,7 +570,7 @@ def _cached_art(source: DeckSource, data: np.lib.npyio.NpzFile) -> DeckArt:
 
 
 def load_decks(split: str | None = None, names: list[str] | None = None, cache: Path | None = None) -> list[DeckArt]:
-    """Load every listed deck of a split ("train", "numbers", "val", "four"), or the named ones."""
+    """Load every listed deck of a split ("train", "numbers", "glyphs", "val", "four"), or the named ones."""
     chosen = [d for d in DECKS if (split is None or d.split == split) and (names is None or d.name in names)]
     if names:
         unknown = set(names) - {d.name for d in DECKS}

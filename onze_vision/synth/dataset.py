@@ -206,12 +206,14 @@ def _progress(done: int, total: int, started: float) -> None:
 
 
 # The names of the deck designs' splits, as make-dataset's --val-designs takes them.
-DESIGN_SPLITS = {"training": "train", "number-cards": "numbers", "held-out": "val", "four-corner": "four"}
+DESIGN_SPLITS = {"training": "train", "number-cards": "numbers", "glyph-cards": "glyphs", "held-out": "val",
+                 "four-corner": "four"}
 
 
 def deck_names(split: str) -> list[str]:
     """The deck designs of one split: ``"training"``, ``"number-cards"`` (training decks
     whose courts are lettered in another language: number cards, Aces and Jokers only),
+    ``"glyph-cards"`` (training decks drawn from typefaces' playing-card glyphs),
     ``"held-out"`` (validation only) or ``"four-corner"`` (held-out decks with an index in
     every corner)."""
     if split not in DESIGN_SPLITS:
@@ -237,6 +239,7 @@ def make_dataset(
     four_corner_share: float = 0.0,
     joker_share: float = 0.0,
     number_decks: bool = False,
+    glyph_decks: bool = False,
 ) -> DatasetSummary:
     """Render the dataset into ``out_dir`` and return what was written.
 
@@ -248,7 +251,7 @@ def make_dataset(
     the share of scenes with one to three Jokers dealt in (:func:`deal_jokers`; 0: none,
     the scenes drawn before it). ``number_decks``: training scenes draw on the
     ``"number-cards"`` designs too, after ``train_decks`` (False: the scenes drawn before
-    they were listed).
+    they were listed). ``glyph_decks``: the same for the ``"glyph-cards"`` designs, after those.
     """
     for name, share in (("printed_share", printed_share), ("blurred_share", blurred_share),
                         ("four_corner_share", four_corner_share), ("joker_share", joker_share)):
@@ -256,7 +259,8 @@ def make_dataset(
             raise ValueError(f"{name} must lie in [0, 1], not {share!r}")
     out_dir = Path(out_dir)
     split_decks = {
-        "train": (train_decks or deck_names("training")) + (deck_names("number-cards") if number_decks else []),
+        "train": ((train_decks or deck_names("training")) + (deck_names("number-cards") if number_decks else [])
+                  + (deck_names("glyph-cards") if glyph_decks else [])),
         "val": val_decks or deck_names("held-out"),
     }
     counts = {"train": train_images, "val": val_images}
@@ -311,7 +315,8 @@ def make_dataset(
         + (f" --blurred {blurred_share:g}" if blurred_share else "")
         + (f" --four-corners {four_corner_share:g}" if four_corner_share else "")
         + (f" --jokers {joker_share:g}" if joker_share else "")
-        + (" --number-decks" if number_decks else "") + "\n"
+        + (" --number-decks" if number_decks else "")
+        + (" --glyph-decks" if glyph_decks else "") + "\n"
         f"path: {out_dir.resolve()}\ntrain: images/train\nval: images/val\nnames:\n{names_yaml}\n"
     )
     summary = DatasetSummary(
