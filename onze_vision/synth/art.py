@@ -14,6 +14,9 @@ Sources (never committed; rendered at dataset time into a cache folder):
 * Font decks: plain card faces drawn here (``onze_vision.synth.fontdeck``) with the
   index in one of 24 typefaces from Debian font packages, so that the classifier meets
   many index fonts, not only the few that card art packages use.
+* Glyph decks: the whole cards that Debian's ``fonts-symbola`` and ``fonts-noto-core``
+  draw in Unicode's playing-card block (U+1F0A0-1F0FF), on paper filled inside each
+  card's outline (split ``"glyphs"``, drawn on request).
 
 Only designs with English corner indices (A K Q J 10), two suit colours (red hearts and
 diamonds: red Aces are wild in four variants) and indices in two opposite corners are
