@@ -5,9 +5,9 @@
 # There: bash scripts/gpu_train.sh WEIGHTS NTRAIN [END_S]   (carry .gpu and .whl)
 #        SCENES (more make-dataset options, see gpu_setup.sh), IMGSZ (320), BATCH (128) and
 #        DEVICE (0) change the recipe; DEVICE=cpu with a small NTRAIN tries the whole call here.
-#        The detector at the runtime's input size, taught Jokers (the number-card decks' stars
-#        and rings too), blur and four-corner decks:
-#        SCENES="--size 640 --index-px 22 180 --jokers 0.3 --blurred 0.3 --four-corners 0.2 --number-decks" IMGSZ=640
+#        The detector at the runtime's input size, taught Jokers (the number-card decks' stars,
+#        rings and Symbola's ringed star too), blur and four-corner decks:
+#        SCENES="--size 640 --index-px 22 180 --jokers 0.3 --blurred 0.3 --four-corners 0.2 --number-decks --glyph-decks" IMGSZ=640
 #
 # scripts/gpu_setup.sh installs the carried wheels, unpacks the carried art and makes
 # NTRAIN scenes when this machine has no dataset yet; then this trains from WEIGHTS for
