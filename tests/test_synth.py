@@ -13,8 +13,9 @@ import numpy as np
 import pytest
 
 from onze_vision.cards import CARD_CODES as RULES_CARD_CODES
-from onze_vision.synth.art import (DECKS, GLYPH_DECKS, KDE_DIR, NPM_CARD_FILES, add_corner_indices, find_index_box,
-                                   four_cornered, glyph_codepoint, load_decks)
+from onze_vision.synth.art import (DECKS, GLYPH_DECKS, KDE_DIR, NPM_CARD_FILES, ArtNotInstalledError, DeckSource,
+                                   add_corner_indices, find_index_box, four_cornered, glyph_codepoint, load_deck,
+                                   load_decks)
 from onze_vision.synth.backgrounds import BackgroundBank, generated_surface, read_gimp_pattern
 from onze_vision.synth.codes import CARD_CODES
 from onze_vision.synth.dataset import deck_names, make_dataset
@@ -173,6 +174,22 @@ def test_a_glyph_deck_draws_whole_cards_with_their_index_in_the_corner(source, a
     red_ink, black_ink = red[ry1:ry2, rx1:rx2, :3].reshape(-1, 3), black[by1:by2, bx1:bx2, :3].reshape(-1, 3)
     assert red_ink[:, 2].astype(int).min() > red_ink[:, 0].astype(int).min() + 100  # BGR: hearts in red ink
     assert black_ink.max(axis=1).min() < 60  # spades in black
+
+
+@pytest.mark.parametrize(
+    ("font", "says"),
+    [
+        ("/nonexistent/Symbola.ttf", "is missing"),  # the package is not installed
+        ("/usr/share/fonts/truetype/dejavu/DejaVuSerif.ttf", None),  # installed, without the card block
+    ],
+)
+def test_a_glyph_deck_without_its_typeface_says_what_is_missing(tmp_path: Path, font: str, says: str | None):
+    if says is None and not Path(font).exists():
+        pytest.skip("apt-get install fonts-dejavu-core")
+    source = DeckSource("glyph-test", "glyph", font, "test (fonts-test)", "glyphs")
+    with pytest.raises(ArtNotInstalledError, match=says or "has no playing card") as raised:
+        load_deck(source, tmp_path)
+    assert font in str(raised.value)
 
 
 def test_a_glyph_deck_cached_by_an_older_drawing_is_drawn_again(tmp_path: Path):

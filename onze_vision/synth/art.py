@@ -449,6 +449,14 @@ def _checked_index_boxes(cards: dict[str, np.ndarray]) -> dict[str, tuple[int, i
     return boxes
 
 
+def _glyph_ink(font: ImageFont.FreeTypeFont, text: str) -> np.ndarray:
+    """One character's ink (0-255), cut to its box with a 4-pixel margin."""
+    left, top, right, bottom = font.getbbox(text)
+    canvas = Image.new("L", (max(1, right - left) + 8, max(1, bottom - top) + 8), 0)
+    ImageDraw.Draw(canvas).text((4 - left, 4 - top), text, font=font, fill=255)
+    return np.asarray(canvas)
+
+
 def _glyph_cards(source: DeckSource, cache: Path) -> dict[str, np.ndarray]:
     """Draw each card's glyph of a typeface's playing-card block, on paper filled inside its outline.
 
@@ -459,20 +467,16 @@ def _glyph_cards(source: DeckSource, cache: Path) -> dict[str, np.ndarray]:
     if not path.exists():
         raise ArtNotInstalledError(f"{path} is missing (apt-get install the package named in {source.licence!r})")
     font = ImageFont.truetype(str(path), round(CARD_HEIGHT * 1.4))
+    # What the typeface draws for a character it lacks (a box, or nothing), to tell a card apart.
+    lacking = _glyph_ink(font, chr(0x10FFFD))
     cards: dict[str, np.ndarray] = {}
     for code in CARD_CODES:
-        text = chr(glyph_codepoint(code))
-        left, top, right, bottom = font.getbbox(text)
-        canvas = Image.new("L", (right - left + 8, bottom - top + 8), 0)
-        ImageDraw.Draw(canvas).text((4 - left, 4 - top), text, font=font, fill=255)
-        ink = np.asarray(canvas)
+        ink = _glyph_ink(font, chr(glyph_codepoint(code)))
         contours, _ = cv2.findContours((ink > 128).astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-        if not contours:
-            raise ArtNotInstalledError(f"{path} draws nothing for {code} (U+{glyph_codepoint(code):X})")
+        if not contours or (ink.shape == lacking.shape and np.array_equal(ink, lacking)):
+            raise ArtNotInstalledError(f"{path} has no playing card for {code} (U+{glyph_codepoint(code):X})")
         outline = max(contours, key=cv2.contourArea)
         x, y, w, h = cv2.boundingRect(outline)
-        if h < 1.2 * w:  # a typeface without the card block draws a box or a blank here
-            raise ArtNotInstalledError(f"{path} has no playing card for {code} (U+{glyph_codepoint(code):X})")
         paper = np.zeros_like(ink)
         cv2.drawContours(paper, [outline], -1, 255, thickness=cv2.FILLED)
         paper = np.maximum(paper, ink)  # the outline's antialiased rim
