@@ -413,34 +413,28 @@ def anglo_scenes_with_and_without(tmp_path: Path, art_cache: Path, scenes: int,
     return plain, with_option
 
 
-def test_number_decks_join_the_training_scenes_only_when_asked(tmp_path: Path, art_cache: Path):
-    common = dict(train_images=12, val_images=0, seed=5, workers=1, art_cache=art_cache, train_decks=["anglo"],
-                  progress=False)
-    plain = make_dataset(tmp_path / "plain", **common)
-    more = make_dataset(tmp_path / "more", number_decks=True, **common)
-    assert plain.decks["train"] == ["anglo"]
-    assert more.decks["train"] == ["anglo", *deck_names("number-cards")]
-    drawn = {card["deck"] for line in (tmp_path / "more/meta/train.jsonl").read_text().splitlines()
-             for card in json.loads(line)["cards"]}
-    assert drawn & set(deck_names("number-cards"))
-    assert "--number-decks" in (tmp_path / "more/data.yaml").read_text()
-    assert "--number-decks" not in (tmp_path / "plain/data.yaml").read_text()
-
-
-def test_glyph_decks_join_the_training_scenes_only_when_asked(tmp_path: Path, art_cache: Path):
-    if not all(Path(source.origin).exists() for source in GLYPH_DECKS):
+@pytest.mark.parametrize(
+    ("option", "split", "flag"),
+    [
+        ("number_decks", "number-cards", "--number-decks"),  # courts lettered in another language
+        ("glyph_decks", "glyph-cards", "--glyph-decks"),  # typefaces' playing cards
+    ],
+)
+def test_more_decks_join_the_training_scenes_only_when_asked(tmp_path: Path, art_cache: Path, option: str,
+                                                              split: str, flag: str):
+    if split == "glyph-cards" and not all(Path(source.origin).exists() for source in GLYPH_DECKS):
         pytest.skip("apt-get install fonts-symbola fonts-noto-core")
     common = dict(train_images=12, val_images=0, seed=5, workers=1, art_cache=art_cache, train_decks=["anglo"],
                   progress=False)
     plain = make_dataset(tmp_path / "plain", **common)
-    more = make_dataset(tmp_path / "more", glyph_decks=True, **common)
+    more = make_dataset(tmp_path / "more", **{option: True}, **common)
     assert plain.decks["train"] == ["anglo"]
-    assert more.decks["train"] == ["anglo", *deck_names("glyph-cards")]
+    assert more.decks["train"] == ["anglo", *deck_names(split)]
     drawn = {card["deck"] for line in (tmp_path / "more/meta/train.jsonl").read_text().splitlines()
              for card in json.loads(line)["cards"]}
-    assert drawn & set(deck_names("glyph-cards"))
-    assert "--glyph-decks" in (tmp_path / "more/data.yaml").read_text()
-    assert "--glyph-decks" not in (tmp_path / "plain/data.yaml").read_text()
+    assert drawn & set(deck_names(split))
+    assert flag in (tmp_path / "more/data.yaml").read_text()
+    assert flag not in (tmp_path / "plain/data.yaml").read_text()
 
 
 def test_four_corner_scenes_are_the_same_scenes_with_two_more_corners_a_card(tmp_path: Path, art_cache: Path):
