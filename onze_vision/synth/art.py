@@ -64,7 +64,7 @@ class DeckSource:
 
     name: str
     kind: str  # "aisleriot", "kde", "npm", "font" or "glyph"
-    origin: str  # theme file, KDE deck folder/file, npm package + folder, or font file
+    origin: str  # theme file, KDE deck folder/file, npm package + folder, or font file (font and glyph decks)
     licence: str
     split: str  # "train"; "numbers" or "glyphs" (training, on request); "val" or "four" (held out of training)
     has_joker: bool = True
@@ -144,7 +144,7 @@ GLYPH_DECKS: tuple[DeckSource, ...] = (
     DeckSource("glyph-noto-symbols2", "glyph", "/usr/share/fonts/truetype/noto/NotoSansSymbols2-Regular.ttf",
                "OFL-1.1 (fonts-noto-core)", "glyphs"),  # its Jokers have no corner mark: left out
 )
-# Where each suit's cards start in the block, and each rank's offset (11 is the Knight,
+# Where each suit's cards start in the block, and each rank's offset (12 is the Knight,
 # which Onze has no use for).
 GLYPH_SUIT_BASE = {"S": 0x1F0A0, "H": 0x1F0B0, "D": 0x1F0C0, "C": 0x1F0D0}
 GLYPH_RANK_OFFSET = {"A": 1, **{str(n): n for n in range(2, 11)}, "J": 11, "Q": 13, "K": 14}
