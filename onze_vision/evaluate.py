@@ -148,25 +148,25 @@ def evaluate_real_photos(
         read_cards = list(read(root / entry["image"]))
         labels = entry["cards"]
         boxes = np.array([card["box"] for card in labels], np.float32).reshape(-1, 4)
-        detected = [(card.card, _box_centre(card.box)) for card in read_cards]
+        codes = [card.card for card in read_cards]
         on_label = _centres_on_labels(read_cards, boxes)
         found = []
         for j, label in enumerate(labels):
-            ranks_here = [_rank(code) for (code, _), hit in zip(detected, on_label[:, j]) if hit]
+            ranks_here = [_rank(code) for code, hit in zip(codes, on_label[:, j]) if hit]
             hit = label["rank"] in ranks_here
             found.append(hit)
             per_rank_total[label["rank"]] += 1
             per_rank_found[label["rank"]] += hit
             wrong_rank += bool(ranks_here) and not hit
             duplicates += ranks_here.count(label["rank"]) > 1
-        invented = [code for (code, _), row in zip(detected, on_label) if not row.any()]
+        invented = [code for code, row in zip(codes, on_label) if not row.any()]
         offered = offers.get(root / entry["image"], [])
         offered_off_cards = [card.card for card, row in zip(offered, _centres_on_labels(offered, boxes))
                              if not row.any()]
         photos.append({
             "image": entry["image"],
             "labels": [card["rank"] for card in labels],
-            "detected": [card.card for card in read_cards],
+            "detected": codes,
             "missed": [label["rank"] for label, hit in zip(labels, found) if not hit],
             "invented": invented,
             "exact": all(found) and not invented,
