@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 
 from onze_vision.cards import CARD_CODES as RULES_CARD_CODES
-from onze_vision.synth.art import (DECKS, GLYPH_DECKS, KDE_DIR, NPM_CARD_FILES, ArtNotInstalledError, DeckSource,
-                                   add_corner_indices, find_index_box, four_cornered, glyph_codepoint, load_deck,
-                                   load_decks)
+from onze_vision.synth.art import (DECKS, GLYPH_DECKS, INDEX_FINDER_VERSION, KDE_DIR, NPM_CARD_FILES,
+                                   ArtNotInstalledError, DeckSource, add_corner_indices, find_index_box,
+                                   four_cornered, glyph_codepoint, load_deck, load_decks)
 from onze_vision.synth.backgrounds import BackgroundBank, generated_surface, read_gimp_pattern
 from onze_vision.synth.codes import CARD_CODES
 from onze_vision.synth.dataset import deck_names, make_dataset
@@ -199,7 +199,7 @@ def test_a_glyph_deck_cached_by_an_older_drawing_is_drawn_again(tmp_path: Path):
     stale = np.zeros((10, 7, 4), np.uint8)
     (tmp_path / "decks").mkdir()
     np.savez(tmp_path / "decks" / f"{source.name}.npz", codes=np.array(["AS"]), boxes=np.array([[0, 0, 2, 3]]),
-             finder=np.array(2), drawing=np.array(0), card_0=stale)
+             finder=np.array(INDEX_FINDER_VERSION), drawing=np.array(0), card_0=stale)  # only the drawing is old
     (deck,) = load_decks(names=[source.name], cache=tmp_path)
     assert len(deck.codes) == 53 and deck.cards["AS"].shape[0] == 360
 
