@@ -229,7 +229,7 @@ class DetectorConfig:
         unsure_below: A card whose code is read with a probability under this is reported
             unsure, with its next most likely code as the ``alternative`` the player is
             offered (0: never); a wrong reading is mostly an unsure one, and mostly its
-            runner-up is the card (``models/README.md``).
+            runner-up is the card (``models/HISTORY.md``).
         alternative_min: The runner-up is offered only when its probability is at least
             this: a card unsure between its code and "not an index" has no alternative code.
         check_below: A card whose confidence (detector score x code probability) is under
@@ -1005,7 +1005,7 @@ def plan_closer_look(xyxy: np.ndarray, det_score: np.ndarray, photo_size: tuple[
 
 #: A blind look is taken only when it enlarges the photo at least this much: the indices
 #: a first look finds nothing of measure under about 12 input pixels, and the detector
-#: finds them from about 16 (``models/README.md``).
+#: finds them from about 16 (``models/HISTORY.md``).
 BLIND_MIN_GAIN = 1.5
 
 
@@ -1470,7 +1470,7 @@ class CardDetector:
         where asked."""
         config = self.config
         # At the detector's scale a target-sized index makes a crop as large as the
-        # classifier's input: more pixels were slower and no better (models/README.md).
+        # classifier's input: more pixels were slower and no better (models/HISTORY.md).
         fine = decode_finer(loaded, look.input_scale)
         if gains is not None and fine is not loaded:
             fine = replace(fine, image=apply_gains(fine.image, gains))

@@ -377,7 +377,7 @@ def _from_array(array: np.ndarray) -> LoadedImage:
 #: A photo whose colour (max - min of its B, G, R) stays at or under this on all but
 #: 0.1 % of its pixels has no colour to read suits by: a black-and-white photo, a grey
 #: scan, a mono filter. JPEG's rounding leaves a few levels on a grey photo; the least
-#: colourful of the 363 real photos reaches 34 (``models/README.md``), and none of them
+#: colourful of the 363 real photos reaches 34 (``models/HISTORY.md``), and none of them
 #: is judged colourless (``tests/test_imageio.py``).
 COLOURLESS_MAX_CHROMA = 12
 

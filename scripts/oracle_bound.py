@@ -9,7 +9,7 @@ than the benchmark's 0), and writes two model folders to evaluate like the shipp
 ``alone/`` (the oracle member) and ``with-shipped/`` (the shipped members plus it).
 
 Never ship either: they have seen the held-out designs, so the held-out figure would
-no longer measure anything. The run in ``models/README.md``:
+no longer measure anything. The run in ``models/HISTORY.md``:
 
     onze-vision make-dataset --out datasets/oracle960 --train 0 --val 1500 --seed 7 --size 960 --index-px 33 180
     onze-vision make-dataset --out datasets/oracle320 --train 0 --val 3000 --seed 8

@@ -1157,7 +1157,7 @@ def test_runtime_never_imports_torch() -> None:
 @needs_models
 def test_shipped_detector_offers_alternatives_for_unsure_cards() -> None:
     config = CardDetector().config
-    # Chosen on held-out scenes (models/README.md): under 0.9 with a runner-up of 0.1 or more.
+    # Chosen on held-out scenes (models/HISTORY.md): under 0.9 with a runner-up of 0.1 or more.
     assert (config.unsure_below, config.alternative_min) == (0.9, 0.1)
     assert (config.maybe_conf, config.maybe_prob) == (0.3, 0.2)
 

@@ -3,7 +3,7 @@
 A phone photo of a hand often shows print beside the cards. Seen through the closer look
 (``onze_vision.detector``), a word of print is as large as a corner index, and the
 classifier, which never saw print except the Jokers' corner word, read words on a bottle
-and a book as a 2 and as Jokers (``models/README.md``, far shots). Scenes drawn with print
+and a book as a 2 and as Jokers (``models/HISTORY.md``, far shots). Scenes drawn with print
 give the classifier print to call "none": lines of words in typefaces read from Debian
 font packages at dataset time (never committed), at the height of the scene's indices,
 turned any way, dark or coloured ink, on a paper patch or straight on the table.

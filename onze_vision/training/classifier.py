@@ -89,7 +89,7 @@ class ExportedEnsemble(nn.Module):
     their ``down`` vectors summed and normalised.
 
     Members trained on different mixes of designs err on different unseen ones, so the
-    average reads unseen designs better than either (measured: ``models/README.md``).
+    average reads unseen designs better than either (measured: ``models/HISTORY.md``).
     """
 
     def __init__(self, models: Sequence[IndexClassifier]) -> None:

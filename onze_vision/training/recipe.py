@@ -175,7 +175,7 @@ def write_detector_json(out_dir: Path, dataset: Path, extra: dict[str, object] |
         # An index read below 0.95 (its card's two corners read together) is read again
         # from four crops moved 0.05 of its box and three turned a quarter, a half and three
         # quarters, the eight readings averaged (chosen on the held-out scenes of
-        # datasets/onze3, see models/README.md: mAP50 0.853 centred alone, 0.867 moved,
+        # datasets/onze3, see models/HISTORY.md: mAP50 0.853 centred alone, 0.867 moved,
         # 0.872 turned, 0.875 both).
         "crop_shift": 0.05,
         "crop_turns": True,
@@ -183,13 +183,13 @@ def write_detector_json(out_dir: Path, dataset: Path, extra: dict[str, object] |
         # A card read under 0.9 with another code at 0.1 or more is shown unsure, with that
         # code one tap away (chosen on the held-out scenes of datasets/onze960 and onze320:
         # 0.13 of cards flagged, 0.73 of the wrong readings among them, 0.41 fixed by the
-        # alternative; 4 of 671 cards flagged on the real photos; models/README.md).
+        # alternative; 4 of 671 cards flagged on the real photos; models/HISTORY.md).
         "unsure_below": 0.9,
         "alternative_min": 0.1,
         # A card read at a confidence under 0.4 is shown to check even with no alternative
         # to offer (the same held-out scenes: 8 more of 1,093 cards flagged, 3 of them
         # wrong, against 3.6 % wrong among all; 0.5 flags 18, 4 wrong. On the real photos
-        # 2 of 671 cards, one of them a J read as a Joker; models/README.md).
+        # 2 of 671 cards, one of them a J read as a Joker; models/HISTORY.md).
         "check_below": 0.4,
         # An index left out by the operating point, with a detector score of 0.3 or more and its
         # code at 0.2 or more, on no card read, is offered as a card possibly missed (the same
@@ -201,7 +201,7 @@ def write_detector_json(out_dir: Path, dataset: Path, extra: dict[str, object] |
         # 320-px scene, enlarged twice) are looked at again where the photo has at least twice
         # the pixels: the cards' part of it, decoded finer, in up to 4 tiles, so that an index
         # measures 40 px (chosen on datasets/far-tune, far shots: card recall 0.64 -> 0.93;
-        # no change on the real photos; scripts/sweep_closer_look.py, models/README.md).
+        # no change on the real photos; scripts/sweep_closer_look.py, models/HISTORY.md).
         "zoom_below": 22.0,
         "zoom_target": 40.0,
         "zoom_tiles": 4,
@@ -211,7 +211,7 @@ def write_detector_json(out_dir: Path, dataset: Path, extra: dict[str, object] |
         # A first look that finds no index at all sees the whole photo again in 4 tiles, about
         # twice as closely, and places the closer look with what that finds (chosen on
         # datasets/far-small, far shots with 25-60 px indices: card recall 0.82 -> 0.89;
-        # 9 tiles 0.90 for 50 % more looks; scripts/sweep_closer_look.py, models/README.md).
+        # 9 tiles 0.90 for 50 % more looks; scripts/sweep_closer_look.py, models/HISTORY.md).
         "zoom_blind_tiles": 4,
         # A photo whose white needs a channel gain of 1.5 or more (a warm lamp, a dim room)
         # has its channels scaled to make the cards' white white, by at most 3 (chosen with
@@ -248,7 +248,7 @@ def write_detector_json(out_dir: Path, dataset: Path, extra: dict[str, object] |
         # showed). The two sides' indices of jumbo designs lie 1.1 index sizes apart, hence
         # 1.0. Chosen on datasets/four-tune960 (cards counted once: precision 0.58 -> 0.91;
         # 12 degrees 0.85, 25 degrees 0.93 with a card lost on datasets/onze960) with no card
-        # changed on the two-corner tuning sets; models/README.md.
+        # changed on the two-corner tuning sets; models/HISTORY.md.
         "four_corners": True,
         "side_max_angle": 20.0,
         # Links join cheapest first, a link costing its angle's miss plus 0.1 per index size
@@ -260,19 +260,19 @@ def write_detector_json(out_dir: Path, dataset: Path, extra: dict[str, object] |
         # Where a photo shows such a deck (or the player says so), the detector looks at it
         # mirrored too: taught top-left and bottom-right indices, it located 0.667 / 0.756 of
         # the top-right / bottom-left ones whose rank shows, mirrored 0.969 / 0.976
-        # (four-tune960 mAP50 0.8775 -> 0.9056; models/README.md).
+        # (four-tune960 mAP50 0.8775 -> 0.9056; models/HISTORY.md).
         "mirrored_look": True,
         # A Joker's probability is weighed three times against the other codes' before an
         # index is named, once per card: on a design not taught, its mark reads low even where
         # it is the best reading (held-out Jokers read right 0.42 -> 0.50 at 320 px, 0.48 ->
-        # 0.68 at 960 px; one more invented card in the 363 real photos; models/README.md).
+        # 0.68 at 960 px; one more invented card in the 363 real photos; models/HISTORY.md).
         "code_weights": {"JK": 3.0},
         # An index read a Joker at 0.6 or more is offered as possibly missed down to a detector
         # score of 0.05, not maybe_conf's 0.3: the detector scores marks it was not taught low
         # (tigullio's ringed star). Chosen on the tuning sets (scripts/compare_models.py):
         # joker-tune960 card recall with the offers taken 0.900 -> 0.910, onze320 0.879 ->
         # 0.884, the rest unchanged; offers on no card of the real photos 0.022 -> 0.036 a
-        # photo (0.02 and 0.5: 0.917, and 0.072 a photo; models/README.md).
+        # photo (0.02 and 0.5: 0.917, and 0.072 a photo; models/HISTORY.md).
         "maybe_floors": {"JK": [0.05, 0.6]},
         "pair_distance": [1.0, 12.0],
         "center_spread_p90": offset["spread_p90"],
