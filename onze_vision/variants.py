@@ -36,6 +36,9 @@ MeldKind = Literal["set", "run"]
 HANDS: range = range(1, 8)
 SET_MIN = 3  # a set is 3 or more cards of one rank
 RUN_MIN = 4  # a run is 4 or more consecutive ranks
+CARDS_PER_DECK = 52  # without its Jokers
+# A hand needs a card turned up to start the discard pile and at least one left to draw.
+UNDEALT_MIN = 2
 _NUMBER_WORDS = {1: "one", 2: "two", 3: "three", 4: "four"}
 
 
@@ -242,6 +245,21 @@ class Variant:
     def cards_dealt(self, hand: int) -> int:
         """Cards dealt to each player in ``hand`` (1-7)."""
         return self.deal[self._hand_index(hand)]
+
+    def cards_left_after_deal(self, players: int, hand: int) -> int:
+        """Cards of the shuffled decks not dealt in ``hand`` (1-7) to ``players`` players:
+        the first discard and the stock. Negative when the decks hold too few."""
+        decks = self.decks_for(players)
+        return decks * (CARDS_PER_DECK + self.jokers_per_deck) - players * self.cards_dealt(hand)
+
+    def can_deal(self, players: int, hand: int) -> bool:
+        """Whether ``hand`` (1-7) can be dealt to ``players`` players and leave a card to
+        turn up and one to draw (``UNDEALT_MIN``)."""
+        return self.cards_left_after_deal(players, hand) >= UNDEALT_MIN
+
+    def short_deals(self, players: int) -> tuple[int, ...]:
+        """The hands that ``players`` players cannot deal (:meth:`can_deal`); most are none."""
+        return tuple(hand for hand in HANDS if not self.can_deal(players, hand))
 
     def contract(self, hand: int) -> Contract:
         """The melds ``hand`` (1-7) asks for at go-down."""

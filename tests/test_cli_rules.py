@@ -30,6 +30,14 @@ def test_variants_lists_every_variant_and_its_rules(capsys: pytest.CaptureFixtur
     assert "any suits" in out and "two runs + one set" in out and "hand 7 always doubles" in out
 
 
+def test_variants_names_the_one_deal_that_leaves_no_stock(capsys: pytest.CaptureFixture[str]) -> None:
+    _, out, _ = run(capsys, "variants")
+    short = [line.strip() for line in out.splitlines() if "short deal" in line]
+    assert short == ["short deal    hand 7 with 8 players: 8 x 13 cards leave 0 of the decks, no stock to draw from"]
+    ons = out.split("ons: ")[1]
+    assert "short deal" in ons   # listed under Ons, the only variant with such a deal
+
+
 def test_variants_json_is_the_rules_as_data(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "variants", "--json")
     data = json.loads(out)

@@ -190,3 +190,50 @@ def test_a_sixth_variant_is_one_more_entry() -> None:
     assert sixth.card_value(Card.from_code("AS")) == 5
     assert check_down(sixth, 2, "7H 7S JK 3C 4D 5H 6S").valid
     assert not check_down(sixth, 2, "7H 7S JK 3C 4D 5H 6S 7C").valid
+
+
+@pytest.mark.parametrize(
+    ("name", "players", "hand", "left"),
+    [
+        ("ons", 8, 7, 0),  # 8 x 13 = 104: every card of two decks without Jokers
+        ("ons", 8, 6, 16),  # 8 x 11 of 104
+        ("ons", 7, 7, 13),  # 7 x 13 of 104
+        ("onze", 7, 7, 17),  # 7 x 13 of 108: two decks with their Jokers
+        ("once", 6, 7, 30),  # 6 x 13 of 108
+        ("llenroc", 8, 7, 120),  # 8 x 12 of four decks of 54
+        ("llenroc", 5, 1, 78),  # 5 x 6 of two decks of 54
+    ],
+)
+def test_cards_left_after_the_deal(name: str, players: int, hand: int, left: int) -> None:
+    assert get_variant(name).cards_left_after_deal(players, hand) == left
+
+
+def test_only_ons_with_eight_players_has_a_hand_it_cannot_deal() -> None:
+    short = {(name, players): variant.short_deals(players)
+             for name, variant in VARIANTS.items()
+             for players in range(variant.min_players, variant.max_players + 1)
+             if variant.short_deals(players)}
+    assert short == {("ons", 8): (7,)}
+
+
+@pytest.mark.parametrize(
+    ("players", "dealt", "jokers_per_deck", "left", "dealable"),
+    [
+        (2, 52, 0, 0, False),  # nothing left
+        (3, 35, 1, 1, False),  # a card to turn up, none to draw
+        (2, 51, 0, 2, True),  # one to turn up, one to draw
+        (3, 34, 1, 4, True),
+    ],
+)
+def test_a_deal_must_leave_a_card_to_turn_up_and_one_to_draw(
+    players: int, dealt: int, jokers_per_deck: int, left: int, dealable: bool
+) -> None:
+    two_decks = dataclasses.replace(get_variant("ons"), deal=(dealt,) * 7, jokers_per_deck=jokers_per_deck)
+    assert two_decks.cards_left_after_deal(players, 7) == left
+    assert two_decks.can_deal(players, 7) is dealable
+    assert two_decks.short_deals(players) == (() if dealable else (1, 2, 3, 4, 5, 6, 7))
+
+
+def test_cards_left_refuses_a_player_count_the_variant_is_not_played_by() -> None:
+    with pytest.raises(InvalidPlayerCountError):
+        get_variant("onze").cards_left_after_deal(8, 1)

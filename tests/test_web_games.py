@@ -209,3 +209,37 @@ def test_no_leader_until_a_hand_is_complete(client: Any, api: Any, game_id: int)
     game = client.get(f"/api/games/{game_id}").get_json()
     assert game["leaders"] == [1] and game["standing"] == [0, 30, 12, 8]
     assert "<strong>Ann</strong> with 0 after 1 hand" in client.get(f"/games/{game_id}").get_data(as_text=True)
+
+
+def _eight_player_ons(client: Any, token: str) -> Any:
+    names = {f"player{i}": f"P{i}" for i in range(1, 9)}
+    return client.post("/games/new", data=_new_game_form(token, variant="ons", first_dealer="1", **names))
+
+
+def test_a_game_that_cannot_deal_a_hand_says_so_when_it_starts(client: Any, token: str) -> None:
+    # Ons: two decks without Jokers, 104 cards; hand 7 deals 8 x 13 of them.
+    response = _eight_player_ons(client, token)
+    assert response.status_code == 302
+    sheet = client.get(response.location).get_data(as_text=True)
+    assert ('<p class="flash flash-warn" role="status">Hand 7: 8 players × 13 cards take every card in the '
+            "2 decks, leaving no stock to draw from.") in sheet
+    hands = client.get("/api/games/1").get_json()["hands"]
+    assert [(h["short_deal"], h["cards_left"]) for h in hands] == [(False, 16)] * 6 + [(True, 0)]
+
+
+@pytest.mark.parametrize(("hand", "warned"), [(6, False), (7, True)])
+def test_the_hand_page_warns_only_on_the_hand_that_cannot_be_dealt(
+    client: Any, token: str, hand: int, warned: bool
+) -> None:
+    client.get(_eight_player_ons(client, token).location)   # the sheet shows the start's messages
+    page = client.get(f"/games/1/hands/{hand}").get_data(as_text=True)
+    assert ("leaving no stock to draw from. Agree at the table how to play this hand" in page) is warned
+
+
+def test_a_game_every_hand_of_which_can_be_dealt_has_no_warning(client: Any, token: str) -> None:
+    names = {f"player{i}": f"P{i}" for i in range(1, 8)}
+    response = client.post("/games/new", data=_new_game_form(token, variant="ons", first_dealer="1", **names))
+    pages = [client.get(response.location).get_data(as_text=True),
+             *(client.get(f"/games/1/hands/{hand}").get_data(as_text=True) for hand in range(1, 8))]
+    assert not any("flash-warn" in page for page in pages)
+    assert not any(h["short_deal"] for h in client.get("/api/games/1").get_json()["hands"])

@@ -238,6 +238,24 @@ def create_game(variant_name: str, names: Iterable[Any], first_dealer: Any = 1, 
     return game_id
 
 
+def short_deal_text(game: dict[str, Any], hand: dict[str, Any]) -> str | None:
+    """Why ``hand`` of ``game`` (as :func:`load_game` gives them) cannot be dealt with a
+    stock left (:meth:`~onze_vision.variants.Variant.can_deal`), or None when it can."""
+    if not hand["short_deal"]:
+        return None
+    players = len(game["players"])
+    taken = "every card" if hand["cards_left"] == 0 else "more cards than there are"
+    return (f"{players} players × {hand['cards_dealt']} cards take {taken} in the {game['decks']} decks, "
+            "leaving no stock to draw from. Agree at the table how to play this hand before dealing.")
+
+
+def deal_warnings(game_id: int) -> list[str]:
+    """A line for each hand of the game that cannot be dealt with a stock left; most games have none."""
+    game = load_game(game_id)
+    return [f"Hand {hand['number']}: {text}" for hand in game["hands"]
+            if (text := short_deal_text(game, hand)) is not None]
+
+
 def _dealer_seat(value: Any, players: list[str]) -> int:
     if value is None or value == "":
         return 1
@@ -310,6 +328,8 @@ def load_game(game_id: int) -> dict[str, Any]:
             "number": number,
             "contract": str(variant.contract(number)),
             "cards_dealt": variant.cards_dealt(number),
+            "cards_left": variant.cards_left_after_deal(n, number),
+            "short_deal": not variant.can_deal(n, number),
             "dealer": (game["first_dealer"] - 1 + number - 1) % n + 1,
             "out": out_seat,
             "splash": splash,

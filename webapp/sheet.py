@@ -42,6 +42,8 @@ def new_game() -> Any:
             flash(str(error), "error")
             return _new_game_page(form), 400
         flash("Game started: deal the first hand.", "ok")
+        for text in model.deal_warnings(game_id):
+            flash(text, "warn")
         return redirect(url_for("sheet.game", game_id=game_id))
     return _new_game_page(form)
 

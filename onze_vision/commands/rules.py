@@ -149,6 +149,11 @@ def _variant_text(v: Variant) -> str:
             + (f"; hand {always} always doubles" if always else "")
         )
     lines.append("  contracts     " + "; ".join(f"{h}: {v.contract(h)}" for h in HANDS))
+    for players in range(v.min_players, v.max_players + 1):
+        for hand in v.short_deals(players):
+            # Listed, not refused: the table agrees how to play such a hand.
+            lines.append(f"  short deal    hand {hand} with {players} players: {players} x {v.cards_dealt(hand)} cards "
+                         f"leave {max(v.cards_left_after_deal(players, hand), 0)} of the decks, no stock to draw from")
     return "\n".join(lines)
 
 
