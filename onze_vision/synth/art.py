@@ -473,7 +473,7 @@ def _glyph_cards(source: DeckSource, cache: Path) -> dict[str, np.ndarray]:
     for code in CARD_CODES:
         ink = _glyph_ink(font, chr(glyph_codepoint(code)))
         contours, _ = cv2.findContours((ink > 128).astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-        if not contours or (ink.shape == lacking.shape and np.array_equal(ink, lacking)):
+        if not contours or np.array_equal(ink, lacking):  # unequal shapes are unequal
             raise ArtNotInstalledError(f"{path} has no playing card for {code} (U+{glyph_codepoint(code):X})")
         outline = max(contours, key=cv2.contourArea)
         x, y, w, h = cv2.boundingRect(outline)
