@@ -257,6 +257,17 @@ class Variant:
         turn up and one to draw (``UNDEALT_MIN``)."""
         return self.cards_left_after_deal(players, hand) >= UNDEALT_MIN
 
+    def short_deal_reason(self, players: int, hand: int) -> str | None:
+        """Why ``hand`` (1-7) cannot be dealt to ``players`` players with a stock left, as
+        one clause for the command line and the score sheet alike; None when it can."""
+        if self.can_deal(players, hand):
+            return None
+        decks = f"{self.decks_for(players)} deck{'s' if self.decks_for(players) != 1 else ''}"
+        left = self.cards_left_after_deal(players, hand)
+        taken = (f"every card of the {decks}" if left == 0 else f"more cards than the {decks} hold" if left < 0
+                 else f"all but {left} card{'s' if left != 1 else ''} of the {decks}")
+        return f"{players} players × {self.cards_dealt(hand)} cards take {taken}, leaving no stock to draw from"
+
     def short_deals(self, players: int) -> tuple[int, ...]:
         """The hands that ``players`` players cannot deal (:meth:`can_deal`); most are none."""
         return tuple(hand for hand in HANDS if not self.can_deal(players, hand))

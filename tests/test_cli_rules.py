@@ -33,7 +33,8 @@ def test_variants_lists_every_variant_and_its_rules(capsys: pytest.CaptureFixtur
 def test_variants_names_the_one_deal_that_leaves_no_stock(capsys: pytest.CaptureFixture[str]) -> None:
     _, out, _ = run(capsys, "variants")
     short = [line.strip() for line in out.splitlines() if "short deal" in line]
-    assert short == ["short deal    hand 7 with 8 players: 8 x 13 cards leave 0 of the decks, no stock to draw from"]
+    assert short == ["short deal    hand 7: 8 players × 13 cards take every card of the 2 decks, "
+                     "leaving no stock to draw from"]
     ons = out.split("ons: ")[1]
     assert "short deal" in ons   # listed under Ons, the only variant with such a deal
 

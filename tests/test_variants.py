@@ -234,6 +234,20 @@ def test_a_deal_must_leave_a_card_to_turn_up_and_one_to_draw(
     assert two_decks.short_deals(players) == (() if dealable else (1, 2, 3, 4, 5, 6, 7))
 
 
+@pytest.mark.parametrize(
+    ("players", "dealt", "jokers_per_deck", "reason"),
+    [
+        (2, 52, 0, "2 players × 52 cards take every card of the 2 decks, leaving no stock to draw from"),
+        (3, 35, 1, "3 players × 35 cards take all but 1 card of the 2 decks, leaving no stock to draw from"),
+        (2, 53, 0, "2 players × 53 cards take more cards than the 2 decks hold, leaving no stock to draw from"),
+        (2, 51, 0, None),  # a card to turn up and one to draw: nothing to say
+    ],
+)
+def test_a_short_deal_says_why_in_one_sentence(players: int, dealt: int, jokers_per_deck: int, reason: str | None) -> None:
+    two_decks = dataclasses.replace(get_variant("ons"), deal=(dealt,) * 7, jokers_per_deck=jokers_per_deck)
+    assert two_decks.short_deal_reason(players, 7) == reason
+
+
 def test_cards_left_refuses_a_player_count_the_variant_is_not_played_by() -> None:
     with pytest.raises(InvalidPlayerCountError):
         get_variant("onze").cards_left_after_deal(8, 1)

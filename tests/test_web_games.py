@@ -221,7 +221,7 @@ def test_a_game_that_cannot_deal_a_hand_says_so_when_it_starts(client: Any, toke
     response = _eight_player_ons(client, token)
     assert response.status_code == 302
     sheet = client.get(response.location).get_data(as_text=True)
-    assert ('<p class="flash flash-warn" role="status">Hand 7: 8 players × 13 cards take every card in the '
+    assert ('<p class="flash flash-warn" role="status">Hand 7: 8 players × 13 cards take every card of the '
             "2 decks, leaving no stock to draw from.") in sheet
     hands = client.get("/api/games/1").get_json()["hands"]
     assert [(h["short_deal"], h["cards_left"]) for h in hands] == [(False, 16)] * 6 + [(True, 0)]

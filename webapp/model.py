@@ -240,13 +240,11 @@ def create_game(variant_name: str, names: Iterable[Any], first_dealer: Any = 1, 
 
 def short_deal_text(game: dict[str, Any], hand: dict[str, Any]) -> str | None:
     """Why ``hand`` of ``game`` (as :func:`load_game` gives them) cannot be dealt with a
-    stock left (:meth:`~onze_vision.variants.Variant.can_deal`), or None when it can."""
+    stock left (:meth:`~onze_vision.variants.Variant.short_deal_reason`), or None when it can."""
     if not hand["short_deal"]:
         return None
-    players = len(game["players"])
-    taken = "every card" if hand["cards_left"] == 0 else "more cards than there are"
-    return (f"{players} players × {hand['cards_dealt']} cards take {taken} in the {game['decks']} decks, "
-            "leaving no stock to draw from. Agree at the table how to play this hand before dealing.")
+    reason = get_variant(game["variant"]["name"]).short_deal_reason(len(game["players"]), hand["number"])
+    return f"{reason}. Agree at the table how to play this hand before dealing."
 
 
 def deal_warnings(game_id: int) -> list[str]:

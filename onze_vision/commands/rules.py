@@ -152,8 +152,7 @@ def _variant_text(v: Variant) -> str:
     for players in range(v.min_players, v.max_players + 1):
         for hand in v.short_deals(players):
             # Listed, not refused: the table agrees how to play such a hand.
-            lines.append(f"  short deal    hand {hand} with {players} players: {players} x {v.cards_dealt(hand)} cards "
-                         f"leave {max(v.cards_left_after_deal(players, hand), 0)} of the decks, no stock to draw from")
+            lines.append(f"  short deal    hand {hand}: {v.short_deal_reason(players, hand)}")
     return "\n".join(lines)
 
 
