@@ -236,6 +236,21 @@ def test_the_hand_page_warns_only_on_the_hand_that_cannot_be_dealt(
     assert ("leaving no stock to draw from. Agree at the table how to play this hand" in page) is warned
 
 
+def test_the_sheet_warns_again_when_the_hand_that_cannot_be_dealt_comes_up(client: Any, token: str, api: Any) -> None:
+    client.get(_eight_player_ons(client, token).location)   # the start's warning, shown and gone
+    sheet = client.get("/games/1").get_data(as_text=True)
+    assert "flash-warn" not in sheet
+    assert sheet.count('<span class="badge badge-short"') == 1   # on hand 7's row, from the start
+    for hand in range(1, 7):
+        api.post(f"/api/games/1/hands/{hand}", {"out": 1})
+        for seat in range(2, 9):
+            api.post(f"/api/games/1/hands/{hand}/scores/{seat}", {"points": 5})
+    sheet = client.get("/games/1").get_data(as_text=True)
+    assert "Hand 7: <strong>three runs</strong>, 13 cards" in sheet
+    assert ('<p class="flash flash-warn" role="status">8 players × 13 cards take every card of the 2 decks, '
+            "leaving no stock to draw from. Agree at the table how to play this hand before dealing.</p>") in sheet
+
+
 def test_a_game_every_hand_of_which_can_be_dealt_has_no_warning(client: Any, token: str) -> None:
     names = {f"player{i}": f"P{i}" for i in range(1, 8)}
     response = client.post("/games/new", data=_new_game_form(token, variant="ons", first_dealer="1", **names))

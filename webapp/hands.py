@@ -75,7 +75,7 @@ def _hand_page(game: dict[str, Any], hand: int, *, form: dict[str, Any] | None =
     shown.update(form or {})
     return render_template("hand.html", game=game, h=h, form=shown, was={"out": str(h["out"] or ""),
                            "splash": "1" if h["splash"] else "", "note": h["note"]},
-                           typed=typed or {}, deal_warning=model.short_deal_text(game, h)), status
+                           typed=typed or {}), status
 
 
 @bp.route("/games/<int:game_id>/hands/<int:hand>/players/<int:seat>", methods=("GET", "POST"))

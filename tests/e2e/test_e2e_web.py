@@ -442,3 +442,21 @@ def test_a_four_corner_deck_is_said_at_the_start_and_photos_are_read_so(page: An
         assert told == ["four", "two"]
     finally:
         live_server.app.config["DETECT"] = saved
+
+
+def test_a_game_that_cannot_deal_hand_7_is_warned_at_the_start_and_on_the_hand(page: Any, live_server: Any) -> None:
+    # Ons: 8 players x 13 cards in hand 7 take all 104 cards of its two decks.
+    page.goto(live_server.url + "/games/new")
+    page.select_option("#variant", "ons")
+    for seat in range(1, 9):
+        page.fill(f"input[name=player{seat}]", f"Player {seat}")
+    page.click("button:has-text('Start the game')")
+    page.wait_for_selector("table.sheet")
+    warning = page.locator(".flash-warn")
+    assert warning.count() == 1
+    assert warning.inner_text().startswith("Hand 7: 8 players × 13 cards take every card of the 2 decks")
+    shoot(page, "17-short-deal-sheet")
+    page.goto(page.url.rstrip("/") + "/hands/7")
+    page.wait_for_selector("#hand-form")
+    assert "leaving no stock to draw from. Agree at the table" in page.inner_text("main")
+    shoot(page, "18-short-deal-hand")
