@@ -35,10 +35,8 @@ import numpy as np
 
 from onze_vision.conditions import BLURS, LIGHTS, TILTS, evaluate_conditions
 from onze_vision.detections import Detections, box_iou
-from onze_vision.detector import (
-    CARD_CODES, TIMING_KEYS, CardDetector, DetectedCard, DetectorConfig, PhotoReading, pair_groups, pair_indices,
-    possibly_missed, split_at_operating_point,
-)
+from onze_vision.detector import CARD_CODES, TIMING_KEYS, CardDetector, DetectorConfig, PhotoReading
+from onze_vision.pairing import DetectedCard, pair_groups, pair_indices, possibly_missed, split_at_operating_point
 
 # The bars the product must meet.
 BAR_REAL_RECALL = 0.97

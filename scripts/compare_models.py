@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from onze_vision.conditions import CONDITIONS_EVERY, evaluate_conditions
-from onze_vision.detector import CONFIG_FILE, CONFIG_KEYS, CardDetector, DetectorConfig, InvalidModelError
+from onze_vision.detector import CONFIG_FILE, CardDetector, DetectorConfig, InvalidModelError
+from onze_vision.detector_config import CONFIG_KEYS
 from onze_vision.evaluate import evaluate_real_photos, evaluate_synthetic
 
 REPO = Path(__file__).resolve().parents[1]

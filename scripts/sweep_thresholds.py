@@ -16,10 +16,10 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
-import numpy as np
 
 from onze_vision.detections import Detections
-from onze_vision.detector import CONFIG_FILE, CardDetector, DetectedCard, DetectorConfig, pair_indices
+from onze_vision.detector import CONFIG_FILE, CardDetector, DetectorConfig
+from onze_vision.pairing import DetectedCard, pair_indices
 from onze_vision.evaluate import OPERATING_POINT_EVERY, evaluate_real_photos
 
 REPO = Path(__file__).resolve().parents[1]

@@ -298,10 +298,8 @@ def test_score_from_a_photo_without_the_models_blames_the_install_not_the_photo(
 
 def test_detect_reads_as_the_deck_is_said_to_be(tmp_path: Path, photos: list[Path],
                                                  capsys: pytest.CaptureFixture[str]) -> None:
-    from onze_vision.commands import vision
-    from onze_vision.detector import DECK_CORNERS
+    from onze_vision.detector_config import DECK_CORNERS
 
-    assert vision.DECK_CORNERS == DECK_CORNERS  # the light CLI names the detector's choices
     # Two upright 10S indices side by side: a four-corner card's top strip, or two cards.
     make_fake_models(tmp_path, [[100, 100, 20, 30, 0.9], [160, 100, 20, 30, 0.9]], 320, "10S")
     counts = {}

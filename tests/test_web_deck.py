@@ -129,7 +129,7 @@ def test_a_database_from_before_decks_had_corners_keeps_its_games(tmp_path: Path
 
 
 def test_the_pages_offer_every_choice_the_detector_knows() -> None:
-    from onze_vision.detector import DECK_CORNERS
+    from onze_vision.detector_config import DECK_CORNERS
     from webapp import model
 
     assert tuple(model.DECK_CORNERS) == DECK_CORNERS

@@ -28,7 +28,7 @@ from .db import get_db, transaction
 HANDS: tuple[int, ...] = tuple(range(1, 8))
 MAX_NAME_LENGTH = 40
 MAX_NOTE_LENGTH = 5000
-#: Which corners of the deck's cards carry an index (onze_vision.detector.DECK_CORNERS),
+#: Which corners of the deck's cards carry an index (onze_vision.detector_config.DECK_CORNERS),
 #: as the new-game form and the sheet offer them: how a photo's card corners are joined.
 DECK_CORNERS = {
     "auto": "not sure: tell from each photo",

@@ -12,6 +12,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from onze_vision.detector_config import DECK_CORNERS  # light: no model is loaded
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_REALPHOTOS = REPO_ROOT.parent / "shared" / "realphotos" / "edje"
 DEFAULT_SYNTHETIC_VAL = REPO_ROOT / "datasets" / "onze-val"
@@ -176,9 +178,7 @@ def draw_cards(image_bgr: Any, cards: list[Any], maybe: list[Any] = ()) -> Any:
     return canvas
 
 
-#: Which corners of the deck's cards carry an index (onze_vision.detector.DECK_CORNERS, named
-#: here too: the detector module is heavy) and how --corners says it.
-DECK_CORNERS = ("auto", "two", "four")
+#: How --corners says which corners of the deck's cards carry an index (DECK_CORNERS).
 CORNERS_HELP = ("which corners of the deck's cards carry an index: two (most decks), four (Copag-style "
                 "decks: a card whose top strip alone shows is then one card), or auto (default: four "
                 "where the photo shows a four-corner card)")
