@@ -7,8 +7,14 @@ phones on the home Wi-Fi); there is no account and no internet access needed.
 from __future__ import annotations
 
 import argparse
+import errno
 import os
+import socket
+import sys
 from typing import Any
+
+#: Hosts that mean "every address of this machine": phones reach it at its network addresses.
+ALL_ADDRESSES = ("0.0.0.0", "::", "")
 
 
 def register(subparsers: Any) -> None:
@@ -24,15 +30,80 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--host", default="127.0.0.1",
                         help="address to listen on (0.0.0.0 lets phones on the same network in; default 127.0.0.1)")
-    parser.add_argument("--port", type=int, default=5000, help="port (default 5000)")
+    parser.add_argument("--port", type=_port, default=5000, help="port, 1-65535 (default 5000)")
     parser.add_argument("--database", metavar="PATH", default=None,
                         help="SQLite file (default: $ONZE_DATABASE, else instance/onze.sqlite); created if missing")
     parser.add_argument("--debug", action="store_true", help="Flask debug mode (never on a shared network)")
     parser.set_defaults(handler=serve)
 
 
+def _port(text: str) -> int:
+    """A TCP port number; argparse turns the error into exit status 2 with the reason."""
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"port must be a number from 1 to 65535, not {text!r}") from None
+    if not 1 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"port must be a number from 1 to 65535, not {text!r}")
+    return port
+
+
+def listen_problem(host: str, port: int) -> str | None:
+    """Why the server could not listen on ``host``:``port``, or None when it can.
+
+    Checked before the app starts, so the reason comes first and alone rather than after
+    a banner that says the sheet is being served.
+    """
+    try:
+        infos = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as error:
+        return f"cannot listen on {host!r}: {error.strerror or error} (a name or an address of this machine, e.g. 0.0.0.0)"
+    family, kind, proto, _, address = infos[0]
+    with socket.socket(family, kind, proto) as probe:
+        # As the server binds: a port in TIME_WAIT after a restart is free to take.
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(address)
+        except OSError as error:
+            if error.errno == errno.EADDRINUSE:
+                return f"port {port} is in use by another program: stop it, or choose another --port"
+            if error.errno == errno.EACCES:
+                return f"port {port} needs administrator rights here: choose one above 1023 with --port"
+            if error.errno == errno.EADDRNOTAVAIL:
+                return f"{host!r} is not an address of this machine: use 127.0.0.1, or 0.0.0.0 for phones"
+            return f"cannot listen on {host}:{port}: {error.strerror or error}"
+    return None
+
+
+def network_addresses() -> list[str]:
+    """This machine's IPv4 addresses other than loopback, the ones a phone on the same
+    network can reach, each once; empty when it has none."""
+    return sorted({address for address in _candidate_addresses() if not address.startswith(("127.", "0."))})
+
+
+def _candidate_addresses() -> list[str]:
+    """The address of the interface a packet out would leave by (a UDP socket's connect
+    picks it and sends nothing), and those the host name resolves to."""
+    found: list[str] = []
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.connect(("10.254.254.254", 1))
+            found.append(probe.getsockname()[0])
+        except OSError:
+            pass
+    try:
+        found += socket.gethostbyname_ex(socket.gethostname())[2]
+    except OSError:
+        pass
+    return found
+
+
 def serve(args: argparse.Namespace) -> int:
     """Create the database if needed and serve until interrupted."""
+    problem = listen_problem(args.host, args.port)
+    if problem is not None:
+        print(f"onze-vision serve: error: {problem}", file=sys.stderr)
+        return 2
     from webapp import create_app
     from webapp.db import ensure_schema
 
@@ -42,7 +113,10 @@ def serve(args: argparse.Namespace) -> int:
     app = create_app(None)
     app.config.update(config)
     ensure_schema(app.config["DATABASE"])
-    print(f"Onze Vision score sheet on http://{args.host}:{args.port}/ (database {app.config['DATABASE']})",
-          flush=True)
+    shown = "127.0.0.1" if args.host in ALL_ADDRESSES else args.host
+    print(f"Onze Vision score sheet on http://{shown}:{args.port}/ (database {app.config['DATABASE']})", flush=True)
+    if args.host in ALL_ADDRESSES:
+        for address in network_addresses():
+            print(f"  on a phone on the same network: http://{address}:{args.port}/", flush=True)
     app.run(host=args.host, port=args.port, threaded=True, debug=args.debug, use_reloader=False)
     return 0

@@ -1,0 +1,76 @@
+"""``onze-vision serve``: where it listens, and every reason it cannot, said before it starts."""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from onze_vision.cli import main
+from onze_vision.commands import web
+
+
+def _serve(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    try:
+        code = main(["serve", *args])
+    except SystemExit as exit_:   # argparse refuses bad arguments by exiting
+        code = int(exit_.code or 0)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.mark.parametrize("port", ["0", "65536", "99999", "-1", "http", "5000.5"])
+def test_a_port_outside_1_to_65535_is_refused(capsys: pytest.CaptureFixture[str], port: str) -> None:
+    code, _, err = _serve(capsys, "--port", port)
+    assert code == 2
+    assert f"port must be a number from 1 to 65535, not '{port}'" in err
+
+
+def test_a_port_another_program_listens_on_is_said_to_be_in_use(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    with socket.socket() as other:
+        other.bind(("127.0.0.1", 0))
+        other.listen()
+        port = other.getsockname()[1]
+        code, out, err = _serve(capsys, "--port", str(port), "--database", str(tmp_path / "onze.sqlite"))
+    assert code == 2
+    assert err.strip() == (f"onze-vision serve: error: port {port} is in use by another program: "
+                           "stop it, or choose another --port")
+    assert out == ""                                 # no banner for a server that never started
+    assert not (tmp_path / "onze.sqlite").exists()   # nor a database made for it
+
+
+@pytest.mark.parametrize(("host", "says"), [
+    ("no-such-host.invalid", "cannot listen on 'no-such-host.invalid'"),
+    ("192.0.2.77", "'192.0.2.77' is not an address of this machine"),   # TEST-NET-1: never this machine's
+])
+def test_a_host_this_machine_cannot_listen_on_is_refused(capsys: pytest.CaptureFixture[str], host: str,
+                                                        says: str) -> None:
+    code, _, err = _serve(capsys, "--host", host, "--port", "5000")
+    assert code == 2
+    assert says in err
+
+
+def test_listening_on_every_address_names_the_addresses_a_phone_can_open(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    started: dict[str, Any] = {}
+    monkeypatch.setattr(web, "network_addresses", lambda: ["192.168.1.23"])
+    monkeypatch.setattr("flask.Flask.run", lambda app, **kwargs: started.update(kwargs))
+    code, out, _ = _serve(capsys, "--host", "0.0.0.0", "--port", "8000", "--database", str(tmp_path / "onze.sqlite"))
+    assert code == 0
+    assert started["host"] == "0.0.0.0" and started["port"] == 8000
+    assert out.splitlines() == [
+        f"Onze Vision score sheet on http://127.0.0.1:8000/ (database {tmp_path / 'onze.sqlite'})",
+        "  on a phone on the same network: http://192.168.1.23:8000/",
+    ]
+    assert (tmp_path / "onze.sqlite").exists()
+
+
+def test_the_addresses_named_for_phones_leave_out_loopback_and_say_each_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(web, "_candidate_addresses",
+                        lambda: ["192.168.1.23", "127.0.1.1", "192.168.1.23", "0.0.0.0", "10.0.0.5"])
+    assert web.network_addresses() == ["10.0.0.5", "192.168.1.23"]
