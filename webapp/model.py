@@ -21,7 +21,7 @@ from flask import abort, current_app
 from onze_vision.cards import CARD_CODES, Card, parse_cards
 from onze_vision.melds import check_down, find_contract
 from onze_vision.scoring import ImpossibleHandError, check_possible, score_hand
-from onze_vision.variants import VARIANTS, get_variant
+from onze_vision.variants import VARIANTS, Variant, get_variant
 
 from .db import get_db, transaction
 
@@ -51,12 +51,12 @@ class DetectorUnavailableError(RuntimeError):
 # --------------------------------------------------------------------------- variants
 
 
-def all_variants() -> list[Any]:
+def all_variants() -> list[Variant]:
     """The engine's variants, in its order."""
-    return list(VARIANTS.values()) if isinstance(VARIANTS, dict) else list(VARIANTS)
+    return list(VARIANTS.values())
 
 
-def variant_info(variant: Any) -> dict[str, Any]:
+def variant_info(variant: Variant) -> dict[str, Any]:
     """JSON-ready facts about a variant: names, player limits, the seven contracts."""
     low, high = _player_range(variant)
     return {
@@ -71,12 +71,12 @@ def variant_info(variant: Any) -> dict[str, Any]:
     }
 
 
-def _player_range(variant: Any) -> tuple[int, int]:
+def _player_range(variant: Variant) -> tuple[int, int]:
     """The variant's player limits within what the sheet holds (2-8)."""
     return max(MIN_PLAYERS, variant.min_players), min(MAX_PLAYERS, variant.max_players)
 
 
-def variant_summary(variant: Any) -> str:
+def variant_summary(variant: Variant) -> str:
     """One line a player can choose a variant by: players, wild cards, runs, Aces, splash."""
     low, high = _player_range(variant)
     wild = " and ".join(name for name, on in (("Jokers", variant.jokers_wild and variant.jokers_per_deck),
@@ -91,12 +91,12 @@ def variant_summary(variant: Any) -> str:
     return " · ".join(parts)
 
 
-def is_doubled(variant: Any, hand: int, splash: bool) -> bool:
+def is_doubled(variant: Variant, hand: int, splash: bool) -> bool:
     """A splash doubles the other players' scores; Llenroc's hand 7 always does (the engine says)."""
     return variant.doubles(hand, bool(splash) and bool(variant.has_splash))
 
 
-def max_card_value(variant: Any) -> int:
+def max_card_value(variant: Variant) -> int:
     """The value of the variant's dearest card (Jokers only where it has them)."""
     values = []
     for code in CARD_CODES:
@@ -107,7 +107,7 @@ def max_card_value(variant: Any) -> int:
     return max(values)
 
 
-def max_points(variant: Any, hand: int, doubled: bool) -> int:
+def max_points(variant: Variant, hand: int, doubled: bool) -> int:
     """The most a typed score may be: twice the cards dealt, all at the dearest value.
 
     A real hand rarely holds more than the cards dealt plus a few bought ones, so a
@@ -464,7 +464,7 @@ def save_score(game_id: int, hand: int, seat: int, *, cards: Any = None, points:
     return load_game(game_id)
 
 
-def _typed_final(variant: Any, base: int, doubled: bool) -> int:
+def _typed_final(variant: Variant, base: int, doubled: bool) -> int:
     """A typed score as the sheet shows it: doubled like ``score_hand`` doubles (total × 2)."""
     return base * 2 if doubled else base
 
