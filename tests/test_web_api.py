@@ -5,6 +5,8 @@ from __future__ import annotations
 import io
 from typing import Any
 
+import pytest
+
 
 def test_csrf_variants_and_cards(client: Any) -> None:
     assert len(client.get("/api/csrf").get_json()["token"]) > 20
@@ -76,7 +78,7 @@ def test_score_errors(api: Any, game_id: int) -> None:
         (f"{url}/2", {"cards": ["QH"], "photo_id": 44}, 400, "Photo 44 doesn't exist"),
         (f"{url}/5", {"points": 10}, 404, "Player 5 doesn't exist in game 1"),
         (f"/api/games/{game_id}/hands/8/scores/1", {"points": 10}, 404, "Hand 8 doesn't exist"),
-        (f"/api/games/42/hands/1/scores/1", {"points": 10}, 404, "Game 42 doesn't exist."),
+        ("/api/games/42/hands/1/scores/1", {"points": 10}, 404, "Game 42 doesn't exist."),
     ]
     for path, body, status, message in cases:
         response = api.post(path, body)
@@ -230,3 +232,23 @@ def test_put_is_accepted_for_updates(client: Any, token: str, game_id: int) -> N
     assert client.put(f"/api/games/{game_id}/hands/1", json={"note": "put"}, headers=headers).status_code == 200
     game = client.put(f"/api/games/{game_id}/note", json={"note": "put too"}, headers=headers).get_json()
     assert game["hands"][0]["scores"][1]["points"] == 9 and game["hands"][0]["note"] == "put" and game["note"] == "put too"
+
+
+def test_the_api_corrects_the_players_names_in_seat_order(api: Any, game_id: int) -> None:
+    response = api.post(f"/api/games/{game_id}/players", {"players": ["Ann", "Bob", "Cy", "Di"]})
+    assert response.status_code == 200
+    assert [p["name"] for p in response.get_json()["players"]] == ["Ann", "Bob", "Cy", "Di"]
+
+
+@pytest.mark.parametrize(("body", "says"), [
+    ({"players": ["Ann", "Bo", "Cy"]}, "Game 1 has 4 players and 3 names were given"),
+    ({"players": "Ann Bo Cy Di"}, "The players' names come as a list in seat order, not 'Ann Bo Cy Di'."),
+    ({}, "The players' names come as a list in seat order, not None."),
+    ({"players": ["Ann", "Bo", "Cy", 7]}, "The player name must be text, not 7."),
+])
+def test_the_api_refuses_names_it_cannot_save_and_saves_none(api: Any, game_id: int, body: dict[str, Any],
+                                                              says: str) -> None:
+    response = api.post(f"/api/games/{game_id}/players", body)
+    assert response.status_code == 400
+    assert says in response.get_json()["error"]
+    assert [p["name"] for p in api.get(f"/api/games/{game_id}").get_json()["players"]] == ["Ann", "Bo", "Cy", "Di"]

@@ -258,3 +258,52 @@ def test_a_game_every_hand_of_which_can_be_dealt_has_no_warning(client: Any, tok
              *(client.get(f"/games/1/hands/{hand}").get_data(as_text=True) for hand in range(1, 8))]
     assert not any("flash-warn" in page for page in pages)
     assert not any(h["short_deal"] for h in client.get("/api/games/1").get_json()["hands"])
+
+
+# ------------------------------------------------------------------ correcting players' names
+
+def _names(client: Any, game_id: int) -> list[str]:
+    return [p["name"] for p in client.get(f"/api/games/{game_id}").get_json()["players"]]
+
+
+def test_a_misspelt_name_is_corrected_and_the_scores_stay_in_its_seat(client: Any, token: str, api: Any,
+                                                                       game_id: int) -> None:
+    api.post(f"/api/games/{game_id}/hands/1/scores/3", {"points": 25})
+    form = {"csrf_token": token, "player1": "Ann", "player2": "Bo", "player3": "Cyril", "player4": "Di"}
+    response = client.post(f"/games/{game_id}/players", data=form)
+    assert response.status_code == 302 and response.location.endswith("#players")
+    assert _names(client, game_id) == ["Ann", "Bo", "Cyril", "Di"]
+    game = client.get(f"/api/games/{game_id}").get_json()
+    assert game["hands"][0]["scores"][2]["points"] == 25 and game["first_dealer"] == 1
+    sheet = client.get(f"/games/{game_id}").get_data(as_text=True)
+    assert "Names saved." in sheet and "Cyril" in sheet
+    assert "Cyril" in client.get(f"/games/{game_id}/export.csv").get_data(as_text=True)
+
+
+def test_two_players_may_swap_names_in_one_save(client: Any, token: str, game_id: int) -> None:
+    form = {"csrf_token": token, "player1": "Bo", "player2": "Ann", "player3": "Cy", "player4": "Di"}
+    assert client.post(f"/games/{game_id}/players", data=form).status_code == 302
+    assert _names(client, game_id) == ["Bo", "Ann", "Cy", "Di"]
+
+
+@pytest.mark.parametrize(("player3", "says"), [
+    ("", "Player 3&#39;s name is blank: every player keeps a name (it was &#39;Cy&#39;)."),
+    ("bo", "Two players are called &#39;bo&#39;: give each a different name."),
+    ("\u200b", "shows nothing on the sheet: type a visible name"),
+    ("C" * 41, "The player name is 41 characters long; the limit is 40."),
+])
+def test_a_refused_name_saves_none_and_comes_back_as_typed(client: Any, token: str, game_id: int, player3: str,
+                                                           says: str) -> None:
+    form = {"csrf_token": token, "player1": "Annie", "player2": "Bo", "player3": player3, "player4": "Di"}
+    response = client.post(f"/games/{game_id}/players", data=form)
+    page = response.get_data(as_text=True)
+    assert response.status_code == 400
+    assert says in page
+    assert 'name="player1" maxlength="40" required autocomplete="off"\n               value="Annie"' in page
+    assert _names(client, game_id) == ["Ann", "Bo", "Cy", "Di"]   # Annie is not saved either
+
+
+def test_names_of_a_game_that_does_not_exist_are_404(client: Any, token: str) -> None:
+    response = client.post("/games/7/players", data={"csrf_token": token, "player1": "Ann"})
+    assert response.status_code == 404
+    assert "Game 7 doesn" in response.get_data(as_text=True)

@@ -119,6 +119,12 @@ def game_note(game_id: int) -> Response:
     return jsonify(_game_json(model.set_game_note(game_id, _json().get("note", ""))))
 
 
+@bp.route("/games/<int:game_id>/players", methods=("POST", "PUT"))
+def game_players(game_id: int) -> Response:
+    """Correct the players' names, in seat order: {"players": ["Ann", "Bo", ...]}."""
+    return jsonify(_game_json(model.set_player_names(game_id, _json().get("players"))))
+
+
 @bp.route("/games/<int:game_id>/corners", methods=("POST", "PUT"))
 def game_corners(game_id: int) -> Response:
     """Say which corners of the game's deck carry an index: {"corners": "auto" | "two" | "four"};

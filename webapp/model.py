@@ -205,6 +205,22 @@ def _deck_corners(value: Any) -> str:
     return corners
 
 
+def _check_visible(names: Sequence[str]) -> None:
+    """Refuse a name that would show as blank on the sheet."""
+    for name in names:
+        if not any(_is_visible(char) for char in name):
+            raise InputError(f"Player name {name!r} shows nothing on the sheet: type a visible name.")
+
+
+def _check_different(names: Sequence[str]) -> None:
+    """Refuse two players of one name (letter case aside): the sheet could not tell them apart."""
+    seen: set[str] = set()
+    for name in names:
+        if name.casefold() in seen:
+            raise InputError(f"Two players are called {name!r}: give each a different name.")
+        seen.add(name.casefold())
+
+
 def create_game(variant_name: str, names: Iterable[Any], first_dealer: Any = 1, note: Any = "",
                 corners: Any = "auto") -> int:
     """Start a game; return its id. ``first_dealer`` is a seat number (1-based) or a name;
@@ -212,19 +228,13 @@ def create_game(variant_name: str, names: Iterable[Any], first_dealer: Any = 1, 
     variant = get_variant(str(variant_name or "").strip())
     players = [_clean_text(name, "player name", MAX_NAME_LENGTH) for name in names]
     players = [name for name in players if name]
-    for name in players:
-        if not any(_is_visible(char) for char in name):
-            raise InputError(f"Player name {name!r} shows nothing on the sheet: type a visible name.")
+    _check_visible(players)
     info = variant_info(variant)
     low, high = info["min_players"], info["max_players"]
     if not low <= len(players) <= high:
         raise InputError(f"{variant.title} is played by {low}-{high} players; "
                          f"{len(players)} {'was' if len(players) == 1 else 'were'} named.")
-    seen: set[str] = set()
-    for name in players:
-        if name.casefold() in seen:
-            raise InputError(f"Two players are called {name!r}: give each a different name.")
-        seen.add(name.casefold())
+    _check_different(players)
     dealer = _dealer_seat(first_dealer, players)
     decks = variant.decks_for(len(players))
     note = _clean_text(note, "game note", MAX_NOTE_LENGTH)
@@ -580,6 +590,35 @@ def _out_seat(value: Any, game: dict[str, Any]) -> int | None:
         raise InputError(f"Player {seat} doesn't exist in game {game['id']} "
                          f"(it has players 1-{len(game['players'])}).")
     return seat
+
+
+def set_player_names(game_id: int, names: Any) -> dict[str, Any]:
+    """Correct the players' names (a typo, a nickname), given in seat order.
+
+    Seats, scores and the dealer stay as they are: only the names change. Every name is
+    checked as when the game started, and none is saved unless all pass, so two players
+    may swap names in one go.
+    """
+    game = load_game(game_id)
+    if isinstance(names, (str, bytes)) or not isinstance(names, Sequence):
+        raise InputError(f"The players' names come as a list in seat order, not {names!r}.")
+    count = len(game["players"])
+    if len(names) != count:
+        raise InputError(f"Game {game_id} has {count} players and {len(names)} "
+                         f"name{'' if len(names) == 1 else 's'} were given: a name is corrected "
+                         "in its seat, players are not added or removed once the game has started.")
+    cleaned = [_clean_text(name, "player name", MAX_NAME_LENGTH) for name in names]
+    for seat, name in enumerate(cleaned, start=1):
+        if not name:
+            raise InputError(f"Player {seat}'s name is blank: every player keeps a name "
+                             f"(it was {game['players'][seat - 1]['name']!r}).")
+    _check_visible(cleaned)
+    _check_different(cleaned)
+    with transaction() as db:
+        db.executemany("UPDATE player SET name = ? WHERE game_id = ? AND seat = ?",
+                       [(name, game_id, seat) for seat, name in enumerate(cleaned, start=1)])
+        _touch(db, game_id)
+    return load_game(game_id)
 
 
 def set_game_note(game_id: int, note: Any) -> dict[str, Any]:

@@ -10,7 +10,7 @@ CREATE TABLE IF NOT EXISTS game (
     created TEXT NOT NULL DEFAULT (strftime('%Y-%m-%d %H:%M:%S', 'now')),
     updated TEXT NOT NULL DEFAULT (strftime('%Y-%m-%d %H:%M:%S', 'now')),
     -- Which corners of the deck's cards carry an index, as the players said: how the
-    -- detector joins a card's corners (onze_vision.detector.DECK_CORNERS). A database made
+    -- detector joins a card's corners (onze_vision.detector_config.DECK_CORNERS). A database made
     -- before this column gets it from db.add_missing_columns.
     corners TEXT NOT NULL DEFAULT 'auto' CHECK (corners IN ('auto', 'two', 'four'))
 );

@@ -84,6 +84,22 @@ def game_note(game_id: int) -> Any:
     return redirect(url_for("sheet.game", game_id=game_id) + "#notes")
 
 
+@bp.route("/games/<int:game_id>/players", methods=("GET", "POST"))
+def game_players(game_id: int) -> Any:
+    """Correct the players' names; refused names come back in their boxes as they were typed."""
+    if request.method == "GET":   # a reload of a refused form's page
+        return redirect(url_for("sheet.game", game_id=game_id) + "#players")
+    game = model.load_game(game_id)
+    names = [request.form.get(f"player{seat}", "") for seat in range(1, len(game["players"]) + 1)]
+    try:
+        model.set_player_names(game_id, names)
+    except ValueError as error:
+        flash(str(error), "error")
+        return render_template("sheet.html", game=game, note_text=game["note"], player_names=names), 400
+    flash("Names saved.", "ok")
+    return redirect(url_for("sheet.game", game_id=game_id) + "#players")
+
+
 @bp.route("/games/<int:game_id>/corners", methods=("GET", "POST"))
 def game_corners(game_id: int) -> Any:
     """Say which corners of the game's deck carry an index; photos read from now on use it."""

@@ -460,3 +460,18 @@ def test_a_game_that_cannot_deal_hand_7_is_warned_at_the_start_and_on_the_hand(p
     page.wait_for_selector("#hand-form")
     assert "leaving no stock to draw from. Agree at the table" in page.inner_text("main")
     shoot(page, "18-short-deal-hand")
+
+
+def test_a_misspelt_name_is_corrected_on_the_sheet(page: Any, live_server: Any) -> None:
+    game_id = _finished_game(live_server)
+    totals = _api(live_server, f"/api/games/{game_id}")["totals"]
+    page.goto(f"{live_server.url}/games/{game_id}")
+    page.fill("#players input[name=player3]", "Louise")
+    page.click("#players button:has-text('Save names')")
+    page.wait_for_selector(".flash-ok")
+    header = page.inner_text("table.sheet thead")
+    assert "Louise" in header and "Nana" in header
+    game = _api(live_server, f"/api/games/{game_id}")
+    assert [p["name"] for p in game["players"]] == ["Nana", "Pops", "Louise", "Kit", "Max"]
+    assert game["totals"] == totals   # the scores stay in their seats
+    shoot(page, "19-names-corrected")
