@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -307,3 +308,35 @@ def test_names_of_a_game_that_does_not_exist_are_404(client: Any, token: str) ->
     response = client.post("/games/7/players", data={"csrf_token": token, "player1": "Ann"})
     assert response.status_code == 404
     assert "Game 7 doesn" in response.get_data(as_text=True)
+
+
+# ------------------------------------------------------------------ playing again
+
+def test_playing_again_fills_the_new_game_with_the_players_rules_and_deck(client: Any, api: Any) -> None:
+    game = api.post("/api/games", {"variant": "once", "players": ["Ann", "Bo", "Cy"], "first_dealer": 2,
+                                   "corners": "four"}).get_json()
+    page = client.get(f"/games/new?again={game['id']}").get_data(as_text=True)
+    # Hand 7 of a 3-player game that Bo (seat 2) started is dealt by seat (2 - 1 + 6) % 3 + 1 = 2;
+    # the deal passes on to seat 3.
+    assert "Playing again: the players, rules and deck of game 1; Cy deals first this time." in page
+    for seat, name in enumerate(["Ann", "Bo", "Cy"], start=1):
+        assert f'name="player{seat}" value="{name}"' in page
+    assert re.search(r'<option value="once"[^>]*selected>', page)
+    assert '<option value="3" selected' in page
+    assert '<option value="four" selected' in page
+
+
+def test_a_finished_game_offers_to_play_again(client: Any, api: Any, game_id: int) -> None:
+    assert "Play again" not in client.get(f"/games/{game_id}").get_data(as_text=True)
+    for hand in range(1, 8):
+        api.post(f"/api/games/{game_id}/hands/{hand}", {"out": 1})
+        for seat in range(2, 5):
+            api.post(f"/api/games/{game_id}/hands/{hand}/scores/{seat}", {"points": seat})
+    assert f'href="/games/new?again={game_id}">Play again</a>' in client.get(f"/games/{game_id}").get_data(as_text=True)
+
+
+@pytest.mark.parametrize(("again", "says"), [("7", "Game 7 doesn"), ("abc", "Game &#39;abc&#39; doesn")])
+def test_playing_again_a_game_that_does_not_exist_is_404(client: Any, again: str, says: str) -> None:
+    response = client.get(f"/games/new?again={again}")
+    assert response.status_code == 404
+    assert says in response.get_data(as_text=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, flash, redirect, render_template, request, url_for
+from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
 
 from . import model
 
@@ -45,7 +45,25 @@ def new_game() -> Any:
         for text in model.deal_warnings(game_id):
             flash(text, "warn")
         return redirect(url_for("sheet.game", game_id=game_id))
+    if "again" in request.args:
+        form = _play_again_form(request.args["again"])
     return _new_game_page(form)
+
+
+def _play_again_form(value: str) -> dict[str, Any]:
+    """The new-game form filled from game ``value``: its variant, players in their seats and
+    deck, and the deal passed on from hand 7's dealer to the next seat, as at the table."""
+    try:
+        game_id = int(value)
+    except ValueError:
+        abort(404, f"Game {value!r} doesn't exist.")
+    game = model.load_game(game_id)
+    players = [p["name"] for p in game["players"]]
+    dealer = game["hands"][-1]["dealer"] % len(players) + 1
+    flash(f"Playing again: the players, rules and deck of game {game_id}; {players[dealer - 1]} deals first "
+          "this time. Change anything before starting.", "ok")
+    return {"variant": game["variant"]["name"], "names": players + [""] * (model.MAX_PLAYERS - len(players)),
+            "first_dealer": str(dealer), "note": "", "corners": game["corners"]}
 
 
 def _new_game_page(form: dict[str, Any]) -> str:

@@ -475,3 +475,19 @@ def test_a_misspelt_name_is_corrected_on_the_sheet(page: Any, live_server: Any) 
     assert [p["name"] for p in game["players"]] == ["Nana", "Pops", "Louise", "Kit", "Max"]
     assert game["totals"] == totals   # the scores stay in their seats
     shoot(page, "19-names-corrected")
+
+
+def test_a_finished_game_is_played_again_with_one_tap(page: Any, live_server: Any) -> None:
+    game_id = _finished_game(live_server)   # Ons, five players, Pops (seat 2) dealt first
+    page.goto(f"{live_server.url}/games/{game_id}")
+    page.click("text=Play again")
+    page.wait_for_selector("#variant")
+    shoot(page, "20-play-again")
+    # Hand 7 was dealt by seat (2 - 1 + 6) % 5 + 1 = 3 (Lou); the deal passes on to Kit.
+    assert "Kit deals first this time" in page.inner_text(".flash-ok")
+    page.click("button:has-text('Start the game')")
+    page.wait_for_selector("table.sheet")
+    new_game = _api(live_server, page.url.replace(live_server.url, "/api").rstrip("/"))
+    assert new_game["id"] != game_id and new_game["variant"]["name"] == "ons"
+    assert [p["name"] for p in new_game["players"]] == ["Nana", "Pops", "Lou", "Kit", "Max"]
+    assert new_game["first_dealer"] == 4
