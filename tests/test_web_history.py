@@ -93,3 +93,44 @@ def test_every_asset_is_served_by_the_app(client: Any, game_id: int) -> None:
     for name in ("style.css", "print.css", "app.js", "cards.js"):
         text = client.get(f"/static/{name}").get_data(as_text=True)
         assert "http://" not in text and "https://" not in text and "@import" not in text, name
+
+
+# ------------------------------------------------------------------ standings over games
+
+def _finished_game(api: Any, players: list[str], points: dict[str, int]) -> int:
+    """A game of ``players`` whose every hand scores ``points`` by name (0 where unnamed)."""
+    game_id = api.post("/api/games", {"variant": "once", "players": players}).get_json()["id"]
+    for hand in range(1, 8):
+        for seat, name in enumerate(players, start=1):
+            api.post(f"/api/games/{game_id}/hands/{hand}/scores/{seat}", {"points": points.get(name, 0)})
+    return game_id
+
+
+def test_the_standings_count_each_players_games_wins_average_and_best(api: Any, app: Any) -> None:
+    from webapp import model
+
+    _finished_game(api, ["Ann", "Bo"], {"Bo": 10})                 # Ann 0, Bo 70
+    _finished_game(api, ["ann", "Bo", "Cy"], {"ann": 5, "Cy": 5})  # Ann 35, Bo 0, Cy 35
+    _finished_game(api, ["Bo", "Cy"], {})                         # a tie at 0: a win for each
+    api.post("/api/games", {"variant": "once", "players": ["Di", "Ann"]})   # unfinished: not counted
+    with app.test_request_context():
+        rows = model.standings(model.list_games())
+    assert rows == [
+        {"name": "Bo", "games": 3, "wins": 2, "average": 70 / 3, "best": 0},
+        {"name": "ann", "games": 2, "wins": 1, "average": 17.5, "best": 0},   # the newest spelling
+        {"name": "Cy", "games": 2, "wins": 1, "average": 17.5, "best": 0},
+    ]
+
+
+def test_the_history_page_shows_the_standings_once_a_game_is_finished(client: Any, api: Any) -> None:
+    api.post("/api/games", {"variant": "once", "players": ["Ann", "Bo"]})
+    assert 'id="standings"' not in client.get("/history").get_data(as_text=True)
+    _finished_game(api, ["Ann", "Bo"], {"Bo": 10})
+    page = client.get("/history").get_data(as_text=True)
+    assert "Standings <small>over 1 finished game</small>" in page
+    assert ('<tr><th scope="row">Ann</th><td>1</td><td>1</td>\n        <td>0</td><td>0</td></tr>') in page
+    assert ('<tr><th scope="row">Bo</th><td>1</td><td>0</td>\n        <td>70</td><td>70</td></tr>') in page
+    assert client.get("/api/standings").get_json()["standings"] == [
+        {"name": "Ann", "games": 1, "wins": 1, "average": 0.0, "best": 0},
+        {"name": "Bo", "games": 1, "wins": 0, "average": 70.0, "best": 70},
+    ]

@@ -82,6 +82,12 @@ def games() -> Response:
     return jsonify(games=[_game_json(g) for g in model.list_games()])
 
 
+@bp.get("/standings")
+def standings() -> Response:
+    """Each player's record over the finished games (the history page's standings)."""
+    return jsonify(standings=model.standings(model.list_games()))
+
+
 @bp.post("/games")
 def create_game() -> tuple[Response, int]:
     """Start a game: {"variant", "players": [names], "first_dealer": seat or name, "note",

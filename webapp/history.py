@@ -1,4 +1,5 @@
-"""History: every game with its round-by-round breakdown; CSV and JSON export."""
+"""History: the players' standings over finished games, every game with its round-by-round
+breakdown; CSV and JSON export."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ bp = Blueprint("history", __name__)
 def index() -> str:
     """Finished and unfinished games, newest first, each hand by hand."""
     games = model.list_games()
-    return render_template("history.html", games=games)
+    return render_template("history.html", games=games, standings=model.standings(games))
 
 
 # A text cell starting with one of these is a formula to a spreadsheet: a player named

@@ -381,6 +381,29 @@ def list_games() -> list[dict[str, Any]]:
     return [load_game(game_id) for game_id in ids]
 
 
+def standings(games: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each player's record over the finished ``games`` (as :func:`load_game` gives them).
+
+    A player is known by name, letter case aside, and shown as last written. Rows hold
+    ``name``, ``games``, ``wins`` (a shared lowest total is a win for each), ``average``
+    (final total) and ``best`` (lowest final total); most wins first, then most games,
+    then the lower average.
+    """
+    rows: dict[str, dict[str, Any]] = {}
+    # Oldest first, so that the newest spelling of a name is the one shown.
+    for game in sorted((g for g in games if g["finished"]), key=lambda g: g["id"]):
+        for player, total in zip(game["players"], game["totals"]):
+            row = rows.setdefault(player["name"].casefold(), {"games": 0, "wins": 0, "totals": []})
+            row["name"] = player["name"]
+            row["games"] += 1
+            row["wins"] += player["seat"] in game["winners"]
+            row["totals"].append(total)
+    table = [{"name": row["name"], "games": row["games"], "wins": row["wins"],
+              "average": sum(row["totals"]) / len(row["totals"]), "best": min(row["totals"])}
+             for row in rows.values()]
+    return sorted(table, key=lambda row: (-row["wins"], -row["games"], row["average"], row["name"].casefold()))
+
+
 def _player_name(game: dict[str, Any], seat: int) -> str:
     return game["players"][seat - 1]["name"]
 
