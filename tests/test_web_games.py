@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import struct
 from typing import Any
 
 import pytest
@@ -340,3 +341,19 @@ def test_playing_again_a_game_that_does_not_exist_is_404(client: Any, again: str
     response = client.get(f"/games/new?again={again}")
     assert response.status_code == 404
     assert says in response.get_data(as_text=True)
+
+
+def test_a_phone_can_add_the_score_sheet_to_its_home_screen(client: Any) -> None:
+    page = client.get("/").get_data(as_text=True)
+    assert '<link rel="manifest" href="/static/manifest.webmanifest">' in page
+    response = client.get("/static/manifest.webmanifest")
+    assert response.status_code == 200 and response.mimetype == "application/manifest+json"
+    manifest = response.get_json(force=True)
+    assert manifest["start_url"] == "/" and manifest["display"] == "standalone"
+    for icon in manifest["icons"]:
+        data = client.get(f"/static/{icon['src']}").data
+        if icon["type"] == "image/png":   # the size it says is the size it is (PNG IHDR)
+            width, height = struct.unpack(">II", data[16:24])
+            assert icon["sizes"] == f"{width}x{height}"
+        else:
+            assert data.startswith(b"<svg")

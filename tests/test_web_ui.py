@@ -31,3 +31,4 @@ def test_the_page_shows_the_part_of_the_photo_the_cards_lie_in(name: str, shown:
         assert result is None, name
     else:
         assert result == pytest.approx(region), name
+
