@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from typing import Any
 
 import pytest
@@ -134,3 +135,33 @@ def test_the_history_page_shows_the_standings_once_a_game_is_finished(client: An
         {"name": "Ann", "games": 1, "wins": 1, "average": 0.0, "best": 0},
         {"name": "Bo", "games": 1, "wins": 0, "average": 70.0, "best": 70},
     ]
+
+
+# ------------------------------------------------------------------ the whole book in one file
+
+def test_the_whole_book_downloads_as_one_sqlite_file_that_opens_elsewhere(client: Any, api: Any, tmp_path: Any,
+                                                                           detector: Any) -> None:
+    from webapp import create_app
+
+    game_id = _finished_game(api, ["Ann", "Bo"], {"Bo": 10})
+    api.post(f"/api/games/{game_id}/note", {"note": "Zoë's birthday"})
+    response = client.get("/history/onze-book.sqlite")
+    assert response.status_code == 200 and response.mimetype == "application/vnd.sqlite3"
+    assert re.fullmatch(r'attachment; filename="onze-book-\d{4}-\d{2}-\d{2}\.sqlite"',
+                        response.headers["Content-Disposition"])
+    assert response.data.startswith(b"SQLite format 3\x00")
+    assert response.data[18:20] == b"\x01\x01"   # a rollback-journal file, whole without a -wal beside it
+    book = tmp_path / "elsewhere" / "book.sqlite"
+    book.parent.mkdir()
+    book.write_bytes(response.data)
+    elsewhere = create_app({"TESTING": True, "DATABASE": str(book), "SECRET_KEY": "test", "DETECT": detector})
+    game = elsewhere.test_client().get(f"/api/games/{game_id}").get_json()
+    assert [p["name"] for p in game["players"]] == ["Ann", "Bo"]
+    assert game["totals"] == [0, 70] and game["note"] == "Zoë's birthday"
+
+
+def test_the_book_link_shows_once_there_is_a_game(client: Any, api: Any) -> None:
+    assert "Download the whole book" not in client.get("/history").get_data(as_text=True)
+    api.post("/api/games", {"variant": "once", "players": ["Ann", "Bo"]})
+    assert 'href="/history/onze-book.sqlite" download>Download the whole book' in client.get("/history").get_data(
+        as_text=True)

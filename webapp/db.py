@@ -8,6 +8,7 @@ failing or overwriting each other.
 from __future__ import annotations
 
 import sqlite3
+import tempfile
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -103,6 +104,21 @@ def transaction(db: sqlite3.Connection | None = None) -> Iterator[sqlite3.Connec
         db.execute("ROLLBACK")
         raise
     db.execute("COMMIT")
+
+
+def snapshot(db: sqlite3.Connection) -> bytes:
+    """The whole database as one SQLite file's bytes, consistent even while others write
+    (SQLite's online backup), for a family to keep or to open elsewhere with ``--database``."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "book.sqlite"
+        copy = sqlite3.connect(path)
+        try:
+            db.backup(copy)
+            # A single file, not a WAL pair: the copy opens on its own wherever it goes.
+            copy.execute("PRAGMA journal_mode = DELETE")
+        finally:
+            copy.close()
+        return path.read_bytes()
 
 
 def init_db(reset: bool = False) -> None:

@@ -6,11 +6,13 @@ from __future__ import annotations
 import csv
 import io
 import json
+import time
 from typing import Any
 
 from flask import Blueprint, Response, render_template
 
 from . import model
+from .db import get_db, snapshot
 
 bp = Blueprint("history", __name__)
 
@@ -60,6 +62,15 @@ UTF8_BOM = "\ufeff"
 
 def _download_name(game: dict[str, Any], ext: str) -> str:
     return f"onze-game-{game['id']}-{game['variant']['name']}.{ext}"
+
+
+@bp.route("/history/onze-book.sqlite")
+def export_book() -> Response:
+    """Download every game, score and photo as one SQLite file: ``onze-vision serve
+    --database FILE`` opens it on another machine."""
+    name = f"onze-book-{time.strftime('%Y-%m-%d')}.sqlite"
+    return Response(snapshot(get_db()), mimetype="application/vnd.sqlite3",
+                    headers={"Content-Disposition": f'attachment; filename="{name}"'})
 
 
 @bp.route("/games/<int:game_id>/export.csv")
