@@ -242,6 +242,7 @@ def test_the_api_corrects_the_players_names_in_seat_order(api: Any, game_id: int
 
 @pytest.mark.parametrize(("body", "says"), [
     ({"players": ["Ann", "Bo", "Cy"]}, "Game 1 has 4 players and 3 names were given"),
+    ({"players": ["Ann"]}, "Game 1 has 4 players and 1 name was given: a name is corrected in its seat"),
     ({"players": "Ann Bo Cy Di"}, "The players' names come as a list in seat order, not 'Ann Bo Cy Di'."),
     ({}, "The players' names come as a list in seat order, not None."),
     ({"players": ["Ann", "Bo", "Cy", 7]}, "The player name must be text, not 7."),

@@ -628,7 +628,7 @@ def set_player_names(game_id: int, names: Any) -> dict[str, Any]:
     count = len(game["players"])
     if len(names) != count:
         raise InputError(f"Game {game_id} has {count} players and {len(names)} "
-                         f"name{'' if len(names) == 1 else 's'} were given: a name is corrected "
+                         f"{'name was' if len(names) == 1 else 'names were'} given: a name is corrected "
                          "in its seat, players are not added or removed once the game has started.")
     cleaned = [_clean_text(name, "player name", MAX_NAME_LENGTH) for name in names]
     for seat, name in enumerate(cleaned, start=1):
