@@ -262,7 +262,8 @@ class Variant:
         one clause for the command line and the score sheet alike; None when it can."""
         if self.can_deal(players, hand):
             return None
-        decks = f"{self.decks_for(players)} deck{'s' if self.decks_for(players) != 1 else ''}"
+        count = self.decks_for(players)
+        decks = f"{count} deck{'s' if count != 1 else ''}"
         left = self.cards_left_after_deal(players, hand)
         taken = (f"every card of the {decks}" if left == 0 else f"more cards than the {decks} hold" if left < 0
                  else f"all but {left} card{'s' if left != 1 else ''} of the {decks}")

@@ -251,10 +251,8 @@ def create_game(variant_name: str, names: Iterable[Any], first_dealer: Any = 1, 
 def short_deal_text(game: dict[str, Any], hand: dict[str, Any]) -> str | None:
     """Why ``hand`` of ``game`` (as :func:`load_game` gives them) cannot be dealt with a
     stock left (:meth:`~onze_vision.variants.Variant.short_deal_reason`), or None when it can."""
-    if not hand["short_deal"]:
-        return None
     reason = get_variant(game["variant"]["name"]).short_deal_reason(len(game["players"]), hand["number"])
-    return f"{reason}. Agree at the table how to play this hand before dealing."
+    return None if reason is None else f"{reason}. Agree at the table how to play this hand before dealing."
 
 
 def deal_warnings(game_id: int) -> list[str]:

@@ -42,7 +42,7 @@ def _port(text: str) -> int:
     try:
         port = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"port must be a number from 1 to 65535, not {text!r}") from None
+        port = 0  # not a number: refused below, in the same words
     if not 1 <= port <= 65535:
         raise argparse.ArgumentTypeError(f"port must be a number from 1 to 65535, not {text!r}")
     return port
