@@ -356,6 +356,67 @@ class Variant:
             rules.append("no two wild cards side by side in a run")
         return "; ".join(rules) if rules else "none: a meld may be all wild cards"
 
+    @property
+    def runs_text(self) -> str:
+        """A run's suits and its Ace, in words."""
+        return f"{'one suit' if self.runs_same_suit else 'any suits'}; Ace {self.ace_text}"
+
+    @property
+    def decks_text(self) -> str:
+        """Decks by table size and the Jokers shuffled in, in words."""
+        by_decks: dict[int, list[int]] = {}
+        for players in range(self.min_players, self.max_players + 1):
+            by_decks.setdefault(self.decks_for(players), []).append(players)
+        decks = ", ".join(
+            f"{count} for {ps[0]} players" if len(ps) == 1 else f"{count} for {ps[0]}-{ps[-1]} players"
+            for count, ps in by_decks.items()
+        )
+        jokers = f"{self.jokers_per_deck} Jokers per deck" if self.jokers_per_deck else "no Jokers"
+        return f"{decks}; {jokers}"
+
+    @property
+    def go_down_text(self) -> str:
+        """How long the melds laid down at go-down may be, in words."""
+        return "exactly 3-card sets and 4-card runs" if self.exact_melds else "melds may be longer than 3/4"
+
+    @property
+    def card_values(self) -> tuple[tuple[str, str], ...]:
+        """What each kind of card left in hand counts, as ``(cards, points)`` pairs in words."""
+        jokers = (("Joker", str(self.joker_value)),) if self.joker_value is not None else ()
+        return (*jokers, ("red Ace", str(self.red_ace_value)), ("black Ace", str(self.black_ace_value)),
+                ("J Q K", str(self.face_value)), ("2-10", "face value"))
+
+    @property
+    def splash_text(self) -> str | None:
+        """The splash rule in words; None in a variant without it."""
+        if not self.has_splash:
+            return None
+        always = ", ".join(map(str, self.splash_hands))
+        return ("going down and out in one turn doubles the others' scores"
+                + (f"; hand {always} always doubles" if always else ""))
+
+    def rules_in_words(self) -> tuple[tuple[str, str], ...]:
+        """The rules as ``(topic, words)`` pairs, the order a player asks in: the command
+        line's ``variants`` and the score sheet's rules page both say these, so they agree.
+
+        A deal the decks cannot make at some table size (:meth:`short_deal_reason`) is one
+        more ``"short deal"`` pair each.
+        """
+        splash = self.splash_text
+        return (
+            ("players", f"{self.min_players}-{self.max_players}; decks: {self.decks_text}"),
+            ("cards dealt", f"{', '.join(map(str, self.deal))} (hands 1-7)"),
+            ("wild cards", f"{self.wild_cards_text}; limits: {self.wild_limits_text}"),
+            ("runs", self.runs_text),
+            ("go-down", self.go_down_text),
+            ("values", ", ".join(f"{cards} {points}" for cards, points in self.card_values)),
+            *((("splash", splash),) if splash else ()),
+            ("contracts", "; ".join(f"{hand}: {self.contract(hand)}" for hand in HANDS)),
+            *(("short deal", f"hand {hand}: {self.short_deal_reason(players, hand)}")
+              for players in range(self.min_players, self.max_players + 1)
+              for hand in self.short_deals(players)),
+        )
+
     def to_dict(self) -> dict[str, Any]:
         """The rules as JSON-ready data."""
         return {

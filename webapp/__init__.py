@@ -55,11 +55,12 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     csrf.init_app(app)
     ui.init_app(app)
 
-    from . import api, godown, hands, history, sheet
+    from . import api, godown, hands, history, rules, sheet
     app.register_blueprint(sheet.bp)
     app.register_blueprint(hands.bp)
     app.register_blueprint(godown.bp)
     app.register_blueprint(history.bp)
+    app.register_blueprint(rules.bp)
     app.register_blueprint(api.bp)
     app.add_url_rule("/", endpoint="index")
 

@@ -19,7 +19,7 @@ from onze_vision.cards import format_cards, parse_cards
 from onze_vision.commands.vision import CORNERS_HELP, DECK_CORNERS, FOUR_CORNER_NOTE
 from onze_vision.melds import check_down, find_contract
 from onze_vision.scoring import score_hand
-from onze_vision.variants import HANDS, VARIANTS, Variant, get_variant
+from onze_vision.variants import VARIANTS, Variant, get_variant
 
 __all__ = ["register"]
 
@@ -115,44 +115,9 @@ def _guarded(handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse
 
 # -- variants -------------------------------------------------------------------
 def _variant_text(v: Variant) -> str:
-    by_decks: dict[int, list[int]] = {}
-    for players in range(v.min_players, v.max_players + 1):
-        by_decks.setdefault(v.decks_for(players), []).append(players)
-    deck_text = ", ".join(
-        f"{d} for {ps[0]} players" if len(ps) == 1 else f"{d} for {ps[0]}-{ps[-1]} players"
-        for d, ps in by_decks.items()
-    )
-    values = []
-    if v.joker_value is not None:
-        values.append(f"Joker {v.joker_value}")
-    values += [
-        f"red Ace {v.red_ace_value}",
-        f"black Ace {v.black_ace_value}",
-        f"J Q K {v.face_value}",
-        "2-10 face value",
-    ]
-    lines = [
-        f"{v.name}: {v.title} [seed {v.source}]",
-        f"  players       {v.min_players}-{v.max_players}; decks: {deck_text}; "
-        + (f"{v.jokers_per_deck} Jokers per deck" if v.jokers_per_deck else "no Jokers"),
-        f"  cards dealt   {', '.join(map(str, v.deal))} (hands 1-7)",
-        f"  wild cards    {v.wild_cards_text}; limits: {v.wild_limits_text}",
-        f"  runs          {'one suit' if v.runs_same_suit else 'any suits'}; Ace {v.ace_text}",
-        f"  go-down       "
-        + ("exactly 3-card sets and 4-card runs" if v.exact_melds else "melds may be longer than 3/4"),
-        f"  values        {', '.join(values)}",
-    ]
-    if v.has_splash:
-        always = ", ".join(map(str, v.splash_hands))
-        lines.append(
-            "  splash        going down and out in one turn doubles the others' scores"
-            + (f"; hand {always} always doubles" if always else "")
-        )
-    lines.append("  contracts     " + "; ".join(f"{h}: {v.contract(h)}" for h in HANDS))
-    for players in range(v.min_players, v.max_players + 1):
-        for hand in v.short_deals(players):
-            # Listed, not refused: the table agrees how to play such a hand.
-            lines.append(f"  short deal    hand {hand}: {v.short_deal_reason(players, hand)}")
+    lines = [f"{v.name}: {v.title} [seed {v.source}]"]
+    # Short deals are listed, not refused: the table agrees how to play such a hand.
+    lines += [f"  {topic:<13} {words}" for topic, words in v.rules_in_words()]
     return "\n".join(lines)
 
 

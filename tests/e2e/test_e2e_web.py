@@ -491,3 +491,18 @@ def test_a_finished_game_is_played_again_with_one_tap(page: Any, live_server: An
     assert new_game["id"] != game_id and new_game["variant"]["name"] == "ons"
     assert [p["name"] for p in new_game["players"]] == ["Nana", "Pops", "Lou", "Kit", "Max"]
     assert new_game["first_dealer"] == 4
+
+
+def test_the_rules_of_a_variant_for_a_table_of_eight(page: Any, live_server: Any) -> None:
+    page.goto(live_server.url + "/")
+    page.click("nav >> text=Rules")
+    page.click("text=Ons (a variation on gin rummy)")
+    page.wait_for_selector("dl.rules")
+    assert "red Aces" in page.inner_text("dl.rules")
+    page.select_option("select[name=players]", "8")
+    page.click("button:has-text('Show')")
+    page.wait_for_selector(".flash-warn")
+    assert page.url.endswith("/rules/ons?players=8")
+    assert page.inner_text("h1").endswith("for 8 players: 2 decks")
+    assert page.locator("tr.short-deal .col-hand").inner_text() == "7"
+    shoot(page, "21-rules")

@@ -1,0 +1,69 @@
+"""The rules: each variant in the words the command line's ``variants`` uses, its seven
+contracts hand by hand, what each card counts; and, for a table of N players, its decks
+and the cards left to draw from after each deal."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, abort, render_template, request
+
+from onze_vision.variants import HANDS, InvalidPlayerCountError, UnknownVariantError, Variant, get_variant
+
+from . import model
+
+bp = Blueprint("rules", __name__)
+
+
+@bp.route("/rules")
+def index() -> str:
+    """The five variants side by side, each with its one-line summary."""
+    variants = model.all_variants()
+    return render_template("rules.html", variants=variants,
+                           summaries={v.name: model.variant_summary(v) for v in variants})
+
+
+@bp.route("/rules/<name>")
+def variant(name: str) -> str:
+    """One variant's rules; ``?players=N`` adds that table's decks and stock, hand by hand."""
+    try:
+        chosen = get_variant(name)
+    except UnknownVariantError:
+        abort(404, f"Variant {name!r} doesn't exist: the rules are those of "
+                   f"{', '.join(v.name for v in model.all_variants())}.")
+    players = _players_arg(chosen)
+    return render_template("variant.html", variant=chosen, players=players, hands=hand_rows(chosen, players))
+
+
+def _players_arg(variant: Variant) -> int | None:
+    """The ``players`` query argument, checked against the variant; None when not given."""
+    text = request.args.get("players", "").strip()
+    if not text:
+        return None
+    if not text.isdigit():
+        abort(400, f"Players must be a whole number, not {text!r}.")
+    try:
+        return variant.check_players(int(text))
+    except InvalidPlayerCountError as error:
+        abort(400, f"{str(error)[0].upper()}{str(error)[1:]}.")
+
+
+def hand_rows(variant: Variant, players: int | None) -> list[dict[str, Any]]:
+    """Hands 1-7: contract, cards dealt, fewest cards that make the contract, whether the
+    others' scores always double; with ``players``, the cards the deal leaves (the first
+    discard and the stock) and why a deal leaves no stock."""
+    rows = []
+    for hand in HANDS:
+        contract = variant.contract(hand)
+        row: dict[str, Any] = {
+            "number": hand,
+            "contract": str(contract),
+            "cards_dealt": variant.cards_dealt(hand),
+            "min_cards": contract.min_cards,
+            "always_doubles": variant.doubles(hand),
+        }
+        if players is not None:
+            row["cards_left"] = max(0, variant.cards_left_after_deal(players, hand))
+            row["short_deal"] = variant.short_deal_reason(players, hand)
+        rows.append(row)
+    return rows
