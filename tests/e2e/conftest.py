@@ -40,11 +40,14 @@ PHOTO_CARDS: dict[str, list[tuple[str, tuple[float, float, float, float]]]] = {
 
 
 def _ensure_playwright() -> None:
-    """The test script installs what it needs (the Python package only)."""
+    """Playwright and the axe-core audit, from the ``test`` extra when a checkout was
+    installed before it named them (the Python packages only)."""
     try:
+        import axe_playwright_python  # noqa: F401
         import playwright  # noqa: F401
     except ImportError:
-        subprocess.run([sys.executable, "-m", "pip", "install", "-q", "playwright"], check=True)
+        subprocess.run([sys.executable, "-m", "pip", "install", "-q", "playwright",
+                        "axe-playwright-python==0.1.8"], check=True)
 
 
 class StandInDetector:
@@ -140,9 +143,20 @@ def page(browser: Any) -> Iterator[Any]:
 
 
 def shoot(page: Any, name: str) -> None:
-    """Save the page at phone and desktop widths into tests/artifacts/."""
+    """Save the page at phone and desktop widths into tests/artifacts/, and audit each with
+    axe-core: every state the tests look at is also checked for what a screen reader, a
+    keyboard or weak eyes would miss (WCAG 2.x A and AA, axe's own best practices)."""
     original = page.viewport_size
     for label, size in (("phone", PHONE), ("desktop", DESKTOP)):
         page.set_viewport_size(size)
         page.screenshot(path=str(ARTIFACTS / f"{name}-{label}.png"), full_page=True)
+        assert_accessible(page, f"{name}-{label}")
     page.set_viewport_size(original)
+
+
+def assert_accessible(page: Any, where: str) -> None:
+    """Fail with axe-core's report when the page breaks one of its rules."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    results = Axe().run(page)
+    assert results.violations_count == 0, f"{where}: {results.generate_report()}"

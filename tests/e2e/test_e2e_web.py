@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from .conftest import ARTIFACTS, DATA, StandInDetector, shoot
+from .conftest import ARTIFACTS, DATA, StandInDetector, assert_accessible, shoot
 
 pytestmark = pytest.mark.e2e
 
@@ -506,3 +506,12 @@ def test_the_rules_of_a_variant_for_a_table_of_eight(page: Any, live_server: Any
     assert page.inner_text("h1").endswith("for 8 players: 2 decks")
     assert page.locator("tr.short-deal .col-hand").inner_text() == "7"
     shoot(page, "21-rules")
+
+
+def test_the_accessibility_audit_fails_a_page_that_breaks_its_rules(page: Any) -> None:
+    # What every shoot() checks: a field no screen reader can name, a button with no words.
+    page.set_content('<!doctype html><html lang="en"><title>t</title><main><h1>Score</h1>'
+                     '<input type="number"><button></button></main></html>')
+    with pytest.raises(AssertionError) as failure:
+        assert_accessible(page, "broken")
+    assert "label" in str(failure.value) and "button-name" in str(failure.value)
