@@ -42,6 +42,8 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         # The function that reads cards from photo bytes; None means the shipped detector.
         DETECT=None,
         CSRF_ENABLED=True,
+        # How often a sheet open on a phone asks whether another phone changed it (0: never).
+        LIVE_POLL_SECONDS=4,
     )
     if test_config is None:
         app.config.from_pyfile("config.py", silent=True)

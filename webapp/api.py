@@ -107,6 +107,12 @@ def game(game_id: int) -> Response:
     return jsonify(_game_json(model.load_game(game_id)))
 
 
+@bp.get("/games/<int:game_id>/changes")
+def game_changes(game_id: int) -> Response:
+    """How many times the game has changed: poll it, and load the game when it grows."""
+    return jsonify(id=game_id, changes=model.game_changes(game_id))
+
+
 @bp.delete("/games/<int:game_id>")
 def delete_game(game_id: int) -> Response:
     """Delete a game with its scores and photos; returns the game as it was."""

@@ -43,6 +43,7 @@ def schema_sql() -> str:
 #: added to it; every existing row takes the column's default.
 ADDED_COLUMNS = (
     ("game", "corners", "TEXT NOT NULL DEFAULT 'auto' CHECK (corners IN ('auto', 'two', 'four'))"),
+    ("game", "changes", "INTEGER NOT NULL DEFAULT 0"),
 )
 
 

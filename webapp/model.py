@@ -359,7 +359,7 @@ def load_game(game_id: int) -> dict[str, Any]:
     return {
         "id": game["id"], "variant": variant_info(variant), "decks": game["decks"],
         "first_dealer": game["first_dealer"], "note": game["note"], "corners": game["corners"],
-        "created": game["created"], "updated": game["updated"],
+        "created": game["created"], "updated": game["updated"], "changes": game["changes"],
         "players": players, "hands": hands, "totals": totals,
         "current_hand": current, "finished": finished,
         "leaders": leaders, "winners": leaders if finished else [],
@@ -514,7 +514,14 @@ def _photo_ref(photo_id: Any, game_id: int) -> int | None:
 
 
 def _touch(db: sqlite3.Connection, game_id: int) -> None:
-    db.execute("UPDATE game SET updated = strftime('%Y-%m-%d %H:%M:%S', 'now') WHERE id = ?", (game_id,))
+    db.execute("UPDATE game SET updated = strftime('%Y-%m-%d %H:%M:%S', 'now'), changes = changes + 1"
+               " WHERE id = ?", (game_id,))
+
+
+def game_changes(game_id: int) -> int:
+    """How many times the game's sheet has changed (404 if no such game): one small read a
+    page open on another phone repeats to know when to show the new scores."""
+    return int(_game_row(game_id)["changes"])
 
 
 def delete_game(game_id: int) -> dict[str, Any]:

@@ -12,7 +12,10 @@ CREATE TABLE IF NOT EXISTS game (
     -- Which corners of the deck's cards carry an index, as the players said: how the
     -- detector joins a card's corners (onze_vision.detector_config.DECK_CORNERS). A database made
     -- before this column gets it from db.add_missing_columns.
-    corners TEXT NOT NULL DEFAULT 'auto' CHECK (corners IN ('auto', 'two', 'four'))
+    corners TEXT NOT NULL DEFAULT 'auto' CHECK (corners IN ('auto', 'two', 'four')),
+    -- How many times the sheet has changed: a page open on another phone polls it to show
+    -- new scores (updated counts whole seconds, and two saves can share one).
+    changes INTEGER NOT NULL DEFAULT 0
 );
 
 CREATE TABLE IF NOT EXISTS player (

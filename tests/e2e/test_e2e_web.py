@@ -515,3 +515,54 @@ def test_the_accessibility_audit_fails_a_page_that_breaks_its_rules(page: Any) -
     with pytest.raises(AssertionError) as failure:
         assert_accessible(page, "broken")
     assert "label" in str(failure.value) and "button-name" in str(failure.value)
+
+
+def _start_game(page: Any, server: Any, names: list[str]) -> str:
+    page.goto(server.url + "/games/new")
+    for seat, name in enumerate(names, start=1):
+        page.fill(f"input[name=player{seat}]", name)
+    page.click("button:has-text('Start the game')")
+    page.wait_for_selector("table.sheet")
+    return str(page.url.rstrip("/"))
+
+
+def _save_points(page: Any, game_url: str, name: str, points: int) -> None:
+    page.goto(game_url + "/hands/1")
+    page.fill(f"input[aria-label='Points for {name}']", str(points))
+    page.click(f"button[aria-label=\"Save {name}'s points\"]")
+    page.wait_for_selector(".flash-ok")
+
+
+def test_the_sheet_on_one_phone_shows_what_another_phone_saves(browser: Any, live_server: Any) -> None:
+    phones = [browser.new_context(viewport={"width": 390, "height": 844}) for _ in range(2)]
+    keeper, player = (phone.new_page() for phone in phones)
+    game_url = _start_game(player, live_server, ["Ann", "Bo", "Cy"])
+    keeper.goto(game_url)
+
+    # Nothing typed on the keeper's phone: the new score simply appears there.
+    _save_points(player, game_url, "Bo", 25)
+    keeper.wait_for_function("document.getElementById('live').dataset.changes === '1'")
+    assert "25" in keeper.locator("table.sheet tbody tr").first.inner_text()
+    assert keeper.locator("#live").is_hidden()
+
+    # A note half typed on the keeper's phone is not lost to a reload: the page says so and waits.
+    keeper.fill("textarea[name=note]", "Cy owes the pizza")
+    _save_points(player, game_url, "Cy", 40)
+    keeper.wait_for_selector("#live:not([hidden])")
+    assert keeper.inner_text("#live .live-text") == "New scores were saved on another device."
+    assert keeper.input_value("textarea[name=note]") == "Cy owes the pizza"
+    shoot(keeper, "22-saved-on-another-phone")
+    keeper.click("#live >> text=Show them")
+    keeper.wait_for_function("document.getElementById('live').dataset.changes === '2'")
+    assert "40" in keeper.locator("table.sheet tbody tr").first.inner_text()
+
+    # The game deleted on the other phone: said, and the page stops asking.
+    player.goto(game_url)
+    player.once("dialog", lambda dialog: dialog.accept())
+    player.click("form.delete-game button")
+    player.wait_for_selector(".flash-ok")
+    keeper.wait_for_selector("#live:not([hidden])")
+    assert keeper.inner_text("#live .live-text") == "This game was deleted on another device."
+    assert keeper.locator("#live [data-live-show]").is_hidden()
+    for phone in phones:
+        phone.close()

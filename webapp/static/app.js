@@ -101,6 +101,47 @@ document.addEventListener("DOMContentLoaded", function () {
     });
   });
 
+  // A page of the sheet shows what another phone saves: it asks every few seconds how many
+  // times the game has changed, and reloads when that grows, unless something is typed here
+  // that a reload would lose; then it says so and waits for a tap.
+  const live = document.getElementById("live");
+  const pollMs = live ? Number(live.dataset.pollMs) : 0;
+  if (live && pollMs > 0) {
+    let typed = Boolean(live.dataset.typed);
+    document.querySelectorAll("main form").forEach(function (form) {
+      form.addEventListener("input", function () { typed = true; });
+    });
+    const say = function (words, canShow) {
+      live.querySelector(".live-text").textContent = words;
+      live.querySelector("[data-live-show]").hidden = !canShow;
+      live.hidden = false;
+    };
+    const check = async function () {
+      if (document.visibilityState === "visible") {
+        try {
+          const response = await fetch(live.dataset.changesUrl, { credentials: "same-origin", cache: "no-store" });
+          if (response.status === 404) {
+            say("This game was deleted on another device.", false);
+            return;   // nothing more will change
+          }
+          const data = response.ok ? await response.json() : null;
+          if (data && data.changes !== Number(live.dataset.changes)) {
+            if (!typed && !document.querySelector("form[data-sent]")) {
+              window.location.reload();
+            } else {
+              say("New scores were saved on another device.", true);
+            }
+            return;
+          }
+        } catch (error) {
+          // The server asleep or the Wi-Fi gone for a moment: ask again later.
+        }
+      }
+      setTimeout(check, pollMs);
+    };
+    setTimeout(check, pollMs);
+  }
+
   // New game: the first-dealer list shows the names as they are typed.
   const form = document.getElementById("new-game");
   if (form) {
