@@ -273,6 +273,28 @@ class Variant:
         """The hands that ``players`` players cannot deal (:meth:`can_deal`); most are none."""
         return tuple(hand for hand in HANDS if not self.can_deal(players, hand))
 
+    def hand_facts(self, players: int | None = None) -> list[dict[str, Any]]:
+        """Hands 1-7 as JSON-ready facts: ``hand``, ``contract``, ``cards_dealt``,
+        ``min_cards`` (the fewest that make the contract) and ``always_doubles``; for a table
+        of ``players``, also ``cards_left`` (the first discard and the stock, never below 0)
+        and ``short_deal`` (:meth:`short_deal_reason`, None where the deal leaves a stock).
+
+        Raises:
+            InvalidPlayerCountError: ``players`` outside the variant's range.
+        """
+        if players is not None:
+            self.check_players(players)
+        facts = []
+        for hand in HANDS:
+            contract = self.contract(hand)
+            row: dict[str, Any] = {"hand": hand, "contract": str(contract), "cards_dealt": self.cards_dealt(hand),
+                                   "min_cards": contract.min_cards, "always_doubles": self.doubles(hand)}
+            if players is not None:
+                row["cards_left"] = max(0, self.cards_left_after_deal(players, hand))
+                row["short_deal"] = self.short_deal_reason(players, hand)
+            facts.append(row)
+        return facts
+
     def contract(self, hand: int) -> Contract:
         """The melds ``hand`` (1-7) asks for at go-down."""
         return self.contracts[self._hand_index(hand)]

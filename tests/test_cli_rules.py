@@ -47,6 +47,68 @@ def test_variants_json_is_the_rules_as_data(capsys: pytest.CaptureFixture[str]) 
     assert data[4]["values"]["joker"] is None and data[4]["jokers_per_deck"] == 0
 
 
+def test_variants_name_prints_that_variant_only(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "variants", "ONCE")
+    assert code == 0
+    assert out.startswith("once: Once' (Don Williamson's rules)") and "llenroc:" not in out
+
+
+def _table_rows(out: str) -> dict[int, list[str]]:
+    rows = [line.split() for line in out.splitlines()]
+    return {int(row[0]): row for row in rows if row and row[0].isdigit()}
+
+
+@pytest.mark.parametrize(("name", "players", "decks", "left", "noted"), [
+    ("once", 4, "2 decks with 4 Jokers", [64] * 6 + [56], {}),
+    ("llenroc", 6, "3 decks with 6 Jokers", [162 - 6 * dealt for dealt in range(6, 13)], {7: "the others' scores double"}),
+    ("ons", 8, "2 decks, no Jokers", [16] * 6 + [0], {7: "no stock"}),
+])
+def test_variants_players_gives_the_table_hand_by_hand(
+    capsys: pytest.CaptureFixture[str], name: str, players: int, decks: str, left: list[int], noted: dict[int, str]
+) -> None:
+    code, out, _ = run(capsys, "variants", name, "--players", str(players))
+    assert code == 0
+    assert f"for {players} players: {decks}" in out
+    rows = _table_rows(out)
+    assert list(rows) == [1, 2, 3, 4, 5, 6, 7]
+    for hand, row in rows.items():
+        line = " ".join(row)
+        assert str(left[hand - 1]) in row
+        assert line.endswith(noted[hand]) if hand in noted else line.split()[-1].isdigit()
+
+
+@pytest.mark.parametrize("command", [["variants", "once"], ["score", "--variant", "once", "QH"]])
+def test_players_that_are_not_a_number_are_refused_by_name(
+    capsys: pytest.CaptureFixture[str], command: list[str]
+) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main([*command, "--players", "four"])
+    assert exit_.value.code == 2
+    assert "argument --players: players must be a whole number, not 'four'" in capsys.readouterr().err
+
+
+def test_variants_players_json_adds_the_table(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "variants", "ons", "--players", "8", "--json")
+    table = json.loads(out)["table"]
+    assert code == 0
+    assert (table["players"], table["decks"], table["jokers"]) == (8, 2, 0)
+    assert [h["cards_left"] for h in table["hands"]] == [16] * 6 + [0]
+    assert [h["hand"] for h in table["hands"] if h["short_deal"]] == [7]
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["variants", "gin"], "unknown variant 'gin': choose one of llenroc, onze, scorecard, once, ons"),
+    (["variants", "once", "--players", "9"], "once is played by 2 to 6 players, not 9"),
+    (["variants", "--players", "4"], "--players N gives one variant's table: name the variant too"),
+])
+def test_variants_bad_input_says_what_was_wrong(
+    capsys: pytest.CaptureFixture[str], argv: list[str], message: str
+) -> None:
+    code, out, err = run(capsys, *argv)
+    assert (code, out) == (2, "")
+    assert message in err
+
+
 # -- score ------------------------------------------------------------------------
 def test_score_prints_each_card_and_the_total(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run(capsys, "score", "--variant", "once", "QH", "JK", "7S")

@@ -4,11 +4,9 @@ and the cards left to draw from after each deal."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from flask import Blueprint, abort, render_template, request
 
-from onze_vision.variants import HANDS, InvalidPlayerCountError, UnknownVariantError, Variant, get_variant
+from onze_vision.variants import InvalidPlayerCountError, UnknownVariantError, Variant, get_variant
 
 from . import model
 
@@ -32,7 +30,7 @@ def variant(name: str) -> str:
         abort(404, f"Variant {name!r} doesn't exist: the rules are those of "
                    f"{', '.join(v.name for v in model.all_variants())}.")
     players = _players_arg(chosen)
-    return render_template("variant.html", variant=chosen, players=players, hands=hand_rows(chosen, players))
+    return render_template("variant.html", variant=chosen, players=players, hands=chosen.hand_facts(players))
 
 
 def _players_arg(variant: Variant) -> int | None:
@@ -46,24 +44,3 @@ def _players_arg(variant: Variant) -> int | None:
         return variant.check_players(int(text))
     except InvalidPlayerCountError as error:
         abort(400, f"{str(error)[0].upper()}{str(error)[1:]}.")
-
-
-def hand_rows(variant: Variant, players: int | None) -> list[dict[str, Any]]:
-    """Hands 1-7: contract, cards dealt, fewest cards that make the contract, whether the
-    others' scores always double; with ``players``, the cards the deal leaves (the first
-    discard and the stock) and why a deal leaves no stock."""
-    rows = []
-    for hand in HANDS:
-        contract = variant.contract(hand)
-        row: dict[str, Any] = {
-            "number": hand,
-            "contract": str(contract),
-            "cards_dealt": variant.cards_dealt(hand),
-            "min_cards": contract.min_cards,
-            "always_doubles": variant.doubles(hand),
-        }
-        if players is not None:
-            row["cards_left"] = max(0, variant.cards_left_after_deal(players, hand))
-            row["short_deal"] = variant.short_deal_reason(players, hand)
-        rows.append(row)
-    return rows

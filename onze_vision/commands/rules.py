@@ -121,12 +121,39 @@ def _variant_text(v: Variant) -> str:
     return "\n".join(lines)
 
 
+def _table_text(v: Variant, players: int) -> str:
+    """Hand by hand at a table of ``players``: contract, cards dealt, fewest cards to go
+    down, and the cards the deal leaves (the first discard and the stock)."""
+    jokers = f" with {v.jokers_for(players)} Jokers" if v.uses_jokers else ", no Jokers"
+    lines = [f"  for {players} players: {v.decks_for(players)} decks{jokers}",
+             "  hand  contract              dealt  fewest  left after the deal"]
+    for row in v.hand_facts(players):
+        note = "  no stock" if row["short_deal"] else ("  the others' scores double" if row["always_doubles"] else "")
+        lines.append(f"  {row['hand']:>4}  {row['contract']:<20}  {row['cards_dealt']:>5}  {row['min_cards']:>6}"
+                     f"  {row['cards_left']:>4}{note}")
+    return "\n".join(lines)
+
+
 def _cmd_variants(args: argparse.Namespace) -> int:
-    """List the variants and their rules."""
+    """List the variants and their rules (one, with NAME; at a table's size, with --players)."""
+    if args.players is not None and args.name is None:
+        raise ValueError("--players N gives one variant's table: name the variant too "
+                         "(e.g. onze-vision variants ons --players 8)")
+    chosen = [get_variant(args.name)] if args.name is not None else list(VARIANTS.values())
+    if args.players is not None:
+        chosen[0].check_players(args.players)
     if args.json:
-        _print_json([v.to_dict() for v in VARIANTS.values()])
-    else:
-        print("\n\n".join(_variant_text(v) for v in VARIANTS.values()))
+        data = [v.to_dict() for v in chosen]
+        if args.players is not None:
+            v = chosen[0]
+            data[0]["table"] = {"players": args.players, "decks": v.decks_for(args.players),
+                                "jokers": v.jokers_for(args.players), "hands": v.hand_facts(args.players)}
+        _print_json(data[0] if args.name is not None else data)
+        return EXIT_OK
+    texts = [_variant_text(v) for v in chosen]
+    if args.players is not None:
+        texts = [texts[0] + "\n" + _table_text(chosen[0], args.players)]
+    print("\n\n".join(texts))
     return EXIT_OK
 
 
@@ -219,10 +246,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         description="List the variants (llenroc, onze, scorecard, once, ons) and their rules:\n"
         "players and decks, cards dealt, wild cards and their limits, runs, Aces,\n"
         "card values and each hand's contract.",
-        epilog="example:\n  onze-vision variants\n  onze-vision variants --json",
+        epilog="examples:\n  onze-vision variants\n  onze-vision variants ons --players 8\n"
+        "  onze-vision variants --json",
         formatter_class=formatter,
     )
-    p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument("name", nargs="?", metavar="NAME", help=f"one variant only: {_VARIANT_NAMES}")
+    p.add_argument("--players", type=_players, metavar="N",
+                   help="with NAME: the decks for N players and, hand by hand, the cards the deal leaves")
+    p.add_argument("--json", action="store_true", help="print JSON (one object with NAME)")
     p.set_defaults(handler=_guarded(_cmd_variants))
 
     p = subparsers.add_parser(
