@@ -86,8 +86,9 @@ class Card:
             raise InvalidCardError(f"rank {self.rank} suit {self.suit}")
 
     @classmethod
-    def from_code(cls, code: str) -> Card:
-        """Parse a card code, forgivingly (``qh``, ``TH``, ``10♥``, ``Q♥``, ``joker``).
+    def from_code(cls, code: str | Card) -> Card:
+        """Parse a card code, forgivingly (``qh``, ``TH``, ``10♥``, ``Q♥``, ``joker``); a
+        :class:`Card` passes through.
 
         Raises:
             InvalidCardError: ``code`` is not a card; the message quotes it.

@@ -39,8 +39,9 @@ class Detections:
         self.confidence = np.asarray(self.confidence, dtype=np.float32).reshape(-1)
         self.class_id = np.asarray(self.class_id, dtype=np.int64).reshape(-1)
         self.data = {key: np.asarray(value) for key, value in self.data.items()}
-        for name, array in (("confidence", self.confidence), ("class_id", self.class_id),
-                            *((f"data[{k!r}]", v) for k, v in self.data.items())):
+        columns: list[tuple[str, np.ndarray]] = [("confidence", self.confidence), ("class_id", self.class_id),
+                                                 *((f"data[{k!r}]", v) for k, v in self.data.items())]
+        for name, array in columns:
             if len(array) != n:
                 raise ValueError(f"{name} has {len(array)} rows but xyxy has {n}")
 

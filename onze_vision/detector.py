@@ -292,7 +292,7 @@ class IndexDetector:
         xyxy = (boxes.xyxy - np.array([left, top, left, top], np.float32)) / ratio
         boxes = Detections(np.clip(xyxy, 0, [width, height, width, height]), boxes.confidence, boxes.class_id)
         # A box in the letterbox's padding is clipped to nothing: no index is under a pixel wide.
-        return boxes[(boxes.wh >= 1.0).all(axis=1)]
+        return boxes[np.asarray((boxes.wh >= 1.0).all(axis=1))]
 
 
 #: The ``class_id`` of a located box the mirrored look scored higher (:meth:`IndexDetector.locate`).
@@ -519,7 +519,7 @@ class CardDetector:
         # Unsure is judged after a card's two corners are read together: a corner its sure
         # partner settles needs no more views (most corners of a spread card).
         joint = self._weighed(read_corners_together(xyxy, probs, down, boxes.confidence, config))
-        unsure = np.flatnonzero(joint.max(axis=1) < config.reread_below) if self._extra_views else []
+        unsure = np.flatnonzero(joint.max(axis=1) < config.reread_below) if self._extra_views else np.zeros(0, np.intp)
         if len(unsure):
             self._read_again(image, xyxy, unsure, probs, down)
             if mirrored_down is not None:

@@ -17,11 +17,12 @@ import os
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
+from collections.abc import Callable
 from typing import BinaryIO, Union
 
 import cv2
 import numpy as np
-from PIL import Image, JpegImagePlugin, PngImagePlugin, WebPImagePlugin
+from PIL import Image, ImageFile, JpegImagePlugin, PngImagePlugin, WebPImagePlugin
 
 #: Photos with more pixels than this are refused from their header (a 200 MP phone
 #: photo is 200_000_000; 50 MP covers every common phone camera's default mode).
@@ -261,8 +262,10 @@ def _read_header(data: bytes, fmt: str, name: str) -> tuple[int, int, int]:
     """Return (width, height, EXIF orientation) from the header, decoding no pixels."""
     # The plugin classes are used directly: Image.open() would run Pillow's own
     # decompression-bomb check, which raises or warns before we can say our limit.
-    plugin = {"JPEG": JpegImagePlugin.JpegImageFile, "PNG": PngImagePlugin.PngImageFile,
-              "WEBP": WebPImagePlugin.WebPImageFile}[fmt]
+    plugins: dict[str, Callable[[BinaryIO], ImageFile.ImageFile]] = {
+        "JPEG": JpegImagePlugin.JpegImageFile, "PNG": PngImagePlugin.PngImageFile,
+        "WEBP": WebPImagePlugin.WebPImageFile}
+    plugin = plugins[fmt]
     try:
         with plugin(io.BytesIO(data)) as header:
             width, height = header.size

@@ -147,7 +147,7 @@ class GoDown:
 # ---------------------------------------------------------------------------
 # Checking one meld as laid (independent of the search; the tests lean on it)
 # ---------------------------------------------------------------------------
-def _run_position(card: Card, index: int, length: int, variant: Variant) -> int | None:
+def _run_position(card: Card, index: int, length: int, variant: Variant) -> int:
     """Where ``card`` sits in a run read low to high; an Ace is low first, high last."""
     if card.rank != 1:
         return card.rank
@@ -291,7 +291,7 @@ class _Search:
             if i in wild_idx:
                 continue
             if v.runs_same_suit:
-                key = (card.rank, SUITS.index(card.suit))  # type: ignore[arg-type]
+                key = (card.rank, SUITS.index(card.suit))
             else:  # suits never matter; the value still may (red or black Ace)
                 key = (card.rank, -v.card_value(card))
             groups.setdefault(key, []).append(i)
@@ -570,7 +570,7 @@ class _Search:
         return made, [cards[i] for i in sorted(leftover)]
 
     def _build_set(self, naturals: list[Card], wilds: list[Card]) -> Meld:
-        naturals = sorted(naturals, key=lambda c: SUITS.index(c.suit))  # type: ignore[arg-type]
+        naturals = sorted(naturals, key=lambda c: SUITS.index(c.suit))
         rank = naturals[0].rank if naturals else _ALL_WILD_SET_RANK
         present = {c.suit for c in naturals}
         # A wild stands for a suit the set lacks, where there is one (two decks: any suit).
@@ -583,7 +583,7 @@ class _Search:
             a = self.lo_bound
             b = a + len(wilds) - 1
             slots: dict[int, Card] = {}
-            suit_at = {pos: SUITS[0] for pos in range(a, b + 1)}
+            suit_at: dict[int, str | None] = {pos: SUITS[0] for pos in range(a, b + 1)}
         else:
             slots = dict(naturals)
             span = b - a + 1
@@ -675,7 +675,7 @@ def _melds_text(melds: Sequence[Meld]) -> str:
 
 
 def _sub_contracts(contract: Contract, size: int) -> list[Contract]:
-    seen: dict[tuple[str, ...], None] = {}
+    seen: dict[tuple[MeldKind, ...], None] = {}
     for picked in itertools.combinations(contract.melds, size):
         seen.setdefault(picked)
     return [Contract(kinds) for kinds in seen]

@@ -107,7 +107,9 @@ class Contract:
     @classmethod
     def of(cls, sets: int = 0, runs: int = 0) -> Contract:
         """A contract of ``sets`` sets then ``runs`` runs."""
-        return cls(("set",) * sets + ("run",) * runs)
+        set_kind: MeldKind = "set"
+        run_kind: MeldKind = "run"
+        return cls((set_kind,) * sets + (run_kind,) * runs)
 
     @property
     def sets(self) -> int:

@@ -242,7 +242,7 @@ def create_game(variant_name: str, names: Iterable[Any], first_dealer: Any = 1, 
     with transaction() as db:
         cur = db.execute("INSERT INTO game (variant, decks, first_dealer, note, corners) VALUES (?, ?, ?, ?, ?)",
                          (variant.name, decks, dealer, note, corners))
-        game_id = int(cur.lastrowid)
+        game_id = _inserted_id(cur)
         db.executemany("INSERT INTO player (game_id, seat, name) VALUES (?, ?, ?)",
                        [(game_id, seat, name) for seat, name in enumerate(players, start=1)])
     return game_id
@@ -287,6 +287,12 @@ def _row_by_id(sql: str, row_id: int) -> sqlite3.Row | None:
     return get_db().execute(sql, (row_id,)).fetchone() if 0 <= row_id <= MAX_ROW_ID else None
 
 
+def _inserted_id(cursor: sqlite3.Cursor) -> int:
+    """The id SQLite gave the row an INSERT just made (typed optional; never None after one)."""
+    assert cursor.lastrowid is not None
+    return cursor.lastrowid
+
+
 def _game_row(game_id: int) -> sqlite3.Row:
     row = _row_by_id("SELECT * FROM game WHERE id = ?", game_id)
     if row is None:
@@ -310,7 +316,7 @@ def load_game(game_id: int) -> dict[str, Any]:
     for number in HANDS:
         row = hand_rows.get(number)
         splash = bool(row["splash"]) if row else False
-        scores = []
+        scores: list[dict[str, Any] | None] = []
         out_seat = row["out_seat"] if row else None
         for i, player in enumerate(players):
             s = score_rows.get((number, player["seat"]))
@@ -722,7 +728,7 @@ def store_photo(data: bytes | None, game_id: int | None = None) -> dict[str, Any
         cur = db.execute("INSERT INTO photo (game_id, mime, data, reading) VALUES (?, ?, ?, ?)",
                          (game_id, sniff_mime(data or b""), data, json.dumps(reading)))
         forget_unused_photos(db)
-    return {"id": int(cur.lastrowid), "game_id": game_id, **reading}
+    return {"id": _inserted_id(cur), "game_id": game_id, **reading}
 
 
 def game_photo(photo_id: int, game_id: int, *, with_data: bool = False) -> dict[str, Any]:

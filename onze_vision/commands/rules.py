@@ -236,7 +236,7 @@ def _add_card_inputs(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print JSON")
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``variants``, ``score`` and ``check-down`` commands."""
     formatter = argparse.RawDescriptionHelpFormatter
 

@@ -125,7 +125,7 @@ def _train(args: argparse.Namespace) -> int:
     return train_all(args)
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``make-dataset`` and ``train``."""
     fmt = argparse.RawDescriptionHelpFormatter
     make = subparsers.add_parser(

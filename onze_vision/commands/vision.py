@@ -10,6 +10,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from collections.abc import Sequence
 from typing import Any
 
 from onze_vision.detector_config import DECK_CORNERS  # light: no model is loaded
@@ -27,7 +28,7 @@ DEFAULT_SYNTHETIC_FAR = REPO_ROOT / "datasets" / "far-val"
 DEFAULT_SYNTHETIC_FOUR = REPO_ROOT / "datasets" / "four-val960"
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``detect`` and ``evaluate`` to the ``onze-vision`` parser."""
     detect = subparsers.add_parser(
         "detect",
@@ -146,7 +147,7 @@ def annotation_problem(out_paths: list[Path], photos: list[str]) -> str | None:
     return None
 
 
-def draw_cards(image_bgr: Any, cards: list[Any], maybe: list[Any] = ()) -> Any:
+def draw_cards(image_bgr: Any, cards: Sequence[Any], maybe: Sequence[Any] = ()) -> Any:
     """Return a copy of the photo with each card's box and code drawn on it (grey with a
     question mark for the cards possibly missed)."""
     import cv2

@@ -17,7 +17,7 @@ from typing import Any
 ALL_ADDRESSES = ("0.0.0.0", "::", "")
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``serve`` subcommand."""
     parser = subparsers.add_parser(
         "serve",
