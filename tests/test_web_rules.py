@@ -133,9 +133,9 @@ def test_a_bad_address_says_what_was_wrong(client: Any, url: str, status: int, m
     assert message in _text(response)
 
 
-def test_the_sheet_links_its_rules_for_its_table(client: Any, game_id: int) -> None:
-    page = client.get(f"/games/{game_id}").get_data(as_text=True)
-    assert 'href="/rules/llenroc?players=4"' in page
+@pytest.mark.parametrize("page", ["/games/{id}", "/games/{id}/hands/3"])
+def test_the_sheet_and_a_hand_link_the_rules_for_their_table(client: Any, game_id: int, page: str) -> None:
+    assert 'href="/rules/llenroc?players=4"' in client.get(page.format(id=game_id)).get_data(as_text=True)
 
 
 def test_the_new_game_form_links_the_rules_in_a_new_tab(client: Any) -> None:
