@@ -64,14 +64,26 @@ def jpeg_bytes(image: np.ndarray, path: Path) -> bytes:
     return data.tobytes()
 
 
+def _read(path: Path, flags: int = cv2.IMREAD_COLOR) -> np.ndarray:
+    """The photo at ``path`` as OpenCV decodes it with ``flags``.
+
+    Raises:
+        ValueError: OpenCV cannot read it (a missing, unreadable or broken file).
+    """
+    image = cv2.imread(str(path), flags)
+    if image is None:  # OpenCV says nothing but None, which would fail later with a puzzling error
+        raise ValueError(f"cannot read the photo '{path}'")
+    return image
+
+
 def grey_jpeg(path: Path) -> bytes:
     """The photo as a black-and-white phone photo would be: a one-channel JPEG."""
-    return jpeg_bytes(cv2.imread(str(path), cv2.IMREAD_GRAYSCALE), path)
+    return jpeg_bytes(_read(path, cv2.IMREAD_GRAYSCALE), path)
 
 
 def in_light(path: Path, factors: tuple[float, float, float], noise: float, seed: int = 0) -> bytes:
     """The photo as a JPEG taken in that light (see :data:`LIGHTS`)."""
-    image = cv2.imread(str(path)).astype(np.float32) * np.array(factors, np.float32)
+    image = _read(path).astype(np.float32) * np.array(factors, np.float32)
     if noise:
         image += np.random.default_rng(seed).normal(0.0, noise, image.shape)
     return jpeg_bytes(np.clip(image, 0, 255).astype(np.uint8), path)
@@ -79,7 +91,7 @@ def in_light(path: Path, factors: tuple[float, float, float], noise: float, seed
 
 def blurred(path: Path, kind: str, share: float) -> bytes:
     """The photo as a JPEG blurred that way (see :data:`BLURS`)."""
-    image = cv2.imread(str(path))
+    image = _read(path)
     size = share * max(image.shape[:2])
     if kind == "gaussian":
         image = cv2.GaussianBlur(image, (0, 0), size)
@@ -96,15 +108,15 @@ def tilt_homography(width: int, height: int, far_share: float) -> np.ndarray:
     if not 0 < far_share <= 1:
         raise ValueError(f"far edge share {far_share!r} must be in (0, 1]")
     inset = width * (1 - far_share) / 2
-    corners = np.float32([[0, 0], [width, 0], [width, height], [0, height]])
-    moved = np.float32([[inset, 0], [width - inset, 0], [width, height], [0, height]])
+    corners = np.array([[0, 0], [width, 0], [width, height], [0, height]], np.float32)
+    moved = np.array([[inset, 0], [width - inset, 0], [width, height], [0, height]], np.float32)
     return cv2.getPerspectiveTransform(corners, moved)
 
 
 def tilted(path: Path, far_share: float) -> tuple[bytes, np.ndarray]:
     """The photo as a JPEG seen from lower down (see :data:`TILTS`), and the homography
     that carries its points there."""
-    image = cv2.imread(str(path))
+    image = _read(path)
     height, width = image.shape[:2]
     homography = tilt_homography(width, height, far_share)
     warped = cv2.warpPerspective(image, homography, (width, height), flags=cv2.INTER_LINEAR,
@@ -154,7 +166,7 @@ def compare_readings(reference: Sequence[DetectedCard], changed: Sequence[Detect
             continue
         twin = changed[int(np.where(hits, row, -1.0).argmax())]
         counts["found"] += 1
-        counts["read twice"] += sum(changed[j].card == card.card for j in np.flatnonzero(hits)) > 1
+        counts["read twice"] += sum(changed[int(j)].card == card.card for j in np.flatnonzero(hits)) > 1
         if twin.card[:-1] != card.card[:-1]:
             continue
         counts["same rank"] += 1

@@ -129,7 +129,7 @@ def run_evaluation(
             start = time.perf_counter()
             results[key] = evaluate_synthetic(detector, root, limit, progress)
             results[key]["seconds"] = time.perf_counter() - start
-    if "synthetic_far" in results and speed_photos > 0:
+    if synthetic_far is not None and "synthetic_far" in results and speed_photos > 0:
         results["synthetic_far"]["speed"] = time_photos(
             detector, synthetic_images(synthetic_far)[:speed_photos])
     if speed_photos > 0 and realphotos is not None and (realphotos / "manifest.json").exists():

@@ -40,6 +40,7 @@ def evaluate_real_photos(
     offers: dict[Path, list[DetectedCard]] = {}
 
     def read_keeping_offers(path: Path) -> Sequence[DetectedCard]:
+        assert detector is not None  # used only when no reader is given, and then a detector is (checked below)
         reading = detector.detect_cards(path)
         offers[path] = reading.maybe
         return reading.cards

@@ -44,9 +44,8 @@ def summary_rows(results: dict[str, Any]) -> list[dict[str, Any]]:
     blurs = conditions.get("blur") or {}
 
     def row(name: str, value: float | None, bar: str, ok: Callable[[float], bool], fmt: str) -> dict[str, Any]:
-        judged = value is not None and bar != "(reported)"
         return {"name": name, "value": value, "text": "not measured" if value is None else format(value, fmt),
-                "bar": bar, "ok": bool(ok(value)) if judged else None}
+                "bar": bar, "ok": None if value is None or bar == "(reported)" else bool(ok(value))}
 
     return [
         row("real-photo rank recall", real.get("rank_recall"), f">= {BAR_REAL_RECALL}",

@@ -117,8 +117,9 @@ def _time_ultralytics(detector: CardDetector, weights: Path, paths: Sequence[Pat
     torch_utils.NUM_THREADS = 2
     torch.set_num_threads(2)
     model = YOLO(str(weights))
-    options = {"imgsz": max(detector.input_size), "conf": detector.config.conf_threshold,
-               "iou": detector.config.iou_threshold, "verbose": False, "device": "cpu"}
+    # Settings of mixed types, as predict's **kwargs take them.
+    options: dict[str, Any] = {"imgsz": max(detector.input_size), "conf": detector.config.conf_threshold,
+                               "iou": detector.config.iou_threshold, "verbose": False, "device": "cpu"}
     for path in paths[:2]:
         model.predict(str(path), **options)
     times = []

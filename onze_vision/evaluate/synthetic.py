@@ -59,7 +59,7 @@ def read_yolo_labels(path: Path, width: int, height: int) -> tuple[np.ndarray, n
 
 def match_predictions(
     pred_xyxy: np.ndarray, pred_score: np.ndarray, pred_class: np.ndarray | None,
-    gt_xyxy: np.ndarray, gt_class: np.ndarray | None, thresholds: Sequence[float],
+    gt_xyxy: np.ndarray, gt_class: np.ndarray | None, thresholds: Sequence[float] | np.ndarray,
 ) -> np.ndarray:
     """COCO greedy matching: [P, T] bool, True where a prediction is a true positive.
 
@@ -71,7 +71,7 @@ def match_predictions(
 
 def match_with_ignored(
     pred_xyxy: np.ndarray, pred_score: np.ndarray, pred_class: np.ndarray | None,
-    gt_xyxy: np.ndarray, gt_class: np.ndarray | None, thresholds: Sequence[float],
+    gt_xyxy: np.ndarray, gt_class: np.ndarray | None, thresholds: Sequence[float] | np.ndarray,
     gt_ignored: np.ndarray | None = None, pred_out_of_range: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """COCO matching with ignored ground truth: ([P, T] true positive, [P, T] ignored).
@@ -154,11 +154,12 @@ def evaluate_synthetic(
     confusion = np.zeros((n_codes + 1, n_codes + 1), np.int64)
     operating_predictions = 0
     # mAP50 by label set (every label, or only those whose rank shows) and index size band.
-    breakdown = {(labels, band): {"scores": defaultdict(list), "tp": defaultdict(list), "gt": np.zeros(n_codes, np.int64)}
-                 for labels in LABEL_SETS for band, _, _ in SIZE_BANDS}
+    breakdown: dict[tuple[str, str], dict[str, Any]] = {
+        (labels, band): {"scores": defaultdict(list), "tp": defaultdict(list), "gt": np.zeros(n_codes, np.int64)}
+        for labels in LABEL_SETS for band, _, _ in SIZE_BANDS}
     metas = load_scene_meta(root)
     # Labels read right / wrong / missed, by how much of their rank half shows.
-    by_rank_shown = {band: Counter() for band, _, _ in RANK_SHOWN_BANDS}
+    by_rank_shown: dict[str, Counter[str]] = {band: Counter() for band, _, _ in RANK_SHOWN_BANDS}
     cards_true = cards_read = cards_right = scenes_exact = scenes_with_meta = scenes_exact_after_fixes = 0
     by_corner: dict[str, Counter] = defaultdict(Counter)  # labels and located indices by corner ("tl", "br", ...)
     offered: Counter = Counter()  # unsure cards and the alternatives they offer (offered_fixes)
@@ -217,10 +218,10 @@ def evaluate_synthetic(
         records = (meta or {}).get("labels", [])
         if len(records) == len(gt_xyxy):  # the label file's order
             located_rows = set(any_match[any_match >= 0].tolist())
-            for row, record in enumerate(records):
+            for label_row, record in enumerate(records):
                 tally = by_corner[record.get("corner", "?")]
                 tally["labels"] += 1
-                tally["located"] += row in located_rows
+                tally["located"] += label_row in located_rows
         if meta is not None:
             # What scoring needs: the multiset of cards, after pairing.
             truth = Counter(visible_cards(meta).values())
@@ -268,10 +269,10 @@ def evaluate_synthetic(
                  for t in range(n_codes) for p in range(n_codes)
                  if t != p and matched[t, p] and predicate(CARD_CODES[t], CARD_CODES[p])]
         involved = {t for t in range(n_codes) for p in range(n_codes) if t != p and predicate(CARD_CODES[t], CARD_CODES[p])}
-        read = int(matched[sorted(involved)].sum()) if involved else 0
+        of_matched = int(matched[sorted(involved)].sum()) if involved else 0
         errors = sum(count for _, _, count in pairs)
-        lookalikes.append({"pair": name, "errors": errors, "of_matched": read,
-                           "rate": errors / read if read else None,
+        lookalikes.append({"pair": name, "errors": errors, "of_matched": of_matched,
+                           "rate": errors / of_matched if of_matched else None,
                            "worst": sorted(pairs, key=lambda x: -x[2])[:5]})
     matched_total = int(matched.sum())
     cards = None
@@ -411,7 +412,7 @@ def _ap_table(scores_by_class: dict[int, list[np.ndarray]], tp_by_class: dict[in
               gt_count: np.ndarray, thresholds: int = len(IOU_THRESHOLDS)) -> np.ndarray:
     """AP per class (rows) and IoU threshold (columns); NaN for classes with no true box."""
     ap = np.full((len(gt_count), thresholds), np.nan)
-    for code in np.flatnonzero(gt_count):
+    for code in map(int, np.flatnonzero(gt_count)):  # plain ints, as _add_by_class files them
         scores = np.concatenate(scores_by_class[code]) if scores_by_class[code] else np.zeros(0)
         tps = np.concatenate(tp_by_class[code]) if tp_by_class[code] else np.zeros((0, thresholds), bool)
         for t in range(thresholds):
@@ -498,8 +499,8 @@ def evaluate_pairing_on_truth(metas: Sequence[dict[str, Any]], config: DetectorC
             exact += 1
             continue
         indices = Detections(
-            [label["box"] for label in labels], np.ones(len(labels)),
-            [CARD_CODES.index(label["code"]) for label in labels],
+            np.array([label["box"] for label in labels], np.float32), np.ones(len(labels)),
+            np.array([CARD_CODES.index(label["code"]) for label in labels], np.int64),
             {"down": np.array([label["down"] for label in labels], np.float32)},
         )
         truth: dict[int, list[int]] = defaultdict(list)

@@ -437,21 +437,26 @@ def _checked_index_boxes(cards: dict[str, np.ndarray]) -> dict[str, tuple[int, i
     typical_h = typical[3] - typical[1]
     boxes: dict[str, tuple[int, int, int, int]] = {}
     for code, box in found.items():
-        near_corner = box is not None and max(box[0] - typical[0], box[1] - typical[1]) < typical_h * 0.5
+        # The box found, when it lies near the corner where the deck's indices lie.
+        corner = box if box is not None and max(box[0] - typical[0], box[1] - typical[1]) < typical_h * 0.5 else None
         if code == "JK":
             # A Joker's index is a word or a star of its own size; a Joker with no corner
             # mark at all has no index to learn and is left out of scenes.
-            if near_corner and box[3] - box[1] >= 0.3 * typical_h:
-                boxes[code] = box
+            if corner is not None and corner[3] - corner[1] >= 0.3 * typical_h:
+                boxes[code] = corner
             continue
-        ok = near_corner and 0.6 * typical_h <= box[3] - box[1] <= 1.6 * typical_h
-        boxes[code] = box if ok else tuple(int(v) for v in typical)  # type: ignore[assignment]
+        if corner is not None and 0.6 * typical_h <= corner[3] - corner[1] <= 1.6 * typical_h:
+            boxes[code] = corner
+        else:
+            x1, y1, x2, y2 = (int(v) for v in typical)
+            boxes[code] = (x1, y1, x2, y2)
     return boxes
 
 
 def _glyph_ink(font: ImageFont.FreeTypeFont, text: str) -> np.ndarray:
     """One character's ink (0-255), cut to its box with a 4-pixel margin."""
-    left, top, right, bottom = font.getbbox(text)
+    # Whole pixels: getbbox is typed float for the sake of fractional strokes, and uses none here.
+    left, top, right, bottom = (int(v) for v in font.getbbox(text))
     canvas = Image.new("L", (max(1, right - left) + 8, max(1, bottom - top) + 8), 0)
     ImageDraw.Draw(canvas).text((4 - left, 4 - top), text, font=font, fill=255)
     return np.asarray(canvas)
@@ -513,7 +518,10 @@ def _kde_cards(source: DeckSource, cache: Path) -> dict[str, np.ndarray]:
                 # Render the first card at its own size to learn the zoom that makes
                 # cards about 1.1 x CARD_HEIGHT tall: -h would squash the element's box.
                 _run(["rsvg-convert", "-i", element, "-z", "1", str(svg), "-o", str(png)])
-                natural = _trim_to_card(cv2.imread(str(png), cv2.IMREAD_UNCHANGED)).shape[0]
+                first = cv2.imread(str(png), cv2.IMREAD_UNCHANGED)
+                if first is None or first.ndim != 3 or first.shape[2] != 4:
+                    raise ArtNotInstalledError(f"could not render {element} of {theme}")
+                natural = _trim_to_card(first).shape[0]
                 zoom = CARD_HEIGHT * 1.1 / natural
             _run(["rsvg-convert", "-i", element, "-z", f"{zoom:.4f}", str(svg), "-o", str(png)])
         image = cv2.imread(str(png), cv2.IMREAD_UNCHANGED)
@@ -559,6 +567,7 @@ def load_deck(source: DeckSource, cache: Path | None = None) -> DeckArt:
         boxes=np.array([art.index_boxes[c] for c in codes]),
         finder=np.array(INDEX_FINDER_VERSION),
         drawing=np.array({"font": FONT_DECK_VERSION, "glyph": GLYPH_DECK_VERSION}.get(source.kind, 0)),
+        allow_pickle=True,  # numpy's default, named so that no card_* array can be taken for it
         **{f"card_{i}": art.cards[c] for i, c in enumerate(codes)},
     )
     return art

@@ -27,12 +27,12 @@ def motion_kernel(length: int, angle_deg: float = 0.0) -> np.ndarray:
     """A straight smear ``length`` pixels long at ``angle_deg`` (0: horizontal), summing to 1."""
     if length < 1:
         raise ValueError(f"a smear is at least 1 pixel long, not {length}")
-    kernel = np.zeros((length, length), np.float32)
+    kernel: np.ndarray = np.zeros((length, length), np.float32)  # replaced by its warp below
     kernel[length // 2, :] = 1.0 / length
     if angle_deg % 180:
         centre = (length / 2 - 0.5, length / 2 - 0.5)
         kernel = cv2.warpAffine(kernel, cv2.getRotationMatrix2D(centre, angle_deg, 1.0), (length, length))
-        kernel /= max(float(kernel.sum()), 1e-6)
+        kernel = kernel / max(float(kernel.sum()), 1e-6)
     return kernel
 
 

@@ -23,6 +23,7 @@ import multiprocessing as mp
 import os
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -171,7 +172,9 @@ def _render_job(
 def draw_labels(image: np.ndarray, meta: dict[str, object]) -> np.ndarray:
     """Draw a scene's label boxes: green for top-left corners, magenta for bottom-right."""
     out = image.copy()
-    for label in meta["labels"]:  # type: ignore[union-attr]
+    labels = meta["labels"]
+    assert isinstance(labels, list)  # as scene_meta records them
+    for label in labels:
         x1, y1, x2, y2 = (int(round(v)) for v in label["box"])
         colour = (60, 220, 60) if label["corner"] == "tl" else (220, 60, 220)
         cv2.rectangle(out, (x1, y1), (x2, y2), colour, 1)
@@ -183,7 +186,10 @@ def write_contact_sheet(out_dir: Path, split: str, metas: list[dict[str, object]
     """A grid of scenes with their labels drawn, for a person to look at."""
     tiles = []
     for meta in metas[:count]:
-        image = cv2.imread(str(out_dir / str(meta["image"])))
+        image_path = out_dir / str(meta["image"])
+        image = cv2.imread(str(image_path))
+        if image is None:  # OpenCV says nothing but None, which would fail later with a puzzling error
+            raise ValueError(f"cannot read the scene '{image_path}'")
         tile = draw_labels(image, meta)
         cv2.putText(tile, str(meta["layout"]), (3, 12), cv2.FONT_HERSHEY_SIMPLEX, 0.4, (255, 255, 255), 1)
         tiles.append(tile)
@@ -276,10 +282,12 @@ def make_dataset(
              joker_share)
             for split, n in counts.items() for i in range(n)]
     workers = max(1, workers or os.cpu_count() or 1)
-    metas: dict[str, list[dict[str, object]]] = {split: [None] * n for split, n in counts.items()}  # type: ignore[misc]
+    # Each split's records by job index, each slot filled as its job comes back.
+    metas: dict[str, list[dict[str, object] | None]] = {split: [None] * n for split, n in counts.items()}
     label_counts = {split: 0 for split in counts}
     started = time.perf_counter()
     args = (split_decks, str(art_cache) if art_cache else None)
+    results: Iterator[tuple[str, int, str, list[str], dict[str, object]]]  # as _render_job returns, in any order
     if workers == 1:
         _init_worker(*args)
         results = map(_render_job, jobs)
@@ -301,7 +309,8 @@ def make_dataset(
             pool.join()
     seconds = time.perf_counter() - started
 
-    for split, records in metas.items():
+    for split, slots in metas.items():
+        records = [record for record in slots if record is not None]  # all of them: every job filled its slot
         with open(out_dir / "meta" / f"{split}.jsonl", "w") as handle:
             for record in records:
                 handle.write(json.dumps(record, sort_keys=True) + "\n")

@@ -123,13 +123,14 @@ def style_for(name: str) -> FontDeckStyle:
 
 def _glyph(font: ImageFont.FreeTypeFont, text: str, stroke: int = 0) -> np.ndarray:
     """The ink of ``text`` as a float mask in 0..1, cropped to its own bounding box."""
-    left, top, right, bottom = font.getbbox(text, stroke_width=stroke)
+    # Whole pixels: getbbox is typed float for the sake of fractional strokes; ``stroke`` is whole.
+    left, top, right, bottom = (int(v) for v in font.getbbox(text, stroke_width=stroke))
     layer = Image.new("L", (right - left + 2, bottom - top + 2), 0)
     ImageDraw.Draw(layer).text((1 - left, 1 - top), text, fill=255, font=font, stroke_width=stroke, stroke_fill=255)
     mask = np.asarray(layer, dtype=np.float32) / 255
     ys, xs = np.nonzero(mask > 0.05)
-    if len(xs) == 0:
-        raise FontNotInstalledError(f"{font.path} draws nothing for {text!r}")
+    if len(xs) == 0:  # font.path is the str _font opened (Pillow also allows bytes or a file)
+        raise FontNotInstalledError(f"{font.path!s} draws nothing for {text!r}")
     return mask[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1]
 
 

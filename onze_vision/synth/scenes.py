@@ -134,11 +134,11 @@ def _layout_cards(
     """Place the picked cards on the table plane (image-sized) for one layout."""
     width, height = size
     # Index height in pixels, log-uniform: from a whole table far away to a close-up.
-    index_px = math.exp(rng.uniform(math.log(index_px[0]), math.log(index_px[1])))
+    index_h = math.exp(rng.uniform(math.log(index_px[0]), math.log(index_px[1])))
     ref = picks[0][1]
     ref_card = ref.cards[picks[0][0]]
     ref_index_h = ref.index_boxes[picks[0][0]][3] - ref.index_boxes[picks[0][0]][1]
-    scale = index_px / max(ref_index_h, 1)
+    scale = index_h / max(ref_index_h, 1)
     card_h = ref_card.shape[0] * scale
     card_w = ref_card.shape[1] * scale
     n = len(picks)
@@ -197,7 +197,7 @@ def _layout_cards(
 def _camera(rng: np.random.Generator, size: tuple[int, int]) -> np.ndarray:
     """A homography for a phone held above the table: tilt, a little zoom."""
     w, h = size
-    src = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+    src = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
     tilt = rng.uniform(0, 0.16)
     jitter = rng.uniform(-tilt, tilt, (4, 2)) * [w, h]
     side = rng.integers(4)  # which edge is further from the camera
@@ -240,9 +240,9 @@ def _index_quads(card: CardPlacement) -> list[tuple[str, np.ndarray, np.ndarray]
     Each quad starts with the two points of its index's top edge (as the index reads).
     """
     h, w = card.deck.cards[card.code].shape[:2]
-    x1, y1, x2, y2 = card.deck.index_boxes[card.code]
-    pad = INDEX_PAD * (y2 - y1)
-    x1, y1, x2, y2 = x1 - pad, y1 - pad, x2 + pad, y2 + pad
+    bx1, by1, bx2, by2 = card.deck.index_boxes[card.code]
+    pad = INDEX_PAD * (by2 - by1)
+    x1, y1, x2, y2 = bx1 - pad, by1 - pad, bx2 + pad, by2 + pad
     tl = np.array([[x1, y1], [x2, y1], [x2, y2], [x1, y2]], dtype=np.float64)
     br = np.array([[w, h]]) - tl  # the 180-degree turned index in the opposite corner
     quads = [("tl", tl, np.array([0.0, 1.0])), ("br", br, np.array([0.0, -1.0]))]
@@ -280,7 +280,7 @@ def _lighting(rng: np.random.Generator, image: np.ndarray) -> np.ndarray:
     out *= (rng.uniform(0.75, 1.1) + 0.25 * ramp)[..., None]
     if rng.random() < 0.3:  # a cast shadow: a soft-edged polygon
         pts = (rng.uniform(0, 1, (4, 2)) * [w, h]).astype(np.int32)
-        mask = np.zeros((h, w), np.float32)
+        mask: np.ndarray = np.zeros((h, w), np.float32)  # blurred below (OpenCV's stubs give no dtype)
         cv2.fillConvexPoly(mask, cv2.convexHull(pts), 1.0)
         mask = cv2.GaussianBlur(mask, (0, 0), max(1.0, w / 60))
         out *= (1 - mask * rng.uniform(0.2, 0.45))[..., None]
@@ -304,7 +304,9 @@ def _sensor(rng: np.random.Generator, image: np.ndarray) -> np.ndarray:
     quality = int(rng.integers(45, 96))
     ok, encoded = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])
     assert ok
-    return cv2.imdecode(encoded, cv2.IMREAD_COLOR)
+    decoded = cv2.imdecode(encoded, cv2.IMREAD_COLOR)
+    assert decoded is not None  # the JPEG OpenCV encoded just above
+    return decoded
 
 
 def render_scene(
@@ -386,7 +388,7 @@ def compose_scene(
         if not alpha.any():
             continue
         # A soft drop shadow where the card lifts off the table or the card beneath.
-        shadow = cv2.warpAffine(alpha, np.float32([[1, 0, shadow_shift[0]], [0, 1, shadow_shift[1]]]), size)
+        shadow = cv2.warpAffine(alpha, np.array([[1, 0, shadow_shift[0]], [0, 1, shadow_shift[1]]], np.float32), size)
         shadow = cv2.GaussianBlur(shadow, (0, 0), 1.5)
         canvas *= (1 - 0.35 * shadow)[..., None]
         tint = rng.uniform(0.85, 1.05) * rng.uniform(0.97, 1.03, 3)

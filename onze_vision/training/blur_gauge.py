@@ -31,7 +31,7 @@ from torch.nn import functional as F
 from onze_vision.indexcrop import CROP_SIZE, crop_index
 from onze_vision.synth.blur import motion_kernel
 from onze_vision.training.classifier import _to_tensor  # the crops as the runtime feeds them
-from onze_vision.training.crops import jitter_box
+from onze_vision.training.crops import jitter_box, read_scene
 
 #: A straight smear L long has the spread (standard deviation) of L / sqrt(12): a Gaussian
 #: blur of sigma s spreads a point as far as a smear sqrt(12) s long.
@@ -71,6 +71,7 @@ def gauge_crops(dataset: Path, split: str, draws: int = 3, seed: int = 0,
 
     Raises:
         FileNotFoundError: ``dataset`` has no ``meta/{split}.jsonl``.
+        ValueError: A scene it lists cannot be read.
     """
     meta_file = dataset / "meta" / f"{split}.jsonl"
     if not meta_file.exists():
@@ -83,12 +84,15 @@ def gauge_crops(dataset: Path, split: str, draws: int = 3, seed: int = 0,
         boxes = np.array([label["box"] for label in meta["labels"]], np.float64).reshape(-1, 4)
         if not len(boxes):
             continue
-        scene = cv2.imread(str(dataset / meta["image"]), cv2.IMREAD_COLOR)
+        scene = read_scene(dataset / meta["image"])
         sides = np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
         for _ in range(draws):
             image, smear = draw_blur(rng, scene, float(np.median(sides)))
             ok, encoded = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(75, 96))])
-            image = cv2.imdecode(encoded, cv2.IMREAD_COLOR) if ok else image
+            if ok:
+                decoded = cv2.imdecode(encoded, cv2.IMREAD_COLOR)
+                assert decoded is not None  # the JPEG OpenCV encoded just above
+                image = decoded
             for box, side in zip(boxes, sides):
                 crops.append(crop_index(image, jitter_box(rng, box)))
                 smears.append(smear / side)
@@ -109,6 +113,8 @@ class BlurGaugeNet(nn.Module):
     in the ink's colour or the light. About 5 M multiply-adds a crop, a fifth of one
     classifier member.
     """
+
+    grey: torch.Tensor  # a buffer: RGB -> luma weights [1, 3, 1, 1]
 
     def __init__(self, width: int = 16) -> None:
         super().__init__()
@@ -203,6 +209,6 @@ def load_blur_gauge(path: Path) -> BlurGaugeNet:
 def export_blur_gauge(model: BlurGaugeNet, path: Path) -> None:
     """ONNX with the runtime's contract: input ``crops`` [N, 3, 48, 48], output ``smear`` [N]."""
     model.eval()
-    torch.onnx.export(model, torch.zeros(2, 3, CROP_SIZE, CROP_SIZE), str(path), input_names=["crops"],
+    torch.onnx.export(model, (torch.zeros(2, 3, CROP_SIZE, CROP_SIZE),), str(path), input_names=["crops"],
                       output_names=["smear"], dynamic_axes={"crops": {0: "n"}, "smear": {0: "n"}},
                       opset_version=17, dynamo=False)

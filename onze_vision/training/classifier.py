@@ -30,6 +30,13 @@ def _conv(cin: int, cout: int, stride: int = 1) -> nn.Sequential:
     )
 
 
+def _conv_norm(block: nn.Sequential) -> tuple[nn.Conv2d, nn.BatchNorm2d]:
+    """The convolution and the batch norm of a block :func:`_conv` built."""
+    conv, norm = block[0], block[1]
+    assert isinstance(conv, nn.Conv2d) and isinstance(norm, nn.BatchNorm2d)  # as _conv builds every block
+    return conv, norm
+
+
 class IndexClassifier(nn.Module):
     """48x48 RGB crop -> rank logits (15), suit logits (4), down vector (2).
 
@@ -65,6 +72,10 @@ class IndexClassifier(nn.Module):
 
 class ExportedClassifier(nn.Module):
     """The runtime's view: joint probabilities over 53 codes + "none", and a unit down vector."""
+
+    # Buffers: the rank and suit class of each card code's column.
+    rank_idx: torch.Tensor
+    suit_idx: torch.Tensor
 
     def __init__(self, model: IndexClassifier) -> None:
         super().__init__()
@@ -114,10 +125,10 @@ def widen_top(model: IndexClassifier, top: int, seed: int = 0, noise: float = 0.
     """
     blocks = [m for m in model.features if isinstance(m, nn.Sequential)]
     first, second = blocks[-2], blocks[-1]
-    old = second[0].out_channels
+    old = _conv_norm(second)[0].out_channels
     if top < old:
         raise ValueError(f"widen_top: the last stage has {old} channels; cannot narrow it to {top}")
-    width = blocks[1][0].out_channels
+    width = _conv_norm(blocks[1])[0].out_channels
     wide = IndexClassifier(width=width, top=top)
     # Everything before the last stage carries over as it is; the last stage and heads are copied below.
     rebuilt = tuple(f"features.{i}." for i, m in enumerate(model.features) if m is first or m is second)
@@ -129,14 +140,15 @@ def widen_top(model: IndexClassifier, top: int, seed: int = 0, noise: float = 0.
         return torch.cat([torch.arange(old), torch.randint(0, old, (top - old,), generator=gen)])
 
     def copy_block(src: nn.Sequential, dst: nn.Sequential, out_map: torch.Tensor, in_map: torch.Tensor | None) -> None:
-        weight = src[0].weight.data[out_map]
+        (src_conv, src_norm), (dst_conv, dst_norm) = _conv_norm(src), _conv_norm(dst)
+        weight = src_conv.weight.data[out_map]
         if in_map is not None:  # split each input channel's weight between its copies
             counts = torch.bincount(in_map, minlength=old).float()
             weight = weight[:, in_map] / counts[in_map].view(1, -1, 1, 1)
             weight = weight * (1 + noise * torch.randn(weight.shape, generator=gen))
-        dst[0].weight.data.copy_(weight)
+        dst_conv.weight.data.copy_(weight)
         for name in ("weight", "bias", "running_mean", "running_var"):
-            getattr(dst[1], name).data.copy_(getattr(src[1], name).data[out_map])
+            getattr(dst_norm, name).data.copy_(getattr(src_norm, name).data[out_map])
 
     wide_blocks = [m for m in wide.features if isinstance(m, nn.Sequential)]
     map_first, map_second = mapping(), mapping()
@@ -412,12 +424,14 @@ def load_classifier(path: Path, calibration: CropSet | None = None) -> IndexClas
     with torch.no_grad():
         for layer in model.features:
             if isinstance(layer, nn.Sequential):  # conv, batch norm, relu
-                conv, norm = layer[0], layer[1]
+                conv, norm = _conv_norm(layer)
                 node = convs[blocks.index(layer)]
                 conv.weight.data.copy_(tensors[node.input[1]])
                 y = conv(x)
                 mean, var = y.mean(dim=(0, 2, 3)), y.var(dim=(0, 2, 3), unbiased=False)
                 std = torch.sqrt(var + norm.eps)
+                # _conv's batch norms track running statistics (None only when told not to).
+                assert norm.running_mean is not None and norm.running_var is not None
                 norm.running_mean.copy_(mean)
                 norm.running_var.copy_(var)
                 norm.weight.data.copy_(std)  # (y - mean) / std * std + (bias + mean) = y + bias

@@ -56,6 +56,18 @@ def jitter_box(rng: np.random.Generator, box: np.ndarray) -> np.ndarray:
     return np.array([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2])
 
 
+def read_scene(path: Path) -> np.ndarray:
+    """A generated scene's image (BGR), as the crops are cut from it.
+
+    Raises:
+        ValueError: OpenCV cannot read it (a missing, unreadable or broken file).
+    """
+    scene = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    if scene is None:  # OpenCV says nothing but None, which would fail later with a puzzling error
+        raise ValueError(f"cannot read the scene '{path}' (is the dataset complete?)")
+    return scene
+
+
 def build_crops(
     dataset: Path, split: str, negatives_per_scene: float = 3.0, seed: int = 0, limit: int | None = None,
     print_negatives_per_scene: float = 4.0,
@@ -70,7 +82,7 @@ def build_crops(
     lines = (dataset / "meta" / f"{split}.jsonl").read_text().splitlines()
     for line in lines[:limit]:
         meta = json.loads(line)
-        scene = cv2.imread(str(dataset / meta["image"]), cv2.IMREAD_COLOR)
+        scene = read_scene(dataset / meta["image"])
         h, w = scene.shape[:2]
         boxes = np.array([label["box"] for label in meta["labels"]], dtype=np.float64).reshape(-1, 4)
         for label, box in zip(meta["labels"], boxes):
@@ -128,7 +140,7 @@ def mine_detector_crops(
     images, ranks, suits, downs = [], [], [], []
     for line in (dataset / "meta" / f"{split}.jsonl").read_text().splitlines()[:limit]:
         meta = json.loads(line)
-        scene = cv2.imread(str(dataset / meta["image"]), cv2.IMREAD_COLOR)
+        scene = read_scene(dataset / meta["image"])
         truth = np.array([label["box"] for label in meta["labels"]], dtype=np.float64).reshape(-1, 4)
         found, _ = locate(scene)
         for box in np.asarray(found, dtype=np.float64).reshape(-1, 4):

@@ -14,6 +14,7 @@ import json
 import os
 import shutil
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
@@ -431,7 +432,8 @@ def train_all(args: argparse.Namespace) -> int:
                                  log=lambda m: print(m, flush=True), init=Path(init) if init else None,
                                  widen=getattr(args, "classifier_widen", None),
                                  width=getattr(args, "classifier_width", 32), device=device)
-        metrics = evaluate_classifier(model, val)
+        # The trained model's figures, or an ensemble's with the trained member's inside.
+        metrics: Mapping[str, object] = evaluate_classifier(model, val)
         print(f"classifier on held-out decks: {metrics}", flush=True)
         ensemble_with = getattr(args, "ensemble_with", None)
         members = [*load_classifier_members(Path(ensemble_with)), model] if ensemble_with else [model]
