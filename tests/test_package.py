@@ -1,0 +1,63 @@
+"""The package's front door: its examples run, the rules import light, vision loads on first use."""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import onze_vision
+
+PACKAGE = Path(onze_vision.__file__).parent
+
+#: Every module whose docstrings hold an example (found, so a new example is run too).
+EXAMPLE_MODULES = sorted(
+    ".".join(("onze_vision", *path.relative_to(PACKAGE).with_suffix("").parts)).removesuffix(".__init__")
+    for path in PACKAGE.rglob("*.py") if ">>> " in path.read_text(encoding="utf-8")
+)
+
+
+def test_the_examples_are_found() -> None:
+    assert {"onze_vision", "onze_vision.cards", "onze_vision.scoring", "onze_vision.variants"} <= set(EXAMPLE_MODULES)
+
+
+@pytest.mark.parametrize("name", EXAMPLE_MODULES)
+def test_the_docstring_examples_give_what_they_show(name: str) -> None:
+    result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0
+    assert result.failed == 0
+
+
+def _modules_after(code: str) -> dict[str, bool]:
+    heavy = ["cv2", "onnxruntime", "torch", "ultralytics", "flask"]
+    probe = f"import sys\n{code}\nimport json\nprint(json.dumps({{m: m in sys.modules for m in {heavy!r}}}))"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    return json.loads(out.splitlines()[-1])
+
+
+def test_the_rules_import_without_the_vision_or_web_libraries() -> None:
+    loaded = _modules_after("import onze_vision\nonze_vision.score_hand(['QH'], 'once')")
+    assert not any(loaded.values()), loaded
+
+
+def test_the_detector_loads_when_first_asked_for_and_never_pulls_in_torch() -> None:
+    photo = Path(__file__).parent / "data" / "web_edje_IMG_2560.jpg"
+    loaded = _modules_after(f"import onze_vision\nassert onze_vision.detect_cards({str(photo)!r}).cards")
+    assert loaded["cv2"] and loaded["onnxruntime"]   # the shipped ONNX models read the photo
+    assert not loaded["torch"] and not loaded["ultralytics"]
+
+
+def test_every_public_name_is_there() -> None:
+    for name in onze_vision.__all__:
+        assert getattr(onze_vision, name) is not None
+    assert set(onze_vision.__all__) <= set(dir(onze_vision))
+
+
+def test_a_name_that_is_not_there_says_so() -> None:
+    with pytest.raises(AttributeError, match="module 'onze_vision' has no attribute 'detect'"):
+        onze_vision.detect  # noqa: B018
