@@ -15,7 +15,7 @@ bp = Blueprint("rules", __name__)
 
 @bp.route("/rules")
 def index() -> str:
-    """The five variants side by side, each with its one-line summary."""
+    """The five variants, each with its one-line summary and a link to its rules."""
     variants = model.all_variants()
     return render_template("rules.html", variants=variants,
                            summaries={v.name: model.variant_summary(v) for v in variants})
