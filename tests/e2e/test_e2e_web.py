@@ -566,3 +566,40 @@ def test_the_sheet_on_one_phone_shows_what_another_phone_saves(browser: Any, liv
     assert keeper.locator("#live [data-live-show]").is_hidden()
     for phone in phones:
         phone.close()
+
+
+def test_the_card_list_is_kept_by_keyboard_alone(page: Any, live_server: Any) -> None:
+    game_url = _start_game(page, live_server, ["Ann", "Bo", "Cy"])
+    page.goto(game_url + "/hands/1/players/2")
+    page.focus("input.add-text")
+    for typed in ("qh", "jk", "7s"):
+        page.keyboard.type(typed)
+        page.keyboard.press("Enter")
+        page.wait_for_function(f"document.querySelectorAll('.chips li').length === {'qh jk 7s'.split().index(typed) + 1}")
+    from onze_vision import score_hand
+
+    variant = _api(live_server, "/api" + game_url.removeprefix(live_server.url))["variant"]["name"]
+    points = score_hand(["QH", "JK", "7S"], variant).points
+    page.wait_for_function(f"document.querySelector('.points-total').textContent.trim() === '{points}'")
+
+    def focused() -> str:
+        return str(page.evaluate("document.activeElement.getAttribute('aria-label')"))
+
+    # Removing a card by keyboard leaves focus on the card that takes its place...
+    page.focus("[aria-label='Remove Joker']")
+    page.keyboard.press("Enter")
+    page.wait_for_function("document.querySelector('#score-form [name=cards]').value === 'QH 7S'")
+    assert focused() == "Remove 7\u2660"
+    # ... and changing one by keyboard keeps focus on it.
+    page.keyboard.press("Shift+Tab")
+    assert focused() == "Change card 2"
+    page.select_option("[aria-label='Change card 2']", "8S")
+    page.wait_for_function("document.querySelector('#score-form [name=cards]').value === 'QH 8S'")
+    assert focused() == "Change card 2"
+    # Removing the last cards leaves focus in the box that adds one.
+    page.focus("[aria-label='Remove 8\u2660']")
+    page.keyboard.press("Enter")
+    page.focus("[aria-label='Remove Q\u2665']")
+    page.keyboard.press("Enter")
+    page.wait_for_function("document.querySelectorAll('.chips li').length === 0")
+    assert page.evaluate("document.activeElement.classList.contains('add-text')")

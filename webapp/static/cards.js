@@ -44,6 +44,13 @@
     }
 
     function render() {
+      // The chips are drawn anew on every change: focus on one of them (a keyboard or a
+      // screen reader's user) stays at its place, else it would fall back to the page's top.
+      const active = document.activeElement;
+      const focused = chips.contains(active) ? {
+        index: Array.prototype.indexOf.call(chips.children, active.closest("li")),
+        part: active.tagName === "SELECT" ? "select" : ".chip-remove",
+      } : null;
       text.value = cards.join(" ");
       chips.innerHTML = "";
       cards.forEach(function (code, i) {
@@ -64,6 +71,12 @@
         li.appendChild(remove);
         chips.appendChild(li);
       });
+      if (focused) {
+        // A removed card's place goes to the next one (the last, or the add box, at the end).
+        const items = chips.children;
+        if (items.length) items[Math.min(focused.index, items.length - 1)].querySelector(focused.part).focus();
+        else addText.focus();
+      }
     }
 
     // Without scoring (the go-down page) the server still spells the cards.
