@@ -24,6 +24,7 @@ import numpy as np
 
 from onze_vision.detections import box_iou
 from onze_vision.detector import CardDetector, DetectedCard, PhotoReading
+from onze_vision.imageio import read_image_file
 from onze_vision.synth.blur import motion_kernel
 
 #: Bad light as channel factors (B, G, R) and sensor noise (grey levels): a warm lamp
@@ -64,26 +65,14 @@ def jpeg_bytes(image: np.ndarray, path: Path) -> bytes:
     return data.tobytes()
 
 
-def _read(path: Path, flags: int = cv2.IMREAD_COLOR) -> np.ndarray:
-    """The photo at ``path`` as OpenCV decodes it with ``flags``.
-
-    Raises:
-        ValueError: OpenCV cannot read it (a missing, unreadable or broken file).
-    """
-    image = cv2.imread(str(path), flags)
-    if image is None:  # OpenCV says nothing but None, which would fail later with a puzzling error
-        raise ValueError(f"cannot read the photo '{path}'")
-    return image
-
-
 def grey_jpeg(path: Path) -> bytes:
     """The photo as a black-and-white phone photo would be: a one-channel JPEG."""
-    return jpeg_bytes(_read(path, cv2.IMREAD_GRAYSCALE), path)
+    return jpeg_bytes(read_image_file(path, cv2.IMREAD_GRAYSCALE, what="photo"), path)
 
 
 def in_light(path: Path, factors: tuple[float, float, float], noise: float, seed: int = 0) -> bytes:
     """The photo as a JPEG taken in that light (see :data:`LIGHTS`)."""
-    image = _read(path).astype(np.float32) * np.array(factors, np.float32)
+    image = read_image_file(path, what="photo").astype(np.float32) * np.array(factors, np.float32)
     if noise:
         image += np.random.default_rng(seed).normal(0.0, noise, image.shape)
     return jpeg_bytes(np.clip(image, 0, 255).astype(np.uint8), path)
@@ -91,7 +80,7 @@ def in_light(path: Path, factors: tuple[float, float, float], noise: float, seed
 
 def blurred(path: Path, kind: str, share: float) -> bytes:
     """The photo as a JPEG blurred that way (see :data:`BLURS`)."""
-    image = _read(path)
+    image = read_image_file(path, what="photo")
     size = share * max(image.shape[:2])
     if kind == "gaussian":
         image = cv2.GaussianBlur(image, (0, 0), size)
@@ -116,7 +105,7 @@ def tilt_homography(width: int, height: int, far_share: float) -> np.ndarray:
 def tilted(path: Path, far_share: float) -> tuple[bytes, np.ndarray]:
     """The photo as a JPEG seen from lower down (see :data:`TILTS`), and the homography
     that carries its points there."""
-    image = _read(path)
+    image = read_image_file(path, what="photo")
     height, width = image.shape[:2]
     homography = tilt_homography(width, height, far_share)
     warped = cv2.warpPerspective(image, homography, (width, height), flags=cv2.INTER_LINEAR,

@@ -151,6 +151,22 @@ def load_image(src: ImageSource, max_side: int | None = None) -> LoadedImage:
     return _from_bytes(data, name, max_side)
 
 
+def read_image_file(path: Path | str, flags: int = cv2.IMREAD_COLOR, *, what: str = "image") -> np.ndarray:
+    """``cv2.imread`` for the tools (datasets, training crops, the evaluation's conditions):
+    the image, or an error naming the file where OpenCV would return None and leave a
+    puzzling failure for later. Photos a player sends go through :func:`load_image`.
+
+    Raises:
+        InvalidImageError: the file is missing, unreadable or not an image OpenCV decodes;
+            the message names it as ``what``.
+    """
+    image = cv2.imread(str(path), flags)
+    if image is None:
+        problem = "no such file" if not Path(path).exists() else "OpenCV cannot decode it"
+        raise InvalidImageError(f"cannot read the {what} '{path}': {problem}")
+    return image
+
+
 def _read_file(path: Path) -> bytes:
     try:
         info = path.stat()

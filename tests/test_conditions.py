@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -119,3 +120,16 @@ def test_the_test_photos_made_grey_keep_their_ranks_and_in_bad_light_or_tilted_a
     # Sharp as taken: none reported blurred; shaken (a 1.8 % smear): most of them.
     assert result["as taken"]["photos"] == 4 and result["as taken"]["warned_share"] == 0.0
     assert result["blur"]["shaken"]["warned_share"] >= 0.5
+
+
+@pytest.mark.parametrize("change", [
+    lambda path: grey_jpeg(path),
+    lambda path: in_light(path, (1.0, 0.9, 0.7), 4.0),
+    lambda path: blurred(path, "gaussian", 0.01),
+    lambda path: tilted(path, 0.6),
+])
+def test_a_photo_that_cannot_be_read_is_named(tmp_path: Path, change: Any) -> None:
+    # OpenCV returns None for it: the copy says which photo, not a NoneType error later.
+    missing = tmp_path / "IMG_0000.JPG"
+    with pytest.raises(ValueError, match=f"cannot read the photo '{missing}': no such file"):
+        change(missing)

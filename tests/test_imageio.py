@@ -14,6 +14,7 @@ import pytest
 from PIL import Image, ImageOps
 
 from onze_vision.imageio import (
+    read_image_file,
     MAX_FILE_BYTES,
     MAX_PIXELS,
     EmptyImageError,
@@ -344,3 +345,26 @@ def test_no_real_photo_is_taken_for_a_colourless_one() -> None:
     photos = sorted(p for p in EDJE.glob("*/*") if p.suffix.lower() in (".jpg", ".jpeg", ".png"))
     assert len(photos) >= 300
     assert [p.name for p in photos if is_colourless(load_image(p, max_side=1920).image)] == []
+
+
+# -- read_image_file: the tools' reader ------------------------------------------------
+def test_the_tools_reader_gives_the_image_opencv_decodes(tmp_path: Path) -> None:
+    path = tmp_path / "scene.png"
+    cv2.imwrite(str(path), np.full((8, 12, 3), 200, np.uint8))
+    assert read_image_file(path).shape == (8, 12, 3)
+    assert read_image_file(path, cv2.IMREAD_GRAYSCALE).shape == (8, 12)
+
+
+@pytest.mark.parametrize(("content", "problem"), [
+    (None, "no such file"),
+    (b"", "OpenCV cannot decode it"),
+    (b"label,box\nQH,1 2 3 4\n", "OpenCV cannot decode it"),
+])
+def test_the_tools_reader_names_a_file_it_cannot_read(tmp_path: Path, content: bytes | None, problem: str) -> None:
+    path = tmp_path / "images" / "train_00042.jpg"
+    if content is not None:
+        path.parent.mkdir()
+        path.write_bytes(content)
+    with pytest.raises(InvalidImageError) as error:
+        read_image_file(path, what="scene")
+    assert str(error.value) == f"cannot read the scene '{path}': {problem}"

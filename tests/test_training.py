@@ -465,3 +465,14 @@ def test_the_crops_stage_caches_the_classifiers_crops_and_trains_nothing(tiny_da
     cached = sorted(p.name for p in (tmp_path / "runs").glob("crops_*.npz"))
     assert cached == [f"crops_{tiny_dataset.name}_train.npz", f"crops_{tiny_dataset.name}_val.npz"]
     assert not (tmp_path / "out").exists() and not (tmp_path / "runs" / "classifier.pt").exists()
+
+
+def test_a_dataset_missing_a_scene_says_which(tmp_path: Path) -> None:
+    from onze_vision.imageio import InvalidImageError
+    from onze_vision.training.crops import build_crops
+
+    (tmp_path / "meta").mkdir()
+    record = {"image": "images/train/train_00000.jpg", "labels": [{"box": [1, 2, 9, 14], "code": "QH"}]}
+    (tmp_path / "meta" / "train.jsonl").write_text(json.dumps(record) + "\n")
+    with pytest.raises(InvalidImageError, match=r"cannot read the scene '.*train_00000\.jpg': no such file"):
+        build_crops(tmp_path, "train")

@@ -30,6 +30,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from onze_vision.imageio import read_image_file
 from onze_vision.synth.art import DECKS, DeckArt, four_cornered, load_decks
 from onze_vision.synth.backgrounds import BackgroundBank
 from onze_vision.synth.blur import camera_blur
@@ -186,11 +187,7 @@ def write_contact_sheet(out_dir: Path, split: str, metas: list[dict[str, object]
     """A grid of scenes with their labels drawn, for a person to look at."""
     tiles = []
     for meta in metas[:count]:
-        image_path = out_dir / str(meta["image"])
-        image = cv2.imread(str(image_path))
-        if image is None:  # OpenCV says nothing but None, which would fail later with a puzzling error
-            raise ValueError(f"cannot read the scene '{image_path}'")
-        tile = draw_labels(image, meta)
+        tile = draw_labels(read_image_file(out_dir / str(meta["image"]), what="scene"), meta)
         cv2.putText(tile, str(meta["layout"]), (3, 12), cv2.FONT_HERSHEY_SIMPLEX, 0.4, (255, 255, 255), 1)
         tiles.append(tile)
     cols = 6

@@ -28,10 +28,11 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
+from onze_vision.imageio import read_image_file
 from onze_vision.indexcrop import CROP_SIZE, crop_index
 from onze_vision.synth.blur import motion_kernel
 from onze_vision.training.classifier import _to_tensor  # the crops as the runtime feeds them
-from onze_vision.training.crops import jitter_box, read_scene
+from onze_vision.training.crops import jitter_box
 
 #: A straight smear L long has the spread (standard deviation) of L / sqrt(12): a Gaussian
 #: blur of sigma s spreads a point as far as a smear sqrt(12) s long.
@@ -71,7 +72,7 @@ def gauge_crops(dataset: Path, split: str, draws: int = 3, seed: int = 0,
 
     Raises:
         FileNotFoundError: ``dataset`` has no ``meta/{split}.jsonl``.
-        ValueError: A scene it lists cannot be read.
+        InvalidImageError: A scene it lists cannot be read.
     """
     meta_file = dataset / "meta" / f"{split}.jsonl"
     if not meta_file.exists():
@@ -84,7 +85,7 @@ def gauge_crops(dataset: Path, split: str, draws: int = 3, seed: int = 0,
         boxes = np.array([label["box"] for label in meta["labels"]], np.float64).reshape(-1, 4)
         if not len(boxes):
             continue
-        scene = read_scene(dataset / meta["image"])
+        scene = read_image_file(dataset / meta["image"], what="scene")
         sides = np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
         for _ in range(draws):
             image, smear = draw_blur(rng, scene, float(np.median(sides)))

@@ -14,10 +14,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-import cv2
 import numpy as np
 
 from onze_vision.detections import box_iou
+from onze_vision.imageio import read_image_file
 from onze_vision.indexcrop import CROP_SIZE, crop_index
 from onze_vision.synth.codes import CARD_CODES, RANKS, SUITS
 
@@ -56,18 +56,6 @@ def jitter_box(rng: np.random.Generator, box: np.ndarray) -> np.ndarray:
     return np.array([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2])
 
 
-def read_scene(path: Path) -> np.ndarray:
-    """A generated scene's image (BGR), as the crops are cut from it.
-
-    Raises:
-        ValueError: OpenCV cannot read it (a missing, unreadable or broken file).
-    """
-    scene = cv2.imread(str(path), cv2.IMREAD_COLOR)
-    if scene is None:  # OpenCV says nothing but None, which would fail later with a puzzling error
-        raise ValueError(f"cannot read the scene '{path}' (is the dataset complete?)")
-    return scene
-
-
 def build_crops(
     dataset: Path, split: str, negatives_per_scene: float = 3.0, seed: int = 0, limit: int | None = None,
     print_negatives_per_scene: float = 4.0,
@@ -82,7 +70,7 @@ def build_crops(
     lines = (dataset / "meta" / f"{split}.jsonl").read_text().splitlines()
     for line in lines[:limit]:
         meta = json.loads(line)
-        scene = read_scene(dataset / meta["image"])
+        scene = read_image_file(dataset / meta["image"], what="scene")
         h, w = scene.shape[:2]
         boxes = np.array([label["box"] for label in meta["labels"]], dtype=np.float64).reshape(-1, 4)
         for label, box in zip(meta["labels"], boxes):
@@ -140,7 +128,7 @@ def mine_detector_crops(
     images, ranks, suits, downs = [], [], [], []
     for line in (dataset / "meta" / f"{split}.jsonl").read_text().splitlines()[:limit]:
         meta = json.loads(line)
-        scene = read_scene(dataset / meta["image"])
+        scene = read_image_file(dataset / meta["image"], what="scene")
         truth = np.array([label["box"] for label in meta["labels"]], dtype=np.float64).reshape(-1, 4)
         found, _ = locate(scene)
         for box in np.asarray(found, dtype=np.float64).reshape(-1, 4):
