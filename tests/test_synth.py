@@ -487,3 +487,18 @@ def test_the_command_line_refuses_a_share_of_scenes_over_1(tmp_path: Path, optio
     assert result.returncode == 2
     assert f"{option} is a share of scenes from 0 to 1, not 1.5" in result.stderr
     assert not (tmp_path / "d").exists()
+
+
+@pytest.mark.parametrize("content", [None, b"not a png", "grey"])
+def test_a_render_that_is_missing_broken_or_without_alpha_is_art_not_installed(tmp_path, content) -> None:
+    import cv2
+
+    from onze_vision.synth.art import ArtNotInstalledError, _rendered
+
+    png = tmp_path / "QH.png"
+    if content == "grey":
+        cv2.imwrite(str(png), np.full((10, 7), 128, np.uint8))   # rendered, but with no alpha channel
+    elif content is not None:
+        png.write_bytes(content)
+    with pytest.raises(ArtNotInstalledError, match="could not render queen_heart of svg-standard"):
+        _rendered(png, "queen_heart of svg-standard")

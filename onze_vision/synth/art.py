@@ -273,9 +273,15 @@ def _render_svg(svg: Path, out: Path, height: int | None = None, width: int | No
         _run(["rsvg-convert", *size, str(source), "-o", str(out)])
         if source != svg:
             source.unlink()
-    image = cv2.imread(str(out), cv2.IMREAD_UNCHANGED)
+    return _rendered(out, f"{svg} to an RGBA image")
+
+
+def _rendered(png: Path, what: str) -> np.ndarray:
+    """The BGRA image rsvg-convert wrote to ``png``; a missing, broken or alpha-less one is
+    art that could not be rendered (``what`` says which)."""
+    image = cv2.imread(str(png), cv2.IMREAD_UNCHANGED)
     if image is None or image.ndim != 3 or image.shape[2] != 4:
-        raise ArtNotInstalledError(f"could not render {svg} to an RGBA image")
+        raise ArtNotInstalledError(f"could not render {what}")
     return image
 
 
@@ -518,16 +524,10 @@ def _kde_cards(source: DeckSource, cache: Path) -> dict[str, np.ndarray]:
                 # Render the first card at its own size to learn the zoom that makes
                 # cards about 1.1 x CARD_HEIGHT tall: -h would squash the element's box.
                 _run(["rsvg-convert", "-i", element, "-z", "1", str(svg), "-o", str(png)])
-                first = cv2.imread(str(png), cv2.IMREAD_UNCHANGED)
-                if first is None or first.ndim != 3 or first.shape[2] != 4:
-                    raise ArtNotInstalledError(f"could not render {element} of {theme}")
-                natural = _trim_to_card(first).shape[0]
+                natural = _trim_to_card(_rendered(png, f"{element} of {theme}")).shape[0]
                 zoom = CARD_HEIGHT * 1.1 / natural
             _run(["rsvg-convert", "-i", element, "-z", f"{zoom:.4f}", str(svg), "-o", str(png)])
-        image = cv2.imread(str(png), cv2.IMREAD_UNCHANGED)
-        if image is None or image.ndim != 3 or image.shape[2] != 4:
-            raise ArtNotInstalledError(f"could not render {element} of {theme}")
-        cards[code] = _resize_card(_trim_to_card(image))
+        cards[code] = _resize_card(_trim_to_card(_rendered(png, f"{element} of {theme}")))
     return cards
 
 
