@@ -217,7 +217,12 @@ def test_text_file_is_named(tmp_path: Path) -> None:
         (b"GIF89a\x01\x00\x01\x00", "a GIF image"),
         (b"\x00\x00\x00\x18ftypheic\x00\x00\x00\x00", "HEIC"),
         (b"<!DOCTYPE html><html>", "an HTML page"),
-        (bytes(range(200, 232)), "unknown binary data"),
+        (b"\x00\x00\x00\x1cftypavif" + bytes(20), "an AVIF image"),
+        (b"\x00\x00\x00\x20ftypisom" + bytes(20), "an MP4/QuickTime video"),
+        (b'{"cards": ["QH", "7S"]}', "JSON text"),
+        (b'<svg xmlns="http://www.w3.org/2000/svg"></svg>', "XML/SVG text"),
+        (b'<?xml version="1.0"?><hand/>', "XML/SVG text"),
+        (bytes(range(200, 232)), "unknown binary data starting c8 c9 ca cb cc cd ce cf"),
     ],
 )
 def test_other_file_types_are_named(data: bytes, what: str) -> None:
@@ -284,6 +289,32 @@ def test_arrays_grey_bgr_bgra() -> None:
     assert grey.image.shape == (10, 20, 3) and (grey.width, grey.height) == (20, 10)
     bgra = load_image(np.full((10, 20, 4), 9, np.uint8))
     assert bgra.image.shape == (10, 20, 3) and bgra.image.max() == 9
+
+
+def test_a_one_channel_array_is_grey() -> None:
+    loaded = load_image(np.full((10, 20, 1), 7, np.uint8))
+    assert loaded.image.shape == (10, 20, 3) and loaded.image.max() == 7
+
+
+def test_a_damaged_png_header_is_said() -> None:
+    ok, encoded = cv2.imencode(".png", np.zeros((20, 30, 3), np.uint8))
+    png = encoded.tobytes()
+    broken = png[:16] + b"\xff" * 8 + png[24:]   # the size in IHDR, its checksum now wrong
+    with pytest.raises(InvalidImageError, match="the image data has a damaged PNG header"):
+        load_image(broken)
+
+
+def test_a_photo_with_a_broken_exif_block_is_read_upright() -> None:
+    # A broken EXIF block must not refuse the photo: it is read as taken (orientation 1).
+    buffer = io.BytesIO()
+    Image.new("RGB", (40, 30), "white").save(buffer, "JPEG", exif=b"Exif\x00\x00not a TIFF block")
+    loaded = load_image(buffer.getvalue())
+    assert (loaded.width, loaded.height, loaded.orientation) == (40, 30, 1)
+
+
+def test_a_file_object_that_gives_text_is_refused() -> None:
+    with pytest.raises(InvalidImageError, match="expected a binary file object, got one returning str"):
+        load_image(io.StringIO("QH 7S"))
 
 
 def test_wrong_source_type() -> None:

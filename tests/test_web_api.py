@@ -38,6 +38,8 @@ def test_create_game_errors(api: Any) -> None:
         ({"variant": "once", "players": ["A", "B"], "first_dealer": 3}, "player 1-2, not 3"),
         ({"variant": "once", "players": ["A", "B"], "first_dealer": "Zed"}, "'Zed' is not one of the players"),
         ({"variant": "once", "players": ["A", "x" * 41]}, "limit is 40"),
+        ({"variant": "once", "players": ["A", "B"], "first_dealer": [1]},
+         "The first dealer must be a seat number or a player's name, not [1]."),
     ]
     for body, message in cases:
         response = api.post("/api/games", body)
@@ -76,6 +78,9 @@ def test_score_errors(api: Any, game_id: int) -> None:
         (f"{url}/2", {}, 400, "either the cards"),
         (f"{url}/2", {"cards": ["QH"], "points": 10}, 400, "not both"),
         (f"{url}/2", {"cards": ["QH"], "photo_id": 44}, 400, "Photo 44 doesn't exist"),
+        (f"{url}/2", {"cards": ["QH"], "photo_id": "the last"}, 400, "Photo 'the last' is not a photo number."),
+        (f"{url}/2", {"cards": {"QH": 1}}, 400, 'Cards must be a list of codes like ["QH", "10S"], not {\'QH\': 1}.'),
+        (f"{url}/2", {"cards": ["QH", 7]}, 400, 'Cards must be given as codes like "QH", not 7.'),
         (f"{url}/5", {"points": 10}, 404, "Player 5 doesn't exist in game 1"),
         (f"/api/games/{game_id}/hands/8/scores/1", {"points": 10}, 404, "Hand 8 doesn't exist"),
         ("/api/games/42/hands/1/scores/1", {"points": 10}, 404, "Game 42 doesn't exist."),
@@ -97,6 +102,7 @@ def test_hand_out_splash_note(api: Any, game_id: int) -> None:
     hand = api.post(f"/api/games/{game_id}/hands/2", {"note": "edited"}).get_json()["hands"][1]
     assert hand["splash"] and hand["out"] == 1 and hand["note"] == "edited"
     for body, message in (({"out": 9}, "Player 9 doesn't exist"), ({"splash": "maybe"}, "Splash must be true or false"),
+                          ({"out": "first"}, "Who went out must be a player number, not 'first'."),
                           ({"out": None, "splash": True}, "needs the player who went out")):
         response = api.post(f"/api/games/{game_id}/hands/2", body)
         assert response.status_code == 400 and message in response.get_json()["error"]
@@ -253,3 +259,17 @@ def test_the_api_refuses_names_it_cannot_save_and_saves_none(api: Any, game_id: 
     assert response.status_code == 400
     assert says in response.get_json()["error"]
     assert [p["name"] for p in api.get(f"/api/games/{game_id}").get_json()["players"]] == ["Ann", "Bo", "Cy", "Di"]
+
+
+@pytest.mark.parametrize(("points", "saved"), [(12.0, 12), ("12", 12), (" 7 ", 7)])
+def test_a_whole_number_of_points_is_taken_however_it_is_written(api: Any, game_id: int, points: Any, saved: int) -> None:
+    game = api.post(f"/api/games/{game_id}/hands/1/scores/2", {"points": points}).get_json()
+    assert game["hands"][0]["scores"][1]["points"] == saved
+
+
+@pytest.mark.parametrize("points", [12.5, "12.5", "1e3", [12]])
+def test_points_that_are_not_a_whole_number_are_refused_and_quoted(api: Any, game_id: int, points: Any) -> None:
+    response = api.post(f"/api/games/{game_id}/hands/1/scores/2", {"points": points})
+    assert response.status_code == 400
+    assert response.get_json()["error"] == f"For Bo: Score {points!r} is not a whole number of points."
+    assert api.get(f"/api/games/{game_id}").get_json()["hands"][0]["scores"][1] is None

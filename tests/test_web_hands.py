@@ -450,3 +450,17 @@ def test_a_photo_with_only_cards_possibly_missed_says_so(client: Any, token: str
                        data={"csrf_token": token, "photo": (io.BytesIO(jpeg_bytes), "hand.jpg")},
                        follow_redirects=True).get_data(as_text=True)
     assert "No card could be read for sure" in page and "Add 9♦" in page and 'value=""' in page
+
+
+def test_a_photo_address_that_is_not_this_games_photo_is_a_404(client: Any, api: Any, token: str, game_id: int) -> None:
+    other = api.post("/api/games", {"variant": "once", "players": ["Eve", "Fay"]}).get_json()["id"]
+    with open(__file__.rsplit("/", 1)[0] + "/data/web_edje_IMG_2560.jpg", "rb") as handle:
+        photo = client.post(f"/api/photos?game_id={other}", data=handle.read(), content_type="image/jpeg",
+                            headers={"X-CSRF-Token": token}).get_json()["id"]
+    page = f"/games/{game_id}/hands/1/players/2"
+    for query, message in ((f"?photo={photo}", f"Photo {photo} doesn&#39;t exist in game {game_id}."),
+                           ("?photo=the-last", "Photo &#39;the-last&#39; doesn&#39;t exist."),
+                           ("?photo=999", "Photo 999 doesn&#39;t exist.")):
+        response = client.get(page + query)
+        assert response.status_code == 404, query
+        assert message in response.get_data(as_text=True), query
