@@ -174,6 +174,14 @@ def test_init_db_command(runner: Any, app: Any) -> None:
     assert Path(app.config["DATABASE"]).exists()
 
 
+@pytest.mark.parametrize(("args", "games_left"), [(["init-db"], 1), (["init-db", "--reset"], 0)])
+def test_init_db_keeps_the_games_unless_told_to_reset(runner: Any, api: Any, args: list[str], games_left: int) -> None:
+    api.post("/api/games", {"variant": "once", "players": ["Ann", "Bo"]})
+    result = runner.invoke(args=args)
+    assert result.exit_code == 0 and "Initialized the database" in result.output
+    assert len(api.get("/api/games").get_json()["games"]) == games_left
+
+
 def test_database_path_from_the_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from webapp import create_app
 
