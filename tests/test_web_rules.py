@@ -141,3 +141,29 @@ def test_the_sheet_and_a_hand_link_the_rules_for_their_table(client: Any, game_i
 def test_the_new_game_form_links_the_rules_in_a_new_tab(client: Any) -> None:
     page = client.get("/games/new").get_data(as_text=True)
     assert '<a href="/rules" target="_blank" rel="noopener">' in page
+
+
+def test_the_api_gives_a_variants_rules_as_the_page_says_them(client: Any) -> None:
+    data = client.get("/api/variants/ons").get_json()
+    assert data["name"] == "ons" and data["table"] is None
+    assert [(r["topic"], r["words"]) for r in data["rules"]] == list(VARIANTS["ons"].rules_in_words())
+    assert {"cards": "red Ace", "points": "25"} in data["card_values"]
+    assert [h["contract"] for h in data["hands"]][-1] == "three runs" and "cards_left" not in data["hands"][0]
+
+
+def test_the_api_gives_a_tables_hands_with_players(client: Any) -> None:
+    data = client.get("/api/variants/ons?players=8").get_json()
+    assert data["table"] == {"players": 8, "decks": 2, "jokers": 0}
+    assert [h["cards_left"] for h in data["hands"]] == [16] * 6 + [0]
+    assert data["hands"][6]["short_deal"].startswith("8 players × 13 cards take every card")
+
+
+@pytest.mark.parametrize(("url", "status", "message"), [
+    ("/api/variants/gin", 404, "Variant 'gin' doesn't exist: the rules are those of llenroc, onze, scorecard, once, ons."),
+    ("/api/variants/once?players=9", 400, "Once is played by 2 to 6 players, not 9."),
+    ("/api/variants/once?players=two", 400, "Players must be a whole number, not 'two'."),
+])
+def test_the_api_says_what_was_wrong_as_json(client: Any, url: str, status: int, message: str) -> None:
+    response = client.get(url)
+    assert response.status_code == status
+    assert response.get_json() == {"error": message}

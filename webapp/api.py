@@ -11,7 +11,7 @@ from typing import Any
 
 from flask import Blueprint, Response, jsonify, request, url_for
 
-from . import csrf, model
+from . import csrf, model, rules
 from .history import game_csv
 
 bp = Blueprint("api", __name__, url_prefix="/api")
@@ -59,6 +59,20 @@ def csrf_token() -> Response:
 def variants() -> Response:
     """The variants: names, player limits, contracts and cards dealt per hand."""
     return jsonify(variants=[model.variant_info(v) for v in model.all_variants()])
+
+
+@bp.get("/variants/<name>")
+def variant_rules(name: str) -> Response:
+    """One variant's rules as the Rules page says them; ``?players=N`` adds that table's
+    decks and, hand by hand, the cards the deal leaves."""
+    chosen = rules.variant_or_404(name)
+    players = rules.players_arg(chosen)
+    table = None if players is None else {"players": players, "decks": chosen.decks_for(players),
+                                          "jokers": chosen.jokers_for(players)}
+    return jsonify({**chosen.to_dict(),
+                    "rules": [{"topic": topic, "words": words} for topic, words in chosen.rules_in_words()],
+                    "card_values": [{"cards": cards, "points": points} for cards, points in chosen.card_values],
+                    "hands": chosen.hand_facts(players), "table": table})
 
 
 @bp.get("/cards")

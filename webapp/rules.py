@@ -24,16 +24,21 @@ def index() -> str:
 @bp.route("/rules/<name>")
 def variant(name: str) -> str:
     """One variant's rules; ``?players=N`` adds that table's decks and stock, hand by hand."""
-    try:
-        chosen = get_variant(name)
-    except UnknownVariantError:
-        abort(404, f"Variant {name!r} doesn't exist: the rules are those of "
-                   f"{', '.join(v.name for v in model.all_variants())}.")
-    players = _players_arg(chosen)
+    chosen = variant_or_404(name)
+    players = players_arg(chosen)
     return render_template("variant.html", variant=chosen, players=players, hands=chosen.hand_facts(players))
 
 
-def _players_arg(variant: Variant) -> int | None:
+def variant_or_404(name: str) -> Variant:
+    """The variant called ``name`` (any case); a 404 naming the five when there is none."""
+    try:
+        return get_variant(name)
+    except UnknownVariantError:
+        abort(404, f"Variant {name!r} doesn't exist: the rules are those of "
+                   f"{', '.join(v.name for v in model.all_variants())}.")
+
+
+def players_arg(variant: Variant) -> int | None:
     """The ``players`` query argument, checked against the variant; None when not given."""
     text = request.args.get("players", "").strip()
     if not text:
