@@ -89,11 +89,11 @@ def test_players_that_are_not_a_number_are_refused_by_name(
 
 def test_variants_players_json_adds_the_table(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "variants", "ons", "--players", "8", "--json")
-    table = json.loads(out)["table"]
+    data = json.loads(out)
     assert code == 0
-    assert (table["players"], table["decks"], table["jokers"]) == (8, 2, 0)
-    assert [h["cards_left"] for h in table["hands"]] == [16] * 6 + [0]
-    assert [h["hand"] for h in table["hands"] if h["short_deal"]] == [7]
+    assert data["table"] == {"players": 8, "decks": 2, "jokers": 0}
+    assert [h["cards_left"] for h in data["hands"]] == [16] * 6 + [0]
+    assert [h["hand"] for h in data["hands"] if h["short_deal"]] == [7]
 
 
 @pytest.mark.parametrize(("argv", "message"), [

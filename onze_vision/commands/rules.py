@@ -146,8 +146,10 @@ def _cmd_variants(args: argparse.Namespace) -> int:
         data = [v.to_dict() for v in chosen]
         if args.players is not None:
             v = chosen[0]
+            # As GET /api/variants/NAME?players=N gives them.
             data[0]["table"] = {"players": args.players, "decks": v.decks_for(args.players),
-                                "jokers": v.jokers_for(args.players), "hands": v.hand_facts(args.players)}
+                                "jokers": v.jokers_for(args.players)}
+            data[0]["hands"] = v.hand_facts(args.players)
         _print_json(data[0] if args.name is not None else data)
         return EXIT_OK
     texts = [_variant_text(v) for v in chosen]
