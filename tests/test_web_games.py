@@ -153,18 +153,77 @@ def test_a_game_that_cannot_start_says_what_to_fix(client: Any, token: str, fiel
     assert _game_count(client) == 0
 
 
-def test_deleting_a_game_asks_first_and_removes_its_scores_and_photos(client: Any, token: str, api: Any,
+def test_deleting_a_game_asks_first_and_offers_to_undo_it(client: Any, token: str, api: Any, game_id: int) -> None:
+    api.post(f"/api/games/{game_id}/hands/1/scores/2", {"points": 12})
+    before = api.get(f"/api/games/{game_id}").get_json()
+    page = client.get(f"/games/{game_id}").get_data(as_text=True)
+    assert f'action="/games/{game_id}/delete"' in page
+    assert "with all its scores and photos? History keeps it 30 days to bring back." in page
+    response = client.post(f"/games/{game_id}/delete", data={"csrf_token": token}, follow_redirects=True)
+    home = response.get_data(as_text=True)
+    assert f"Game {game_id} (Ann, Bo, Cy, Di) deleted." in home
+    assert f'action="/games/{game_id}/restore"' in home and f"Undo: bring game {game_id} back" in home
+    assert client.get(f"/games/{game_id}").status_code == 404
+    assert api.get("/api/games").get_json()["games"] == []
+    assert client.post(f"/games/{game_id}/delete", data={"csrf_token": token}).status_code == 404
+
+    response = client.post(f"/games/{game_id}/restore", data={"csrf_token": token}, follow_redirects=True)
+    assert f"Game {game_id} is back in the book." in response.get_data(as_text=True)
+    after = api.get(f"/api/games/{game_id}").get_json()
+    assert {k: v for k, v in after.items() if k not in ("changes", "updated")} == \
+        {k: v for k, v in before.items() if k not in ("changes", "updated")}
+
+
+def test_history_keeps_deleted_games_to_bring_back_or_delete_for_good(client: Any, token: str, api: Any,
                                                                       game_id: int, app: Any) -> None:
     api.post(f"/api/games/{game_id}/hands/1/scores/2", {"points": 12})
-    page = client.get(f"/games/{game_id}").get_data(as_text=True)
-    assert f'action="/games/{game_id}/delete"' in page and "This cannot be undone." in page
-    response = client.post(f"/games/{game_id}/delete", data={"csrf_token": token}, follow_redirects=True)
-    assert f"Game {game_id} (Ann, Bo, Cy, Di) deleted." in response.get_data(as_text=True)
-    assert client.get(f"/games/{game_id}").status_code == 404
+    client.post(f"/games/{game_id}/delete", data={"csrf_token": token})
+    history = client.get("/history").get_data(as_text=True)
+    deleted = history.split('id="deleted"')[1]
+    assert "kept 30 days to bring back" in deleted and "Ann, Bo, Cy, Di" in deleted
+    assert f'id="game-{game_id}"' not in history   # not among the book's games, nor its standings
+    assert "This cannot be undone." in deleted      # deleting for good asks first
+
+    response = client.post(f"/games/{game_id}/delete-for-good", data={"csrf_token": token}, follow_redirects=True)
+    assert f"Game {game_id} (Ann, Bo, Cy, Di) and its photos are gone for good." in response.get_data(as_text=True)
     with app.app_context():
         from webapp.db import get_db
         assert get_db().execute("SELECT COUNT(*) FROM score").fetchone()[0] == 0
-    assert client.post(f"/games/{game_id}/delete", data={"csrf_token": token}).status_code == 404
+        assert get_db().execute("SELECT COUNT(*) FROM game").fetchone()[0] == 0
+    assert 'id="deleted"' not in client.get("/history").get_data(as_text=True)
+
+
+@pytest.mark.parametrize("action", ["restore", "delete-for-good"])
+def test_only_a_deleted_game_can_be_brought_back_or_deleted_for_good(client: Any, token: str, game_id: int,
+                                                                      action: str) -> None:
+    response = client.post(f"/games/{game_id}/{action}", data={"csrf_token": token})
+    assert response.status_code == 404
+    assert f"Game {game_id} is not among the deleted games (they are kept 30 days)." in response.get_data(as_text=True)
+    assert client.get(f"/games/{game_id}").status_code == 200
+
+
+def test_games_deleted_more_than_30_days_ago_go_for_good(client: Any, token: str, api: Any, app: Any) -> None:
+    old = api.post("/api/games", {"variant": "once", "players": ["Ann", "Bo"]}).get_json()["id"]
+    recent = api.post("/api/games", {"variant": "once", "players": ["Cy", "Di"]}).get_json()["id"]
+    api.delete(f"/api/games/{old}")
+    with app.app_context():
+        from webapp.db import get_db, transaction
+        with transaction() as db:
+            db.execute("UPDATE game SET deleted = datetime('now', '-31 days') WHERE id = ?", (old,))
+    api.delete(f"/api/games/{recent}")   # each deletion forgets the games deleted too long ago
+    with app.app_context():
+        assert [r[0] for r in get_db().execute("SELECT id FROM game")] == [recent]
+
+
+def test_the_api_deletes_and_restores_a_game(api: Any, game_id: int) -> None:
+    gone = api.delete(f"/api/games/{game_id}")
+    assert gone.status_code == 200 and gone.get_json()["id"] == game_id
+    assert api.get(f"/api/games/{game_id}").status_code == 404
+    back = api.post(f"/api/games/{game_id}/restore")
+    assert back.status_code == 200 and back.get_json()["deleted"] is None
+    again = api.post(f"/api/games/{game_id}/restore")
+    assert again.status_code == 404
+    assert again.get_json() == {"error": f"Game {game_id} is not among the deleted games (they are kept 30 days)."}
 
 
 def test_deleting_needs_the_csrf_token(client: Any, game_id: int) -> None:

@@ -127,9 +127,16 @@ def game_changes(game_id: int) -> Response:
     return jsonify(id=game_id, changes=model.game_changes(game_id))
 
 
+@bp.post("/games/<int:game_id>/restore")
+def restore_game(game_id: int) -> Response:
+    """Bring a deleted game back (within DELETED_GAME_DAYS days of its deletion)."""
+    return jsonify(_game_json(model.restore_game(game_id)))
+
+
 @bp.delete("/games/<int:game_id>")
 def delete_game(game_id: int) -> Response:
-    """Delete a game with its scores and photos; returns the game as it was."""
+    """Take a game out of the book; returns it as it was. It is kept DELETED_GAME_DAYS days
+    (POST /api/games/<id>/restore brings it back), then removed with its scores and photos."""
     return jsonify(_game_json(model.delete_game(game_id)))
 
 

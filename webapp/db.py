@@ -44,6 +44,7 @@ def schema_sql() -> str:
 ADDED_COLUMNS = (
     ("game", "corners", "TEXT NOT NULL DEFAULT 'auto' CHECK (corners IN ('auto', 'two', 'four'))"),
     ("game", "changes", "INTEGER NOT NULL DEFAULT 0"),
+    ("game", "deleted", "TEXT"),
 )
 
 

@@ -9,7 +9,7 @@ import json
 import time
 from typing import Any
 
-from flask import Blueprint, Response, render_template
+from flask import Blueprint, Response, flash, redirect, render_template, url_for
 
 from . import model
 from .db import get_db, snapshot
@@ -19,9 +19,27 @@ bp = Blueprint("history", __name__)
 
 @bp.route("/history")
 def index() -> str:
-    """Finished and unfinished games, newest first, each hand by hand."""
+    """Finished and unfinished games, newest first, each hand by hand; then the games
+    deleted lately, to bring back."""
     games = model.list_games()
-    return render_template("history.html", games=games, standings=model.standings(games))
+    return render_template("history.html", games=games, standings=model.standings(games),
+                           deleted=model.deleted_games(), kept_days=model.DELETED_GAME_DAYS)
+
+
+@bp.route("/games/<int:game_id>/restore", methods=("POST",))
+def restore_game(game_id: int) -> Any:
+    """Bring a deleted game back into the book, as it was."""
+    model.restore_game(game_id)
+    flash(f"Game {game_id} is back in the book.", "ok")
+    return redirect(url_for("sheet.game", game_id=game_id))
+
+
+@bp.route("/games/<int:game_id>/delete-for-good", methods=("POST",))
+def delete_for_good(game_id: int) -> Any:
+    """Remove a deleted game with its scores and photos (the page asks first)."""
+    game = model.delete_game_for_good(game_id)
+    flash(f"Game {game_id} ({', '.join(p['name'] for p in game['players'])}) and its photos are gone for good.", "ok")
+    return redirect(url_for("history.index") + "#deleted")
 
 
 # A text cell starting with one of these is a formula to a spreadsheet: a player named

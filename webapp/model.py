@@ -293,17 +293,25 @@ def _inserted_id(cursor: sqlite3.Cursor) -> int:
     return cursor.lastrowid
 
 
-def _game_row(game_id: int) -> sqlite3.Row:
-    row = _row_by_id("SELECT * FROM game WHERE id = ?", game_id)
+def _game_row(game_id: int, *, deleted: bool = False) -> sqlite3.Row:
+    """The game's row, in the book or (``deleted``) among the deleted games; else a 404."""
+    if deleted:
+        row = _row_by_id("SELECT * FROM game WHERE id = ? AND deleted IS NOT NULL", game_id)
+        if row is None:
+            abort(404, f"Game {game_id} is not among the deleted games "
+                       f"(they are kept {DELETED_GAME_DAYS} days).")
+        return row
+    row = _row_by_id("SELECT * FROM game WHERE id = ? AND deleted IS NULL", game_id)
     if row is None:
         abort(404, f"Game {game_id} doesn't exist.")
     return row
 
 
-def load_game(game_id: int) -> dict[str, Any]:
-    """Everything the sheet shows about a game, JSON-ready; 404 if it does not exist."""
+def load_game(game_id: int, *, deleted: bool = False) -> dict[str, Any]:
+    """Everything the sheet shows about a game, JSON-ready; 404 if it does not exist (or,
+    with ``deleted``, is not among the deleted games)."""
     db = get_db()
-    game = _game_row(game_id)
+    game = _game_row(game_id, deleted=deleted)
     variant = get_variant(game["variant"])
     players = [dict(seat=r["seat"], name=r["name"]) for r in
                db.execute("SELECT seat, name FROM player WHERE game_id = ? ORDER BY seat", (game_id,))]
@@ -366,6 +374,7 @@ def load_game(game_id: int) -> dict[str, Any]:
         "id": game["id"], "variant": variant_info(variant), "decks": game["decks"],
         "first_dealer": game["first_dealer"], "note": game["note"], "corners": game["corners"],
         "created": game["created"], "updated": game["updated"], "changes": game["changes"],
+        "deleted": game["deleted"],
         "players": players, "hands": hands, "totals": totals,
         "current_hand": current, "finished": finished,
         "leaders": leaders, "winners": leaders if finished else [],
@@ -381,8 +390,15 @@ def _is_going_out_row(row: sqlite3.Row) -> bool:
 
 def list_games() -> list[dict[str, Any]]:
     """Every game, newest first, fully loaded (a family's book holds dozens, not millions)."""
-    ids = [r["id"] for r in get_db().execute("SELECT id FROM game ORDER BY id DESC")]
+    ids = [r["id"] for r in get_db().execute("SELECT id FROM game WHERE deleted IS NULL ORDER BY id DESC")]
     return [load_game(game_id) for game_id in ids]
+
+
+def deleted_games() -> list[dict[str, Any]]:
+    """The games deleted in the last :data:`DELETED_GAME_DAYS` days, last deleted first."""
+    ids = [r["id"] for r in get_db().execute(
+        "SELECT id FROM game WHERE deleted IS NOT NULL ORDER BY deleted DESC, id DESC")]
+    return [load_game(game_id, deleted=True) for game_id in ids]
 
 
 def standings(games: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -530,12 +546,42 @@ def game_changes(game_id: int) -> int:
     return int(_game_row(game_id)["changes"])
 
 
+#: Days a deleted game is kept to bring back (:func:`restore_game`) before it goes for good.
+DELETED_GAME_DAYS = 30
+
+
 def delete_game(game_id: int) -> dict[str, Any]:
-    """Delete a game, its hands, scores and photos; return it as it was (404 if none)."""
+    """Take a game out of the book; return it as it was (404 if none). It is kept
+    :data:`DELETED_GAME_DAYS` days, so a tap on the wrong game can be undone."""
     game = load_game(game_id)
+    with transaction() as db:
+        db.execute("UPDATE game SET deleted = strftime('%Y-%m-%d %H:%M:%S', 'now') WHERE id = ?", (game_id,))
+        _touch(db, game_id)   # a page open on another phone learns of it
+        forget_deleted_games(db)
+    return game
+
+
+def restore_game(game_id: int) -> dict[str, Any]:
+    """Bring a deleted game back into the book as it was (404 if it is not deleted)."""
+    _game_row(game_id, deleted=True)
+    with transaction() as db:
+        db.execute("UPDATE game SET deleted = NULL WHERE id = ?", (game_id,))
+        _touch(db, game_id)
+    return load_game(game_id)
+
+
+def delete_game_for_good(game_id: int) -> dict[str, Any]:
+    """Remove a deleted game with its hands, scores and photos; return it as it was."""
+    game = load_game(game_id, deleted=True)
     with transaction() as db:
         db.execute("DELETE FROM game WHERE id = ?", (game_id,))   # the rest cascades
     return game
+
+
+def forget_deleted_games(db: sqlite3.Connection, days: int = DELETED_GAME_DAYS) -> int:
+    """Remove the games deleted more than ``days`` ago, with everything they hold."""
+    cur = db.execute("DELETE FROM game WHERE deleted < datetime('now', ?)", (f"-{days} days",))
+    return cur.rowcount
 
 
 def delete_score(game_id: int, hand: int, seat: int) -> dict[str, Any]:

@@ -15,7 +15,10 @@ CREATE TABLE IF NOT EXISTS game (
     corners TEXT NOT NULL DEFAULT 'auto' CHECK (corners IN ('auto', 'two', 'four')),
     -- How many times the sheet has changed: a page open on another phone polls it to show
     -- new scores (updated counts whole seconds, and two saves can share one).
-    changes INTEGER NOT NULL DEFAULT 0
+    changes INTEGER NOT NULL DEFAULT 0,
+    -- When the game was deleted (UTC), NULL while it is in the book: a deleted game is kept
+    -- DELETED_GAME_DAYS days to bring back, then removed with its scores and photos.
+    deleted TEXT
 );
 
 CREATE TABLE IF NOT EXISTS player (

@@ -134,8 +134,9 @@ def game_corners(game_id: int) -> Any:
 
 @bp.route("/games/<int:game_id>/delete", methods=("POST",))
 def delete_game(game_id: int) -> Any:
-    """Delete a game with its scores and photos (the page asks first)."""
+    """Take a game out of the book (the page asks first); the message offers to undo it."""
     game = model.delete_game(game_id)
     names = ", ".join(p["name"] for p in game["players"])
     flash(f"Game {game_id} ({names}) deleted.", "ok")
+    flash(str(game_id), "undo-delete")   # base.html draws it as the Undo button
     return redirect(url_for("sheet.index"))

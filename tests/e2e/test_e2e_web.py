@@ -603,3 +603,18 @@ def test_the_card_list_is_kept_by_keyboard_alone(page: Any, live_server: Any) ->
     page.keyboard.press("Enter")
     page.wait_for_function("document.querySelectorAll('.chips li').length === 0")
     assert page.evaluate("document.activeElement.classList.contains('add-text')")
+
+
+def test_a_game_deleted_by_mistake_comes_back_with_one_tap(page: Any, live_server: Any) -> None:
+    game_url = _start_game(page, live_server, ["Ann", "Bo", "Cy"])
+    _save_points(page, game_url, "Bo", 25)
+    page.goto(game_url)
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.click("form.delete-game button")
+    page.wait_for_selector(".undo-form")
+    shoot(page, "23-game-deleted")
+    page.click(".undo-form button")
+    page.wait_for_selector("table.sheet")
+    assert page.url.rstrip("/") == game_url
+    assert "is back in the book." in page.inner_text(".flash-ok")
+    assert "25" in page.locator("table.sheet tbody tr").first.inner_text()
