@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import struct
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -416,3 +417,16 @@ def test_a_phone_can_add_the_score_sheet_to_its_home_screen(client: Any) -> None
             assert icon["sizes"] == f"{width}x{height}"
         else:
             assert data.startswith(b"<svg")
+
+
+def test_a_deleted_games_photos_are_not_served_until_it_is_back(client: Any, token: str, api: Any,
+                                                                 game_id: int) -> None:
+    with open(Path(__file__).parent / "data" / "web_edje_IMG_2560.jpg", "rb") as handle:
+        photo = client.post(f"/api/photos?game_id={game_id}", data=handle.read(), content_type="image/jpeg",
+                            headers={"X-CSRF-Token": token}).get_json()["id"]
+    assert client.get(f"/photos/{photo}").status_code == 200
+    api.delete(f"/api/games/{game_id}")
+    assert client.get(f"/photos/{photo}").status_code == 404
+    assert client.get(f"/api/photos/{photo}").status_code == 404
+    api.post(f"/api/games/{game_id}/restore")
+    assert client.get(f"/photos/{photo}").status_code == 200

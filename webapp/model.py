@@ -810,8 +810,9 @@ def forget_unused_photos(db: sqlite3.Connection, days: int = UNUSED_PHOTO_DAYS) 
 
 
 def get_photo(photo_id: int, *, with_data: bool = False) -> dict[str, Any]:
-    """A stored photo's reading (and bytes); 404 if there is none."""
-    row = _row_by_id("SELECT * FROM photo WHERE id = ?", photo_id)
+    """A stored photo's reading (and bytes); 404 if there is none, or its game is deleted."""
+    row = _row_by_id("SELECT photo.* FROM photo LEFT JOIN game ON game.id = photo.game_id"
+                     " WHERE photo.id = ? AND game.deleted IS NULL", photo_id)
     if row is None:
         abort(404, f"Photo {photo_id} doesn't exist.")
     photo = {"id": row["id"], "game_id": row["game_id"], "mime": row["mime"], **json.loads(row["reading"])}
