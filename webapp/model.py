@@ -295,15 +295,10 @@ def _inserted_id(cursor: sqlite3.Cursor) -> int:
 
 def _game_row(game_id: int, *, deleted: bool = False) -> sqlite3.Row:
     """The game's row, in the book or (``deleted``) among the deleted games; else a 404."""
-    if deleted:
-        row = _row_by_id("SELECT * FROM game WHERE id = ? AND deleted IS NOT NULL", game_id)
-        if row is None:
-            abort(404, f"Game {game_id} is not among the deleted games "
-                       f"(they are kept {DELETED_GAME_DAYS} days).")
-        return row
-    row = _row_by_id("SELECT * FROM game WHERE id = ? AND deleted IS NULL", game_id)
+    row = _row_by_id(f"SELECT * FROM game WHERE id = ? AND deleted IS {'NOT NULL' if deleted else 'NULL'}", game_id)
     if row is None:
-        abort(404, f"Game {game_id} doesn't exist.")
+        abort(404, f"Game {game_id} is not among the deleted games (they are kept {DELETED_GAME_DAYS} days)."
+              if deleted else f"Game {game_id} doesn't exist.")
     return row
 
 
@@ -395,7 +390,8 @@ def list_games() -> list[dict[str, Any]]:
 
 
 def deleted_games() -> list[dict[str, Any]]:
-    """The games deleted in the last :data:`DELETED_GAME_DAYS` days, last deleted first."""
+    """The deleted games, last deleted first: kept :data:`DELETED_GAME_DAYS` days, then
+    removed by the next deletion (:func:`forget_deleted_games`)."""
     ids = [r["id"] for r in get_db().execute(
         "SELECT id FROM game WHERE deleted IS NOT NULL ORDER BY deleted DESC, id DESC")]
     return [load_game(game_id, deleted=True) for game_id in ids]
