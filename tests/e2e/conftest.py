@@ -144,14 +144,21 @@ def page(browser: Any) -> Iterator[Any]:
 
 
 def shoot(page: Any, name: str) -> None:
-    """Save the page at phone and desktop widths into tests/artifacts/, and audit each with
-    axe-core: every state the tests look at is also checked for what a screen reader, a
-    keyboard or weak eyes would miss (WCAG 2.x A and AA, axe's own best practices)."""
+    """Save the page at phone and desktop widths, and at phone width in the dark colour
+    scheme, into tests/artifacts/, and audit each with axe-core: every state the tests look
+    at is also checked for what a screen reader, a keyboard or weak eyes would miss (WCAG
+    2.x A and AA, axe's own best practices)."""
     original = page.viewport_size
     for label, size in (("phone", PHONE), ("desktop", DESKTOP)):
         page.set_viewport_size(size)
         page.screenshot(path=str(ARTIFACTS / f"{name}-{label}.png"), full_page=True)
         assert_accessible(page, f"{name}-{label}")
+    # The phone's dark setting (evening play): looked at and audited too, contrast included.
+    page.set_viewport_size(PHONE)
+    page.emulate_media(color_scheme="dark")
+    page.screenshot(path=str(ARTIFACTS / f"{name}-phone-dark.png"), full_page=True)
+    assert_accessible(page, f"{name}-phone-dark")
+    page.emulate_media(color_scheme="light")
     page.set_viewport_size(original)
 
 
