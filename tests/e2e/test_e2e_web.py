@@ -210,10 +210,15 @@ def test_an_unsure_card_is_fixed_with_one_tap(page: Any, live_server: Any) -> No
         assert page.locator("svg.boxes .maybe rect").count() == 1
         page.wait_for_function("document.querySelector('.points-total').textContent.trim() === '16'")
         shoot(page, "04c-unsure-card")
-        page.click(".swap-btn")
+        page.focus(".swap-btn")
+        page.keyboard.press("Enter")
         page.wait_for_function("document.querySelector('.points-total').textContent.trim() === '19'")
-        page.click(".add-maybe-btn")
+        # A spent button hands focus to the card it changed or added, for the keyboard's user.
+        assert page.evaluate("document.activeElement.getAttribute('aria-label')") == "Change card 2"
+        page.focus(".add-maybe-btn")
+        page.keyboard.press("Enter")
         page.wait_for_function("document.querySelector('.points-total').textContent.trim() === '29'")
+        assert page.evaluate("document.activeElement.getAttribute('aria-label')") == "Change card 3"
         assert page.input_value(".cards-text") == "10S 9H QC"
         assert page.locator(".add-maybe-btn").inner_text() == "Added Q♣"
         assert page.locator(".swap-btn").inner_text() == "Changed to 9♥" and page.locator(".swap-btn").is_disabled()

@@ -160,6 +160,8 @@
           cards[i] = button.dataset.to;
           button.textContent = "Changed to " + (labels[button.dataset.to] || button.dataset.to);
           changed();
+          // The button is spent: focus goes to the card it changed, not to the page's top.
+          chips.children[i].querySelector("select").focus();
         });
       });
       // "Add 7H" beside a card possibly missed: one tap adds it to the list.
@@ -170,6 +172,7 @@
           button.disabled = true;
           button.textContent = "Added " + (labels[button.dataset.card] || button.dataset.card);
           changed();
+          chips.lastElementChild.querySelector("select").focus();   // the card just added
         });
       });
     }
