@@ -561,14 +561,18 @@ def test_the_sheet_on_one_phone_shows_what_another_phone_saves(browser: Any, liv
     keeper.wait_for_function("document.getElementById('live').dataset.changes === '2'")
     assert "40" in keeper.locator("table.sheet tbody tr").first.inner_text()
 
-    # The game deleted on the other phone: said, and the page stops asking.
+    # The game deleted on the other phone: said; and brought back there, it is back here too.
     player.goto(game_url)
     player.once("dialog", lambda dialog: dialog.accept())
     player.click("form.delete-game button")
-    player.wait_for_selector(".flash-ok")
+    player.wait_for_selector(".undo-form")
     keeper.wait_for_selector("#live:not([hidden])")
     assert keeper.inner_text("#live .live-text") == "This game was deleted on another device."
     assert keeper.locator("#live [data-live-show]").is_hidden()
+    player.click(".undo-form button")
+    player.wait_for_selector("table.sheet")
+    keeper.wait_for_function("document.getElementById('live').hidden")
+    assert "40" in keeper.locator("table.sheet tbody tr").first.inner_text()
     for phone in phones:
         phone.close()
 

@@ -108,6 +108,7 @@ document.addEventListener("DOMContentLoaded", function () {
   const pollMs = live ? Number(live.dataset.pollMs) : 0;
   if (live && pollMs > 0) {
     let typed = Boolean(live.dataset.typed);
+    let gone = false;
     document.querySelectorAll("main form").forEach(function (form) {
       form.addEventListener("input", function () { typed = true; });
     });
@@ -121,15 +122,16 @@ document.addEventListener("DOMContentLoaded", function () {
         try {
           const response = await fetch(live.dataset.changesUrl, { credentials: "same-origin", cache: "no-store" });
           if (response.status === 404) {
+            // Deleted elsewhere: said, and still asked after, as an Undo there brings it back.
             say("This game was deleted on another device.", false);
-            return;   // nothing more will change
+            gone = true;
           }
           const data = response.ok ? await response.json() : null;
-          if (data && data.changes !== Number(live.dataset.changes)) {
+          if (data && (gone || data.changes !== Number(live.dataset.changes))) {
             if (!typed && !document.querySelector("form[data-sent]")) {
               window.location.reload();
             } else {
-              say("New scores were saved on another device.", true);
+              say(gone ? "This game was brought back on another device." : "New scores were saved on another device.", true);
             }
             return;
           }
