@@ -275,6 +275,14 @@ class Variant:
         """The hands that ``players`` players cannot deal (:meth:`can_deal`); most are none."""
         return tuple(hand for hand in HANDS if not self.can_deal(players, hand))
 
+    def table_facts(self, players: int) -> dict[str, int]:
+        """A table of ``players`` as JSON-ready facts: ``players``, ``decks``, ``jokers``.
+
+        Raises:
+            InvalidPlayerCountError: ``players`` outside the variant's range.
+        """
+        return {"players": players, "decks": self.decks_for(players), "jokers": self.jokers_for(players)}
+
     def hand_facts(self, players: int | None = None) -> list[dict[str, Any]]:
         """Hands 1-7 as JSON-ready facts: ``hand``, ``contract``, ``cards_dealt``,
         ``min_cards`` (the fewest that make the contract) and ``always_doubles``; for a table

@@ -67,8 +67,7 @@ def variant_rules(name: str) -> Response:
     decks and, hand by hand, the cards the deal leaves."""
     chosen = rules.variant_or_404(name)
     players = rules.players_arg(chosen)
-    table = None if players is None else {"players": players, "decks": chosen.decks_for(players),
-                                          "jokers": chosen.jokers_for(players)}
+    table = None if players is None else chosen.table_facts(players)
     return jsonify({**chosen.to_dict(),
                     "rules": [{"topic": topic, "words": words} for topic, words in chosen.rules_in_words()],
                     "card_values": [{"cards": cards, "points": points} for cards, points in chosen.card_values],

@@ -147,8 +147,7 @@ def _cmd_variants(args: argparse.Namespace) -> int:
         if args.players is not None:
             v = chosen[0]
             # As GET /api/variants/NAME?players=N gives them.
-            data[0]["table"] = {"players": args.players, "decks": v.decks_for(args.players),
-                                "jokers": v.jokers_for(args.players)}
+            data[0]["table"] = v.table_facts(args.players)
             data[0]["hands"] = v.hand_facts(args.players)
         _print_json(data[0] if args.name is not None else data)
         return EXIT_OK
