@@ -46,8 +46,8 @@ def _ensure_playwright() -> None:
         import axe_playwright_python  # noqa: F401
         import playwright  # noqa: F401
     except ImportError:
-        subprocess.run([sys.executable, "-m", "pip", "install", "-q", "playwright",
-                        "axe-playwright-python==0.1.8"], check=True)
+        # The extra, so that the pins stay in one place (pyproject.toml).
+        subprocess.run([sys.executable, "-m", "pip", "install", "-q", "-e", f"{ROOT}[test]"], check=True)
 
 
 class StandInDetector:
