@@ -30,7 +30,10 @@ Why an answer is "no"
 ---------------------
 When the cards are not a valid go-down, :func:`explain` first retries with one rule
 relaxed at a time (wild limits, run suits, Ace position, exact meld sizes): if the
-cards *would* be valid, the rule they break is named with the meld that breaks it.
+cards *would* be valid with one meld at fault, the rule they break is named with the
+meld that breaks it. A relaxed search returns one arrangement, which may put two melds
+at fault where another puts one, so the groups of cards that could be the faulty meld
+are then tried one by one, and the near miss breaking the fewest rules is kept.
 Otherwise it finds the largest part of the contract that the cards do make and says
 what is missing and which cards are left over.
 """
@@ -194,8 +197,9 @@ def meld_problems(meld: Meld, variant: Variant | str) -> list[str]:
             return [f"A set is cards of one rank: {shown}"]
     else:
         positions = [_run_position(card, i, len(rep), v) for i, card in enumerate(rep)]
-        if any(b != a + 1 for a, b in zip(positions, positions[1:])):
-            if 1 in positions[1:] or 14 in positions[:-1]:
+        if any(b != a + 1 for a, b in zip(positions, positions[1:])) or len(rep) > _LONGEST_RUN:
+            # An Ace at both ends (A..K A) is consecutive, but it goes round the corner too.
+            if 1 in positions[1:] or 14 in positions[:-1] or len(rep) > _LONGEST_RUN:
                 return [f"A run never goes round the corner (K A 2): {shown}"]
             return [f"A run is consecutive ranks, low to high: {shown}"]
         if v.runs_same_suit and len({card.suit for card in rep}) != 1:
@@ -573,8 +577,11 @@ class _Search:
         naturals = sorted(naturals, key=lambda c: SUITS.index(c.suit))
         rank = naturals[0].rank if naturals else _ALL_WILD_SET_RANK
         present = {c.suit for c in naturals}
+        # Where red Aces are wild, a wild in a set of Aces stands for a black one:
+        # "JK = AH" would name a card that is itself wild.
+        natural_suits = [s for s in SUITS if not (rank == 1 and self.v.is_wild(Card(1, s)))]
         # A wild stands for a suit the set lacks, where there is one (two decks: any suit).
-        suits = [s for s in SUITS if s not in present] + list(SUITS) * len(wilds)
+        suits = [s for s in natural_suits if s not in present] + natural_suits * len(wilds)
         stands = [Card(rank, suits[i]) for i in range(len(wilds))]
         return Meld("set", tuple(naturals) + tuple(wilds), (None,) * len(naturals) + tuple(stands))
 
@@ -651,23 +658,112 @@ _RELAXATIONS: tuple[dict[str, Any], ...] = (
     {"runs_same_suit": False},
     {"ace_low": True, "ace_high": True},
     {"exact_melds": False},
-    {
-        "min_naturals": 0,
-        "max_set_wilds": None,
-        "wilds_may_touch": True,
-        "runs_same_suit": False,
-        "ace_low": True,
-        "ace_high": True,
-        "exact_melds": False,
-    },
 )
+_EVERY_RELAXATION: dict[str, Any] = {key: value for change in _RELAXATIONS for key, value in change.items()}
+# Above this many cards, the search for the one faulty meld is not tried (2**n subsets).
+_FAULT_SEARCH_MAX_CARDS = 16
 
 
-def _near_miss(melds: Sequence[Meld], variant: Variant) -> str | None:
-    """The rules broken when exactly one meld breaks any; else ``None``."""
-    broken = [problems for problems in (meld_problems(m, variant) for m in melds) if problems]
+# A near miss, ranked: (rules broken, cards laid between the faulty meld's own), the rules.
+_Fault = tuple[tuple[int, int], list[str]]
+
+
+def _fault(meld: Meld, problems: list[str], cards: Sequence[Card]) -> _Fault:
+    """Rank a near miss: fewest rules broken, then the faulty meld laid most together.
+
+    Players lay a meld's cards side by side, so a meld whose cards were given apart
+    (one borrowed from another meld) is the less likely reading of what they meant.
+    """
+    free = list(range(len(cards)))
+    places = []
+    for card in meld.cards:
+        place = next(i for i in free if cards[i] == card)
+        free.remove(place)
+        places.append(place)
+    scatter = max(places) - min(places) + 1 - len(places)
+    return (len(problems), scatter), problems
+
+
+def _one_meld_at_fault(melds: Sequence[Meld], variant: Variant, cards: Sequence[Card]) -> _Fault | None:
+    """The near miss when exactly one of ``melds`` breaks the variant's rules; else ``None``."""
+    broken = [(meld, problems) for meld in melds if (problems := meld_problems(meld, variant))]
     # A near miss is one meld breaking the variant's rules; more is not "near".
-    return " ".join(problem + "." for problem in broken[0]) if len(broken) == 1 else None
+    return _fault(*broken[0], cards) if len(broken) == 1 else None
+
+
+def _relaxed_variants(v: Variant) -> list[Variant]:
+    """``v`` with one rule relaxed at a time, then with every rule relaxed; each once."""
+    out: list[Variant] = []
+    for change in (*_RELAXATIONS, _EVERY_RELAXATION):
+        relaxed = replace(v, **change)
+        if relaxed != v and relaxed not in out:
+            out.append(relaxed)
+    return out
+
+
+def _could_be_one_meld(kind: MeldKind, cards: Sequence[Card], v: Variant) -> bool:
+    """A cheap test before the search: the naturals of a set share a rank, a run's differ."""
+    ranks = [card.rank for card in cards if not v.is_wild(card)]
+    return len(set(ranks)) <= 1 if kind == "set" else len(set(ranks)) == len(ranks)
+
+
+_NEAREST: tuple[int, int] = (1, 0)  # one rule broken by a meld laid together: none is nearer
+
+
+def _faulty_meld(v: Variant, contract: Contract, cards: Sequence[Card]) -> _Fault | None:
+    """Search every split of ``cards`` into one meld breaking rules and the rest valid.
+
+    The arrangement a relaxed search returns may put two melds at fault where another
+    has only one, or borrow a card from another meld; this looks at each group of
+    cards that could be the one faulty meld and keeps the nearest miss.
+    """
+    relaxed_variants = _relaxed_variants(v)
+    best: _Fault | None = None
+    seen: set[tuple[MeldKind, tuple[str, ...]]] = set()
+    for kind in dict.fromkeys(contract.melds):
+        rest = list(contract.melds)
+        rest.remove(kind)
+        rest_contract = Contract(tuple(rest))
+        least = SET_MIN if kind == "set" else RUN_MIN
+        for size in range(least, len(cards) - rest_contract.min_cards + 1):
+            for picked in itertools.combinations(range(len(cards)), size):
+                group = [cards[i] for i in picked]
+                key = (kind, tuple(sorted(str(card) for card in group)))
+                if key in seen or not _could_be_one_meld(kind, group, v):
+                    continue
+                seen.add(key)
+                others = [card for i, card in enumerate(cards) if i not in picked]
+                if arrange(v, rest_contract, others, use_all=True) is None:
+                    continue
+                for relaxed in relaxed_variants:
+                    found = arrange(relaxed, Contract((kind,)), group, use_all=True)
+                    problems = found and meld_problems(found[0][0], v)
+                    if found and problems:
+                        fault = _fault(found[0][0], problems, cards)
+                        if best is None or fault[0] < best[0]:
+                            best = fault
+                if best is not None and best[0] == _NEAREST:
+                    return best
+    return best
+
+
+def _near_miss(v: Variant, contract: Contract, cards: Sequence[Card]) -> str | None:
+    """One meld breaking the variant's own rules (the nearest such miss), in words; else ``None``."""
+    # Relaxing never loses an arrangement, so when relaxing everything finds none,
+    # no single rule is to blame.
+    if arrange(replace(v, **_EVERY_RELAXATION), contract, cards, use_all=True) is None:
+        return None
+    best: _Fault | None = None
+    for relaxed in _relaxed_variants(v):
+        found = arrange(relaxed, contract, cards, use_all=True)
+        fault = found and _one_meld_at_fault(found[0], v, cards)
+        if fault and (best is None or fault[0] < best[0]):
+            best = fault
+    if (best is None or best[0] > _NEAREST) and len(cards) <= _FAULT_SEARCH_MAX_CARDS:
+        searched = _faulty_meld(v, contract, cards)
+        if searched is not None and (best is None or searched[0] < best[0]):
+            best = searched
+    return " ".join(problem + "." for problem in best[1]) if best else None
 
 
 def _melds_text(melds: Sequence[Meld]) -> str:
@@ -697,22 +793,9 @@ def explain(variant: Variant | str, hand: int, cards: Sequence[Card], *, use_all
     if not cards:
         return f"{head}; no cards were given."
     if use_all:
-        # Relaxing never loses an arrangement, so when relaxing everything finds
-        # none, no single rule is to blame and the near-miss step is skipped.
-        loosest_variant = replace(v, **_RELAXATIONS[-1])
-        loosest = arrange(loosest_variant, contract, cards, use_all=True)
-        if loosest is not None:
-            near_miss = _near_miss(loosest[0], v)
-            # Another arrangement, under one relaxed rule, may have one meld at fault.
-            for change in _RELAXATIONS[:-1] if near_miss is None else ():
-                relaxed = replace(v, **change)
-                if relaxed not in (v, loosest_variant):
-                    found = arrange(relaxed, contract, cards, use_all=True)
-                    near_miss = found and _near_miss(found[0], v)
-                    if near_miss:
-                        break
-            if near_miss:
-                return near_miss
+        near_miss = _near_miss(v, contract, cards)
+        if near_miss:
+            return near_miss
     full = arrange(v, contract, cards, use_all=False) if use_all else None
     if full is not None:
         melds, leftover, _ = full

@@ -152,6 +152,9 @@ def test_each_hand_contract_is_recognised(variant: str, hand: int) -> None:
         pytest.param("scorecard", 1, "7H 7S 7D 7C 9C 9D 9H", ["exactly 3 cards", "7S 7H 7D 7C"], id="near miss: four of a kind in scorecard"),
         pytest.param("once", 1, "JK JK JK 9C 9D JK", ["at most one wild card"], id="near miss: all-wild set in once"),
         pytest.param("onze", 1, "7H JK AH 9C 9D 9H", ["at least 2 natural cards", "7H JK AH"], id="near miss: onze needs two naturals"),
+        pytest.param("scorecard", 2, "7H 7S 7C 3D 4D 5D 6D 7D", ["exactly 4 cards", "3D 4D 5D 6D 7D."], id="near miss: the 5-card run as laid, not a mixed run made with the set's 7"),
+        pytest.param("scorecard", 2, "7H 7S 7C 7D 3S 4S 5S 6S", ["exactly 3 cards", "7S 7H 7D 7C."], id="near miss: the set of four as laid"),
+        pytest.param("onze", 3, "2H 3H 4H 5H 6H 7H 8S 9S 10S JH JK", ["A run is all one suit in onze: 8S 9S 10S JH."], id="near miss found in an arrangement the relaxed search does not return"),
         pytest.param("onze", 7, "3H 4H 5H 6H 8S 9S", ["(6 cards; the contract needs at least 12)"], id="too few cards"),
         pytest.param("onze", 7, "3H 4H 5H 6H 8S 9S 10S JS", ["found two runs: 3H 4H 5H 6H, 8S 9S 10S JS; missing one run."], id="two of three runs, nothing left over"),
         pytest.param("llenroc", 1, "2C 5D 9H KS QS AD", ["no set can be made from 2C 5D 9H KS QS AD"], id="nothing at all"),
@@ -244,6 +247,26 @@ def test_find_contract_says_what_is_missing() -> None:
     result = find_contract("onze", 7, "3H 4H 5H 6H 8S 9S 10S JS 2C KD QS 7D 9C")
     assert not result.valid
     assert "found two runs" in result.reason and "missing one run" in result.reason  # type: ignore[operator]
+
+
+@pytest.mark.parametrize(("variant", "cards"), [
+    pytest.param("llenroc", "AS 2S 3S 4S 5S 6S 7S 8S 9S 10S JS QS KS AS", id="Ace low and high"),
+    pytest.param("scorecard", "AS 2S 3S 4S 5S 6S 7S 8S 9S 10S JS QS KS AS", id="Ace low and high, exact sizes"),
+])
+def test_a_run_with_an_ace_at_both_ends_goes_round_the_corner(variant: str, cards: str) -> None:
+    laid = Meld("run", tuple(parse_cards(cards)), (None,) * 14)
+    assert not is_valid_meld(laid, variant)
+    assert "round the corner" in meld_problem(laid, variant)  # type: ignore[operator]
+
+
+@pytest.mark.parametrize(("variant", "cards", "stands_for"), [
+    pytest.param("onze", "AS AC JK 3C 4C 5C 6C", "AS", id="onze: red Aces are wild, so a black Ace"),
+    pytest.param("once", "AS AC AH 7H 7S 7D", "AS", id="once: a wild red Ace stands for a black one"),
+    pytest.param("llenroc", "AS AC JK 7H 7S 7D", "AH", id="llenroc: red Aces are plain, so the missing suit"),
+])
+def test_a_wild_in_a_set_of_aces_never_stands_for_a_wild_card(variant: str, cards: str, stands_for: str) -> None:
+    aces = check_down(variant, 1 if "7D" in cards else 2, cards).melds[0]
+    assert [str(card) for card in aces.wilds.values()] == [stands_for]
 
 
 def test_meld_problem_checks_an_arrangement_as_laid() -> None:
