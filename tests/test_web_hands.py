@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import io
 from typing import Any
 
@@ -174,6 +175,33 @@ def test_a_page_open_in_another_tab_does_not_undo_who_went_out(client: Any, toke
     assert hand["out"] == 1 and hand["note"] == "Cy dealt twice"
 
 
+@pytest.mark.parametrize(("field", "theirs", "mine", "said"), [
+    pytest.param("out", "2", "3", "Bo was marked as out on another device", id="two players marked out"),
+    pytest.param("out", "", "3", None, id="nothing changed elsewhere: saved"),
+    pytest.param("note", "Bo dealt", "Cy dealt", "The note was changed to \u201cBo dealt\u201d on another device",
+                 id="two notes"),
+])
+def test_two_devices_changing_the_same_field_are_told_not_overwritten(
+    client: Any, token: str, game_id: int, field: str, theirs: str, mine: str, said: str | None
+) -> None:
+    # Tab B saves first; tab A, drawn before, changes the same field.
+    if theirs:
+        client.post(f"/games/{game_id}/hands/2", data={"csrf_token": token, field: theirs, f"{field}_was": ""})
+    response = client.post(f"/games/{game_id}/hands/2", data={"csrf_token": token, field: mine, f"{field}_was": ""})
+    hand = _game(client, game_id)["hands"][1]
+    if said is None:
+        assert response.status_code == 302 and str(hand[field]) == mine
+        return
+    page = response.get_data(as_text=True)
+    assert response.status_code == 409 and html.unescape(said) in html.unescape(page)
+    assert str(hand[field]) == theirs                             # B's save stands...
+    assert "save again to keep it" in page and f'name="{field}_was" value="{theirs}"' in page
+    # ...and A's choice is on the page, drawn as of now: one more save keeps it.
+    resend = {"out": mine, "out_was": theirs} if field == "out" else {"note": mine, "note_was": theirs}
+    assert client.post(f"/games/{game_id}/hands/2", data={"csrf_token": token, **resend}).status_code == 302
+    assert str(_game(client, game_id)["hands"][1][field]) == mine
+
+
 def test_a_refused_hand_form_comes_back_as_it_was_typed(client: Any, token: str, game_id: int) -> None:
     response = client.post(f"/games/{game_id}/hands/1", data={"csrf_token": token, "out": "", "splash": "1",
                                                               "note": "long hand, Di dealt"})
@@ -270,6 +298,21 @@ def test_photo_then_corrected_cards_are_saved_with_the_photo(client: Any, token:
     assert _score(client, game_id, 1, 2)["photo_id"] == 1
     page = client.get(f"/games/{game_id}/hands/1/players/2").get_data(as_text=True)
     assert 'value="QH 7S 8S"' in page and "/photos/1" in page
+
+
+def test_back_to_a_saved_photo_shows_the_cards_as_saved_not_as_read(
+    client: Any, token: str, game_id: int, jpeg_bytes: bytes
+) -> None:
+    upload = client.post(f"/games/{game_id}/hands/1/players/2/photo",
+                         data={"csrf_token": token, "photo": (io.BytesIO(jpeg_bytes), "hand.jpg")})
+    _save_cards(client, token, game_id, 1, 2, "QH 7S 8S", photo_id="1")
+    # Back (or a reload) returns to the upload's address: saving there again keeps the fix.
+    page = client.get(upload.location).get_data(as_text=True)
+    assert 'value="QH 7S 8S"' in page and 'value="QH 7S JK"' not in page
+    # A second photo is a fresh reading: it starts from what it read.
+    second = client.post(f"/games/{game_id}/hands/1/players/2/photo",
+                         data={"csrf_token": token, "photo": (io.BytesIO(jpeg_bytes), "again.jpg")})
+    assert 'value="QH 7S JK"' in client.get(second.location).get_data(as_text=True)
 
 
 def test_upload_that_is_not_an_image_is_refused(client: Any, token: str, game_id: int) -> None:

@@ -29,14 +29,19 @@ def hand(game_id: int, hand: int) -> Any:
     if request.method == "POST":
         changes = _changed_hand_fields(request.form)
         before = game["hands"][hand - 1]
+        conflicts = _conflicts(game, before, request.form, changes)
+        if conflicts:
+            # Both devices changed the same field: neither wins unseen. The page comes back
+            # with this device's choice kept and the other's said; one more tap saves it.
+            for message in conflicts:
+                flash(message, "error")
+            return _hand_page(game, hand, form=_sent_hand_form(request.form), status=409)
         try:
             after = model.save_hand(game_id, hand, **changes)["hands"][hand - 1]
         except ValueError as error:
             flash(str(error), "error")
             # Show the form as it was sent, so nothing typed is lost.
-            return _hand_page(game, hand, form={"out": request.form.get("out", ""),
-                                                "splash": bool(request.form.get("splash")),
-                                                "note": request.form.get("note", "")}, status=400)
+            return _hand_page(game, hand, form=_sent_hand_form(request.form), status=400)
         flash(f"Hand {hand} saved.", "ok")
         was_out = before["out"]
         if was_out is not None and after["out"] != was_out and after["scores"][was_out - 1] is not None:
@@ -68,13 +73,41 @@ def _changed_hand_fields(form: Any) -> dict[str, str]:
     return changes
 
 
+def _sent_hand_form(form: Any) -> dict[str, Any]:
+    return {"out": form.get("out", ""), "splash": bool(form.get("splash")), "note": form.get("note", "")}
+
+
+def _shown_values(h: dict[str, Any]) -> dict[str, str]:
+    """A hand's fields as the form sends them ("out_was"...)."""
+    return {"out": str(h["out"] or ""), "splash": "1" if h["splash"] else "", "note": h["note"]}
+
+
+def _conflicts(game: dict[str, Any], before: dict[str, Any], form: Any, changes: dict[str, str]) -> list[str]:
+    """What another device saved since this page was drawn, where this page changes it too."""
+    now = _shown_values(before)
+    messages = []
+    for field, value in changes.items():
+        was = form.get(f"{field}_was")
+        if was is None or was == now[field] or value == now[field]:
+            continue
+        if field == "out":
+            other = (f"{game['players'][before['out'] - 1]['name']} was marked as out"
+                     if before["out"] else "The 'went out' mark was cleared")
+        elif field == "splash":
+            other = "The splash was " + ("ticked" if before["splash"] else "unticked")
+        else:
+            other = f"The note was changed to \u201c{before['note']}\u201d"
+        messages.append(f"{other} on another device since this page was opened. "
+                        "Your choice is below, not saved yet: save again to keep it.")
+    return messages
+
+
 def _hand_page(game: dict[str, Any], hand: int, *, form: dict[str, Any] | None = None,
                typed: dict[int, str] | None = None, status: int = 200) -> Any:
     h = game["hands"][hand - 1]
     shown = {"out": str(h["out"] or ""), "splash": h["splash"], "note": h["note"]}
     shown.update(form or {})
-    return render_template("hand.html", game=game, h=h, form=shown, was={"out": str(h["out"] or ""),
-                           "splash": "1" if h["splash"] else "", "note": h["note"]},
+    return render_template("hand.html", game=game, h=h, form=shown, was=_shown_values(h),
                            typed=typed or {}), status
 
 
@@ -118,7 +151,10 @@ def _player_page(game: dict[str, Any], hand: int, seat: int, *, cards_text: str 
     elif saved and saved.get("photo_id"):
         photo = model.get_photo(saved["photo_id"])
     if cards_text is None:
-        if photo is not None and request.args.get("photo"):
+        # A photo already saved with this score (Back, or a reload, after saving) shows
+        # the cards as saved, corrections and all: saving again must not undo them.
+        saved_from_photo = bool(saved and photo is not None and saved.get("photo_id") == photo["id"])
+        if photo is not None and request.args.get("photo") and not saved_from_photo:
             cards = [c["card"] for c in photo["cards"]]   # a fresh photo: start from what was read
         elif saved and saved["cards"] is not None:
             cards = saved["cards"]

@@ -153,6 +153,7 @@ def shoot(page: Any, name: str) -> None:
         page.set_viewport_size(size)
         page.screenshot(path=str(ARTIFACTS / f"{name}-{label}.png"), full_page=True)
         assert_accessible(page, f"{name}-{label}")
+        assert_no_sideways_scroll(page, f"{name}-{label}")
     # The phone's dark setting (evening play): looked at and audited too, contrast included.
     page.set_viewport_size(PHONE)
     page.emulate_media(color_scheme="dark")
@@ -160,6 +161,12 @@ def shoot(page: Any, name: str) -> None:
     assert_accessible(page, f"{name}-phone-dark")
     page.emulate_media(color_scheme="light")
     page.set_viewport_size(original)
+
+
+def assert_no_sideways_scroll(page: Any, where: str) -> None:
+    """The page itself never scrolls sideways: only a score table does, inside its frame."""
+    width = page.evaluate("() => document.documentElement.scrollWidth")
+    assert width <= page.viewport_size["width"], f"{where}: the page is {width} px wide"
 
 
 def assert_accessible(page: Any, where: str) -> None:

@@ -627,3 +627,51 @@ def test_a_game_deleted_by_mistake_comes_back_with_one_tap(page: Any, live_serve
     assert page.url.rstrip("/") == game_url
     assert "is back in the book." in page.inner_text(".flash-ok")
     assert "25" in page.locator("table.sheet tbody tr").first.inner_text()
+
+
+def _typed_cards_page(page: Any, live_server: Any) -> None:
+    """A new game's hand 1, Bo's page, at phone width: where the cards are typed."""
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(live_server.url + "/games/new")
+    for i, name in enumerate(["Nia", "Oto"], start=1):
+        page.fill(f"input[name=player{i}]", name)
+    page.click("button:has-text('Start the game')")
+    page.wait_for_selector("table.sheet")
+    page.goto(page.url + "/hands/1/players/2")
+    page.wait_for_selector(".chips")
+
+
+def test_the_chips_and_points_follow_the_typing_so_one_tap_saves(page: Any, live_server: Any) -> None:
+    _typed_cards_page(page, live_server)
+    page.click("input.cards-text")
+    page.keyboard.type("qh 7s 9d")
+    # The points are there before the box is left; the code still being typed ("9d")
+    # counts once it names a card, and nothing is written over what is being typed.
+    page.wait_for_function("document.querySelector('.points-total').textContent.trim() === '26'")
+    assert page.locator(".chips li").count() == 3 and page.input_value(".cards-text") == "qh 7s 9d"
+    page.keyboard.type(" 1")            # half a code: not a chip, not an error
+    assert page.locator(".chips li").count() == 3 and not page.locator(".editor-error").is_visible()
+    page.keyboard.type("0h")
+    save = page.locator(".save-btn")
+    before = save.bounding_box()
+    # Straight from the box to Save: the button is where it was, and the one tap saves.
+    save.click(no_wait_after=True)
+    page.wait_for_selector(".flash-ok")
+    assert before is not None and "Saved Oto's score for hand 1." in page.inner_text(".flash-ok")
+    game_id = page.url.split("/games/")[1].split("/")[0]
+    score = _api(live_server, f"/api/games/{game_id}")["hands"][0]["scores"][1]
+    assert score["cards"] == ["QH", "7S", "9D", "10H"] and score["points"] == 36
+
+
+def test_enter_in_the_card_box_saves_a_good_list_and_says_a_bad_one_once(page: Any, live_server: Any) -> None:
+    _typed_cards_page(page, live_server)
+    page.fill("input.cards-text", "QH ZZ 7S")
+    page.press("input.cards-text", "Enter")
+    page.wait_for_selector(".editor-error:not([hidden])")
+    assert "'ZZ'" in page.inner_text(".editor-error")
+    assert page.locator(".flash-error:visible").count() == 0  # not sent, so said once
+    page.fill("input.cards-text", "QH 8S 7S")
+    page.press("input.cards-text", "Enter")
+    page.wait_for_selector(".flash-ok")
+    game_id = page.url.split("/games/")[1].split("/")[0]
+    assert _api(live_server, f"/api/games/{game_id}")["hands"][0]["scores"][1]["points"] == 25

@@ -51,7 +51,8 @@
         index: Array.prototype.indexOf.call(chips.children, active.closest("li")),
         part: active.tagName === "SELECT" ? "select" : ".chip-remove",
       } : null;
-      text.value = cards.join(" ");
+      // While the box is being typed in, its text is the player's own: never rewritten.
+      if (document.activeElement !== text) text.value = cards.join(" ");
       chips.innerHTML = "";
       cards.forEach(function (code, i) {
         const li = document.createElement("li");
@@ -144,6 +145,36 @@
       if (event.key === "Enter") { event.preventDefault(); addTyped(); }
     });
     text.addEventListener("change", function () { cards = splitCodes(text.value); changed(); });
+
+    // The chips and points follow the typing, so nothing below the box jumps when it is
+    // left: a tap on Save right after typing lands on Save. A code still being typed
+    // (the last one, no space after it yet) joins once it names a card.
+    function typedCards() {
+      const typed = splitCodes(text.value).map(function (code) {
+        return labels[code.toUpperCase()] ? code.toUpperCase() : code;
+      });
+      const last = typed[typed.length - 1];
+      if (last !== undefined && !/[\s,;]$/.test(text.value) && !labels[last]) typed.pop();
+      return typed;
+    }
+    let typing = 0;
+    // Enter reads the typed list first: a list the server refuses is said once, beside
+    // the chips, and not sent; a good one is sent as the Save button would send it.
+    text.addEventListener("keydown", async function (event) {
+      if (event.key !== "Enter" || !form) return;
+      event.preventDefault();
+      clearTimeout(typing);
+      cards = splitCodes(text.value);
+      render();
+      await rescore();
+      if (!editor.classList.contains("has-error") && !(saveBtn && saveBtn.disabled)) form.requestSubmit(saveBtn || undefined);
+    });
+    text.addEventListener("input", function () {
+      cards = typedCards();
+      render();
+      clearTimeout(typing);
+      typing = setTimeout(rescore, 250);
+    });
 
     // "It is 6H" beside a reading the detector was unsure of (the photo's check list):
     // one tap swaps one such card in this list. Only the page's first editor takes them.
