@@ -25,6 +25,7 @@ import importlib
 from typing import Any
 
 from onze_vision.cards import CARD_CODES, Card, InvalidCardError, format_cards, parse_cards
+from onze_vision.detector_config import InvalidModelError, ModelNotFoundError, UnknownDeckCornersError
 from onze_vision.melds import GoDown, Meld, check_down, find_contract
 from onze_vision.scoring import HandScore, ImpossibleHandError, score_hand
 from onze_vision.variants import (
@@ -32,6 +33,7 @@ from onze_vision.variants import (
     Contract,
     InvalidPlayerCountError,
     InvalidRoundError,
+    NoSplashError,
     UnknownVariantError,
     Variant,
     get_variant,
@@ -46,12 +48,14 @@ _LAZY = {
     "PhotoReading": "onze_vision.detector",
     "detect_cards": "onze_vision.detector",
     "Detections": "onze_vision.detections",
+    "InvalidImageError": "onze_vision.imageio",   # every bad photo's error derives from it
 }
 
 __all__ = [
     "CARD_CODES", "VARIANTS", "Card", "CardDetector", "Contract", "DetectedCard", "Detections", "GoDown",
-    "HandScore", "ImpossibleHandError", "InvalidCardError", "InvalidPlayerCountError", "InvalidRoundError",
-    "Meld", "PhotoReading", "UnknownVariantError", "Variant", "check_down", "detect_cards", "find_contract",
+    "HandScore", "ImpossibleHandError", "InvalidCardError", "InvalidImageError", "InvalidModelError",
+    "InvalidPlayerCountError", "InvalidRoundError", "Meld", "ModelNotFoundError", "NoSplashError", "PhotoReading",
+    "UnknownDeckCornersError", "UnknownVariantError", "Variant", "check_down", "detect_cards", "find_contract",
     "format_cards", "get_variant", "parse_cards", "score_hand",
 ]
 

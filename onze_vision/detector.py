@@ -179,7 +179,8 @@ def letterbox(image: np.ndarray, size: tuple[int, int]) -> tuple[np.ndarray, flo
     """
     height, width = image.shape[:2]
     ratio = min(size[0] / height, size[1] / width)
-    new_w, new_h = round(width * ratio), round(height * ratio)
+    # At least a pixel each way: a long thin strip must not vanish into a zero-sized resize.
+    new_w, new_h = max(1, round(width * ratio)), max(1, round(height * ratio))
     if (new_w, new_h) != (width, height):
         interpolation = cv2.INTER_AREA if ratio < 1 else cv2.INTER_LINEAR
         image = cv2.resize(image, (new_w, new_h), interpolation=interpolation)
@@ -339,7 +340,7 @@ class CardDetector:
         if missing:
             raise ModelNotFoundError(
                 f"model file(s) missing: {', '.join(missing)} (train and export the models, "
-                f"or point ONZE_VISION_MODELS at a folder that has them)"
+                f"or name a folder that has them: --models, or ONZE_VISION_MODELS)"
             )
         base = config or DetectorConfig.from_json(self.model_dir / CONFIG_FILE)
         self._indices = IndexDetector(paths[0], base.imgsz, threads)
@@ -619,6 +620,8 @@ class CardDetector:
             x1, y1, x2, y2 = (tile * fine.scale).tolist()
             x1, y1 = max(0, math.floor(x1)), max(0, math.floor(y1))
             x2, y2 = min(fine_w, math.ceil(x2)), min(fine_h, math.ceil(y2))
+            if x2 - x1 < 2 or y2 - y1 < 2:
+                continue  # a tile of a long thin strip can round to nothing
             found = self.locate_indices(fine.image[y1:y2, x1:x2], floor, clock, mirrored)
             # An index cut by an edge the tile shares with a neighbour lies whole in that
             # neighbour (TILE_OVERLAP): only its whole box is kept.

@@ -28,6 +28,10 @@ from PIL import Image, ImageFile, JpegImagePlugin, PngImagePlugin, WebPImagePlug
 #: photo is 200_000_000; 50 MP covers every common phone camera's default mode).
 MAX_PIXELS = 50_000_000
 
+#: Photos whose shorter side is under this many pixels are refused: they cannot hold a
+#: readable card (a 1x1 tracking pixel, a thin strip cut from a screenshot).
+MIN_SIDE = 16
+
 #: Files larger than this are refused before they are read: a 50 MP photo is far smaller
 #: as a JPEG, PNG or WebP, and reading /dev/zero or a 2 GB video must not fill the memory.
 MAX_FILE_BYTES = 200 * 1024 * 1024
@@ -79,6 +83,10 @@ class TruncatedImageError(InvalidImageError):
 
 class TooManyPixelsError(InvalidImageError):
     """The image is larger than :data:`MAX_PIXELS`."""
+
+
+class TooFewPixelsError(InvalidImageError):
+    """The image's shorter side is under :data:`MIN_SIDE` pixels."""
 
 
 class FileTooLargeError(InvalidImageError):
@@ -197,12 +205,7 @@ def _from_bytes(data: bytes, name: str, max_side: int | None) -> LoadedImage:
     fmt = _sniff_format(data, name)
     _check_complete(data, fmt, name)
     width, height, orientation = _read_header(data, fmt, name)
-    if width * height > MAX_PIXELS:
-        raise TooManyPixelsError(
-            f"{name} is {width}x{height} = {width * height / 1e6:.0f} MP; "
-            f"the limit is {MAX_PIXELS / 1e6:.0f} MP: take the photo in the camera's standard mode, "
-            "or send a smaller copy"
-        )
+    _check_size(width, height, name)
 
     factor = 1
     if max_side is not None and fmt == "JPEG":
@@ -363,6 +366,27 @@ def _apply_orientation(image: np.ndarray, orientation: int) -> np.ndarray:
     return image
 
 
+def _megapixels(pixels: int) -> str:
+    # One decimal where a whole number would read "50 MP; the limit is 50 MP".
+    whole = f"{pixels / 1e6:.0f}"
+    return whole if whole != f"{MAX_PIXELS / 1e6:.0f}" else f"{pixels / 1e6:.1f}"
+
+
+def _check_size(width: int, height: int, name: str) -> None:
+    """Refuse an image too large to decode safely or too small to hold a card."""
+    if width * height > MAX_PIXELS:
+        raise TooManyPixelsError(
+            f"{name} is {width}x{height} = {_megapixels(width * height)} MP; "
+            f"the limit is {MAX_PIXELS / 1e6:.0f} MP: take the photo in the camera's standard mode, "
+            "or send a smaller copy"
+        )
+    if min(width, height) < MIN_SIDE:
+        raise TooFewPixelsError(
+            f"{name} is {width}x{height} pixels: too small to hold a card "
+            f"(each side needs at least {MIN_SIDE} pixels)"
+        )
+
+
 def _from_array(array: np.ndarray) -> LoadedImage:
     if array.dtype != np.uint8:
         raise UnsupportedArrayError(
@@ -385,11 +409,7 @@ def _from_array(array: np.ndarray) -> LoadedImage:
     height, width = image.shape[:2]
     if width == 0 or height == 0:
         raise EmptyImageError(f"the image array has no pixels (shape {array.shape})")
-    if width * height > MAX_PIXELS:
-        raise TooManyPixelsError(
-            f"the image array is {width}x{height} = {width * height / 1e6:.0f} MP; "
-            f"the limit is {MAX_PIXELS / 1e6:.0f} MP"
-        )
+    _check_size(width, height, "the image array")
     return LoadedImage(image, width, height, 1.0, "ARRAY", 1)
 
 

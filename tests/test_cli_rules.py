@@ -138,9 +138,15 @@ def test_score_splash_doubles_in_llenroc(capsys: pytest.CaptureFixture[str]) -> 
     assert code == 0 and json.loads(out)["points"] == 38 and json.loads(out)["splash"] is True
 
 
-def test_score_round_7_in_llenroc_doubles(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run(capsys, "score", "--variant", "llenroc", "--round", "7", "9H")
-    assert code == 0 and "18 points" in out and "splash" in out
+@pytest.mark.parametrize(("splash", "why"), [
+    pytest.param([], "(9 doubled: hand 7 always doubles in llenroc)", id="no splash: the hand's own rule"),
+    pytest.param(["--splash"], "(9 doubled: splash)", id="a splash said"),
+])
+def test_score_round_7_in_llenroc_doubles_and_says_why(
+    capsys: pytest.CaptureFixture[str], splash: list[str], why: str
+) -> None:
+    code, out, _ = run(capsys, "score", "--variant", "llenroc", "--round", "7", *splash, "9H")
+    assert code == 0 and out.splitlines()[-1] == f"18 points in llenroc {why}"
 
 
 @pytest.mark.parametrize(

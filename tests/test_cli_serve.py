@@ -74,3 +74,28 @@ def test_the_addresses_named_for_phones_leave_out_loopback_and_say_each_once(mon
     monkeypatch.setattr(web, "_candidate_addresses",
                         lambda: ["192.168.1.23", "127.0.1.1", "192.168.1.23", "0.0.0.0", "10.0.0.5"])
     assert web.network_addresses() == ["10.0.0.5", "192.168.1.23"]
+
+
+@pytest.mark.parametrize(("make", "said"), [
+    pytest.param(lambda path: path.mkdir(), "is a folder: give a file name in it", id="a folder"),
+    pytest.param(lambda path: path.write_text("Ann 12, Bo 30\n"), "is not an SQLite database", id="a text file"),
+    pytest.param(lambda path: path.write_bytes(b"\x89PNG\r\n\x1a\n" + b"\x00" * 64), "is not an SQLite database",
+                 id="a photo"),
+])
+def test_a_database_that_cannot_be_the_book_is_refused_and_left_as_it_was(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, make: Any, said: str
+) -> None:
+    book = tmp_path / "scores.sqlite"
+    make(book)
+    before = book.read_bytes() if book.is_file() else None
+    code, out, err = _serve(capsys, "--port", str(_free_port()), "--database", str(book))
+    assert code == 2 and out == ""
+    assert err.startswith(f"onze-vision serve: error: '{book}' ") and said in err
+    assert (book.read_bytes() if book.is_file() else None) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["scores.sqlite"]   # no -wal, no -shm
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])

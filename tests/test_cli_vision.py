@@ -136,6 +136,20 @@ def test_detect_annotates_each_photo(fake_models: Path, photos: list[Path], tmp_
     assert single.exists()
 
 
+@pytest.mark.skipif(sys.platform != "linux", reason="file names of any bytes are a Linux thing")
+def test_a_file_name_that_is_not_utf8_is_read_annotated_and_shown_as_valid_json(
+        fake_models: Path, photos: list[Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Names as Python gets them from such a file system (surrogate-escaped); OpenCV 5's
+    # imwrite crashed the whole process on one.
+    photo = os.fsdecode(bytes(tmp_path) + b"/caf\xe9.jpg")
+    Path(photo).write_bytes(photos[0].read_bytes())
+    out = os.fsdecode(bytes(tmp_path) + b"/seen\xe9.png")
+    assert main(["detect", "--models", str(fake_models), "--json", "--annotate", out, photo]) == 0
+    assert cv2.imdecode(np.fromfile(out, np.uint8), cv2.IMREAD_COLOR).shape == (320, 320, 3)
+    shown = json.loads(capsys.readouterr().out)[0]["image"]
+    assert shown.endswith("caf\ufffd.jpg") and shown.encode("utf-8")
+
+
 @pytest.mark.parametrize("annotate, message", [
     ("{photo}", "would overwrite a photo being read"),
     ("{dir}/annotated.xyz", "the name must end in .png, .jpg, .jpeg, .webp"),

@@ -127,6 +127,21 @@ def test_letterbox_like_ultralytics() -> None:
     assert (left, top) == (0, 80) and padded[0, 0].tolist() == [114, 114, 114]
 
 
+@needs_models
+@pytest.mark.parametrize("shape", [(16, 20000), (20000, 16), (40, 12000), (3000, 17)],
+                         ids=["wide strip", "tall strip", "far-shot strip", "thin column"])
+def test_the_shipped_models_read_a_long_thin_strip_without_a_crash(shape: tuple[int, int]) -> None:
+    # The smallest side the loader lets through, and the longest: nothing rounds to nothing.
+    reading = CardDetector(DEFAULT_MODEL_DIR).detect_cards(np.full((*shape, 3), 200, np.uint8))
+    assert reading.cards == [] and (reading.height, reading.width) == shape
+
+
+@pytest.mark.parametrize("shape", [(10, 20000), (20000, 10)])
+def test_the_letterbox_keeps_a_pixel_of_a_strip_thinner_than_its_scale(shape: tuple[int, int]) -> None:
+    padded, ratio, _ = letterbox(np.full((*shape, 3), 200, np.uint8), (320, 320))
+    assert padded.shape == (320, 320, 3) and (padded == 200).any()
+
+
 def test_missing_models_error(tmp_path: Path) -> None:
     with pytest.raises(ModelNotFoundError, match="index_detector.onnx"):
         CardDetector(tmp_path)

@@ -17,11 +17,13 @@ from onze_vision.imageio import (
     read_image_file,
     MAX_FILE_BYTES,
     MAX_PIXELS,
+    MIN_SIDE,
     EmptyImageError,
     FileTooLargeError,
     ImageNotFoundError,
     InvalidImageError,
     NotAnImageError,
+    TooFewPixelsError,
     TooManyPixelsError,
     TruncatedImageError,
     UnsupportedArrayError,
@@ -255,6 +257,30 @@ def test_too_many_pixels_refused_from_header() -> None:
     assert MAX_PIXELS == 50_000_000
 
 
+@pytest.mark.parametrize(("width", "height"), [
+    pytest.param(1, 1, id="a 1x1 pixel"),
+    pytest.param(20000, 10, id="a strip 20000 wide, 10 high"),
+    pytest.param(10, 20000, id="a strip 10 wide, 20000 high"),
+    pytest.param(MIN_SIDE - 1, 3000, id="one pixel under the least side"),
+])
+@pytest.mark.parametrize("as_file", [True, False], ids=["file", "array"])
+def test_an_image_too_small_to_hold_a_card_is_refused(width: int, height: int, as_file: bool) -> None:
+    image = np.full((height, width, 3), 200, np.uint8)
+    source = encode(image, ".png") if as_file else image
+    with pytest.raises(TooFewPixelsError, match=f"{width}x{height} pixels: too small to hold a card"):
+        load_image(source)
+
+
+def test_the_least_side_is_read() -> None:
+    assert load_image(encode(np.full((MIN_SIDE, 3000, 3), 200, np.uint8), ".png")).width == 3000
+
+
+def test_just_over_the_pixel_limit_says_by_how_much() -> None:
+    side = 7072   # 50.01 MP: "50 MP; the limit is 50 MP" would read as no reason at all
+    with pytest.raises(TooManyPixelsError, match=r"7072x7072 = 50.0 MP; the limit is 50 MP"):
+        load_image(png_header_only(side, side))
+
+
 def test_too_many_pixels_jpeg_header() -> None:
     # A JPEG whose frame header claims 10000 x 6000: patch SOF0's size fields.
     data = bytearray(encode(quadrants(), ".jpg"))
@@ -285,15 +311,15 @@ def test_arrays_without_pixels_are_empty(shape: tuple[int, ...]) -> None:
 
 
 def test_arrays_grey_bgr_bgra() -> None:
-    grey = load_image(np.full((10, 20), 7, np.uint8))
-    assert grey.image.shape == (10, 20, 3) and (grey.width, grey.height) == (20, 10)
-    bgra = load_image(np.full((10, 20, 4), 9, np.uint8))
-    assert bgra.image.shape == (10, 20, 3) and bgra.image.max() == 9
+    grey = load_image(np.full((20, 40), 7, np.uint8))
+    assert grey.image.shape == (20, 40, 3) and (grey.width, grey.height) == (40, 20)
+    bgra = load_image(np.full((20, 40, 4), 9, np.uint8))
+    assert bgra.image.shape == (20, 40, 3) and bgra.image.max() == 9
 
 
 def test_a_one_channel_array_is_grey() -> None:
-    loaded = load_image(np.full((10, 20, 1), 7, np.uint8))
-    assert loaded.image.shape == (10, 20, 3) and loaded.image.max() == 7
+    loaded = load_image(np.full((20, 40, 1), 7, np.uint8))
+    assert loaded.image.shape == (20, 40, 3) and loaded.image.max() == 7
 
 
 def test_a_damaged_png_header_is_said() -> None:
@@ -325,7 +351,7 @@ def test_wrong_source_type() -> None:
 def test_errors_are_value_errors() -> None:
     assert issubclass(InvalidImageError, ValueError)
     for cls in (EmptyImageError, ImageNotFoundError, NotAnImageError, TruncatedImageError,
-                TooManyPixelsError, FileTooLargeError, UnsupportedArrayError):
+                TooManyPixelsError, TooFewPixelsError, FileTooLargeError, UnsupportedArrayError):
         assert issubclass(cls, InvalidImageError)
 
 

@@ -61,3 +61,13 @@ def test_every_public_name_is_there() -> None:
 def test_a_name_that_is_not_there_says_so() -> None:
     with pytest.raises(AttributeError, match="module 'onze_vision' has no attribute 'detect'"):
         onze_vision.detect  # noqa: B018
+
+
+@pytest.mark.parametrize(("call", "error"), [
+    pytest.param("onze_vision.score_hand(['7S'], 'once', splash=True)", "NoSplashError", id="a splash without the rule"),
+    pytest.param("onze_vision.detect_cards(b'not a photo')", "InvalidImageError", id="bytes that are no photo"),
+    pytest.param("onze_vision.detect_cards('hand.jpg', corners='three')", "UnknownDeckCornersError", id="a deck's corners"),
+])
+def test_each_error_a_library_user_meets_is_caught_by_its_front_door_name(call: str, error: str) -> None:
+    with pytest.raises(getattr(onze_vision, error)):
+        eval(call)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import io
 from typing import Any
 
+import cv2
+import numpy as np
 import pytest
 
 
@@ -199,6 +201,8 @@ def test_detect_errors(client: Any, token: str, app: Any) -> None:
         ({"photo": (io.BytesIO(b"GIF89a......"), "a.gif")}, 400, "GIF"),
         ({"photo": (io.BytesIO(b""), "a.jpg")}, 400, "empty"),
         ({}, 400, "No photo was sent"),
+        ({"photo": (io.BytesIO(cv2.imencode(".png", np.full((10, 20000, 3), 200, np.uint8))[1].tobytes()),
+                    "strip.png")}, 400, "20000x10 pixels: too small to hold a card"),
         ({"photo": (io.BytesIO(b"\xff\xd8\xff" + b"0" * (3 * 1024 * 1024)), "big.jpg")}, 413, "the limit is 2 MB"),
     ]
     for data, status, message in cases:

@@ -93,8 +93,9 @@ def _read_cards(args: argparse.Namespace) -> list[str]:
     # One argument may hold several codes: "QH,10S" or "QH 10S" (quoted).
     codes = [code for arg in args.cards for code in re.split(r"[\s,;]+", arg) if code]
     if not codes:
-        raise ValueError("no cards given: list CARD codes (e.g. QH 10S JK) or use --photo PHOTO "
-                         "(the player who went out scores 0)")
+        # Scoring: an empty hand is the player who went out, whose score needs no command.
+        note = " (the player who went out scores 0)" if args.command == "score" else ""
+        raise ValueError(f"no cards given: list CARD codes (e.g. QH 10S JK) or use --photo PHOTO{note}")
     return codes
 
 
@@ -173,7 +174,8 @@ def _cmd_score(args: argparse.Namespace) -> int:
     for card, points in result.breakdown:
         print(f"{card.code:>{width}}  {points:3d}")
     base = sum(points for _, points in result.breakdown)
-    doubled = f" ({base} doubled: splash)" if result.doubled else ""
+    why = "splash" if args.splash else f"hand {args.round} always doubles in {variant.name}"
+    doubled = f" ({base} doubled: {why})" if result.doubled else ""
     print(f"{result.points} points in {variant.name}{doubled}")
     return EXIT_OK
 

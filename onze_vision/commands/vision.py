@@ -131,6 +131,11 @@ def annotation_paths(out: Path, photos: list[str]) -> list[Path]:
 ANNOTATION_SUFFIXES = (".png", ".jpg", ".jpeg", ".webp")
 
 
+def _shown_name(path: str) -> str:
+    """``path`` as valid Unicode for JSON: a name that is not UTF-8 gets U+FFFD for its bad bytes."""
+    return path.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
 def annotation_problem(out_paths: list[Path], photos: list[str]) -> str | None:
     """Why ``--annotate`` cannot write ``out_paths``, checked before any photo is read; else None."""
     inputs = {Path(photo).resolve() for photo in photos}
@@ -223,12 +228,12 @@ def run_detect(args: argparse.Namespace) -> int:
             _error("detect", str(error))
             status = 2
             # Keep one entry per photo, in order, so a script reading the JSON sees which failed.
-            results.append({"image": photo, "error": str(error)})
+            results.append({"image": _shown_name(photo), "error": str(error)})
             continue
         # The reading's own JSON ("cards", and "maybe", "colourless", "light_gains", "blurred"
         # when they apply), named by its photo instead of sized.
         read = reading.to_dict()
-        results.append({"image": photo, **{key: value for key, value in read.items() if key not in ("width", "height")}})
+        results.append({"image": _shown_name(photo), **{key: value for key, value in read.items() if key not in ("width", "height")}})
         if not args.json:
             print(f"{photo} ({reading.width}x{reading.height}): {len(reading.cards)} card"
                   f"{'' if len(reading.cards) == 1 else 's'}")
@@ -251,12 +256,17 @@ def run_detect(args: argparse.Namespace) -> int:
                 box = ", ".join(f"{v:.0f}" for v in card.box)
                 print(f"  maybe missed: {card.card} {card.confidence:.2f}  [{box}] (not counted; add it if it is there)")
         if out_path is not None and loaded is not None:
-            try:
-                written = cv2.imwrite(str(out_path), draw_cards(loaded.image, reading.cards, reading.maybe))
-            except cv2.error:   # OpenCV 5 raises where 4 returned False
-                written = False
-            if not written:
-                _error("detect", f"cannot write '{out_path}' (is the folder writable?)")
+            # Encoded here and written by Python: cv2.imwrite crashes the process (OpenCV 5)
+            # on a file name that is not valid UTF-8, and cannot say why a write failed.
+            encoded, data = cv2.imencode(out_path.suffix, draw_cards(loaded.image, reading.cards, reading.maybe))
+            why = "" if encoded else "the image could not be encoded"
+            if encoded:
+                try:
+                    out_path.write_bytes(data.tobytes())
+                except OSError as error:
+                    why = error.strerror or "is the folder writable?"
+            if why:
+                _error("detect", f"cannot write '{out_path}' ({why})")
                 status = 2
             elif not args.json:
                 print(f"  annotated: {out_path}")

@@ -10,7 +10,9 @@ import argparse
 import errno
 import os
 import socket
+import sqlite3
 import sys
+from pathlib import Path
 from typing import Any
 
 #: Hosts that mean "every address of this machine": phones reach it at its network addresses.
@@ -98,6 +100,26 @@ def _candidate_addresses() -> list[str]:
     return found
 
 
+def database_problem(path: str, shown: str) -> str | None:
+    """Why the score sheet cannot keep its book at ``path`` (``shown`` as the user gave it); else None.
+
+    Said before anything is written: a folder, or a file that is something other than an
+    SQLite database, is never touched.
+    """
+    target = Path(path)
+    if target.is_dir():
+        return f"'{shown}' is a folder: give a file name in it, e.g. '{Path(shown) / 'onze.sqlite'}'"
+    if target.exists():
+        try:
+            with target.open("rb") as handle:
+                head = handle.read(16)
+        except OSError as error:
+            return f"cannot read '{shown}': {error.strerror or error}"
+        if head and head != b"SQLite format 3\x00":
+            return f"'{shown}' is not an SQLite database (the score sheet's book is one): choose another file"
+    return None
+
+
 def serve(args: argparse.Namespace) -> int:
     """Create the database if needed and serve until interrupted."""
     problem = listen_problem(args.host, args.port)
@@ -112,7 +134,15 @@ def serve(args: argparse.Namespace) -> int:
         config["DATABASE"] = os.path.abspath(args.database)
     app = create_app(None)
     app.config.update(config)
-    ensure_schema(app.config["DATABASE"])
+    problem = database_problem(app.config["DATABASE"], args.database or app.config["DATABASE"])
+    if problem is None:
+        try:
+            ensure_schema(app.config["DATABASE"])
+        except (sqlite3.Error, OSError) as error:
+            problem = f"cannot open the database '{args.database or app.config['DATABASE']}': {error}"
+    if problem is not None:
+        print(f"onze-vision serve: error: {problem}", file=sys.stderr)
+        return 2
     shown = "127.0.0.1" if args.host in ALL_ADDRESSES else args.host
     print(f"Onze Vision score sheet on http://{shown}:{args.port}/ (database {app.config['DATABASE']})", flush=True)
     if args.host in ALL_ADDRESSES:
