@@ -799,6 +799,14 @@ def explain(variant: Variant | str, hand: int, cards: Sequence[Card], *, use_all
     full = arrange(v, contract, cards, use_all=False) if use_all else None
     if full is not None:
         melds, leftover, _ = full
+        # Cards left over that make a meld themselves were laid as one: say it so.
+        extra = next((kind for kind in ("set", "run")
+                      if arrange(v, Contract((kind,)), leftover, use_all=True) is not None), None)
+        if extra is not None:
+            return (
+                f"{head}; found it: {_melds_text(melds)}, and {format_cards(leftover)} make an extra "
+                f"{extra}: only the contract's melds may be laid down when going down."
+            )
         return (
             f"{head}; found it: {_melds_text(melds)}, but {format_cards(leftover)} "
             f"{'is' if len(leftover) == 1 else 'are'} left over: every card laid down must "

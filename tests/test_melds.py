@@ -142,7 +142,9 @@ def test_each_hand_contract_is_recognised(variant: str, hand: int) -> None:
     ("variant", "hand", "cards", "words"),
     [
         pytest.param("onze", 1, "7H 7S 7D 3C 4C 5C 6C", ["Hand 1 needs two sets", "found one set", "missing one set"], id="a run is not the second set"),
-        pytest.param("onze", 1, "7H 7S 7D 9C 9D 9H 5C 5D 5S", ["found it", "5C 5D 5S are left over", "no extra meld"], id="no extra meld at go-down"),
+        pytest.param("onze", 1, "7H 7S 7D 9C 9D 9H 5C 5D 5S", ["found it", "5C 5D 5S make an extra set", "only the contract's melds"], id="no extra meld at go-down"),
+        pytest.param("onze", 1, "7H 7S 7D 9C 9D 9H 5C", ["found it", "but 5C is left over", "no extra meld"], id="a card left over at go-down"),
+        pytest.param("onze", 2, "7H 7S 7D 3C 4C 5C 6C 9H 10H JH QH", ["make an extra run"], id="an extra run at go-down"),
         pytest.param("onze", 7, "3H 4H 5H 6H 8S 9S 10S JS 2C KD QS", ["Hand 7 needs three runs", "found two runs: 3H 4H 5H 6H, 8S 9S 10S JS", "missing one run", "Left over: 2C", "KD"], id="a missing run and the cards left over"),
         pytest.param("once", 1, "7H JK AH 9C 9D 9H", ["A set holds at most one wild card in once", "7H JK AH"], id="near miss: one wild per set in once"),
         pytest.param("onze", 2, "3S JK AH 6S 9C 9D 9H", ["Wild cards may not sit side by side", "3S JK AH 6S"], id="near miss: touching wilds in onze"),
