@@ -20,6 +20,7 @@ from onze_vision.commands.training import remove_dataset_files
     (["--train", "-1"], "scene counts are 0 or more"),
     (["--train", "0", "--val", "0"], "makes no scene"),
     (["--workers", "0"], "--workers 0: at least 1 process"),
+    (["--seed", "-1"], "--seed -1: must be at least 0"),
     (["--printed", "2"], "not 2"),
 ])
 def test_options_that_make_no_dataset_are_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str],

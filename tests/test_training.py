@@ -378,22 +378,6 @@ def test_a_widened_member_saves_and_loads_beside_narrow_ones(tmp_path: Path) -> 
     assert torch.equal(loaded[1].features[8][0].weight, members[1].features[8][0].weight)
 
 
-@pytest.mark.parametrize(("option", "value", "reason"), [
-    ("--classifier-width", "0", "'0' must be above 0"),
-    ("--classifier-batch", "-8", "'-8' must be above 0"),
-    ("--classifier-lr", "fast", "'fast' is not a float"),
-    ("--freeze", "-1", "'-1' must be above 0"),
-    ("--lr0", "0", "'0' must be above 0"),
-])
-def test_a_bad_training_option_is_refused_with_the_value_quoted(option: str, value: str, reason: str, capsys):
-    from onze_vision.cli import build_parser
-
-    with pytest.raises(SystemExit) as stop:
-        build_parser().parse_args(["train", "--stage", "classifier", option, value])
-    assert stop.value.code == 2
-    assert reason in capsys.readouterr().err
-
-
 @pytest.mark.parametrize(("name", "expected"), [("cpu", "cpu"), (" cpu ", "cpu")])
 def test_a_device_name_becomes_a_torch_device(name: str, expected: str) -> None:
     from onze_vision.training.classifier import torch_device

@@ -4,8 +4,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+from onze_vision.commands.checks import above, at_least, first, refuse, share, writable_folder
+
+if TYPE_CHECKING:
+    from onze_vision.training.classifier import IndexClassifier
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -17,8 +24,7 @@ def _make_dataset(args: argparse.Namespace) -> int:
 
     problem = _dataset_args_problem(args)
     if problem:
-        print(f"onze-vision make-dataset: {problem}", file=sys.stderr)
-        return 2
+        return refuse("make-dataset", problem)
     out = Path(args.out)
     if args.overwrite:
         remove_dataset_files(out)
@@ -89,6 +95,8 @@ def _dataset_args_problem(args: argparse.Namespace) -> str | None:
         return f"--train {args.train} --val {args.val}: scene counts are 0 or more"
     if args.train + args.val == 0:
         return "--train 0 --val 0 makes no scene"
+    if seed := at_least("--seed", args.seed, 0, "numpy's generators take no negative seed"):
+        return seed
     if args.size < MIN_SCENE_PX:
         return f"--size {args.size}: scenes are at least {MIN_SCENE_PX} pixels"
     if args.workers is not None and args.workers < 1:
@@ -96,30 +104,183 @@ def _dataset_args_problem(args: argparse.Namespace) -> str | None:
     if not (math.isfinite(low) and math.isfinite(high) and 0 < low <= high < args.size):
         return (f"--index-px {low:g} {high:g}: the index heights need 0 < MIN <= MAX < the scene size "
                 f"({args.size})")
-    for option, share in (("--printed", args.printed), ("--blurred", args.blurred),
-                          ("--four-corners", args.four_corners), ("--jokers", args.jokers)):
-        if not 0.0 <= share <= 1.0:
-            return f"{option} is a share of scenes from 0 to 1, not {share:g}"
+    for option, part in (("--printed", args.printed), ("--blurred", args.blurred),
+                         ("--four-corners", args.four_corners), ("--jokers", args.jokers)):
+        if not 0.0 <= part <= 1.0:
+            return f"{option} is a share of scenes from 0 to 1, not {part:g}"
     return None
 
 
+# --device forms both stages take (Ultralytics for the detector, torch_device for the
+# classifier); a list of CUDA indices trains the detector on several GPUs, never the classifier.
+DEVICE_FORMS = re.compile(r"cpu|mps|cuda(:\d+)?|\d+(,\d+)*")
+DEVICE_NAMES = "cpu, a CUDA index such as 0 (0,1: the detector on two GPUs), cuda:N, or mps"
+# Stages that train on --device: crops cut on the CPU, the blur gauge trains there, export trains nothing.
+TRAINS_ON_DEVICE = ("all", "detector", "classifier")
+# Stages that read the classifier options (--classifier-init, --ensemble-with).
+TRAINS_CLASSIFIER = ("all", "classifier")
 
-def _positive(kind: type):
-    """An argparse type: a number of ``kind`` above zero, or an error that quotes the text."""
 
-    def parse(text: str):
+def _train_args_problem(args: argparse.Namespace) -> str | None:
+    """What is wrong with train's options, quoting the value; None when they make sense.
+
+    Checked before anything is written or trained: Ultralytics would refuse some of these
+    only with a traceback, and the classifier's files would be read after the detector's hours.
+    """
+    numbers = first(
+        at_least("--epochs", args.epochs, 1),
+        above("--hours", args.hours, 0, "hours of detector training"),
+        at_least("--imgsz", args.imgsz, 32, "pixels: one stride of the detector"),
+        at_least("--batch", args.batch, 1, "images per step"),
+        at_least("--workers", args.workers, 0, "0 loads the images in the training process"),
+        share("--fraction", args.fraction, "the share of the training images used"),
+        at_least("--mine-scenes", args.mine_scenes, 1),
+        at_least("--classifier-minutes", args.classifier_minutes, 0, "0 ships --classifier-init as it is"),
+        at_least("--classifier-width", args.classifier_width, 2, "its first stage has W/2 channels"),
+        at_least("--classifier-batch", args.classifier_batch, 1, "crops per step"),
+        above("--classifier-lr", args.classifier_lr, 0),
+        at_least("--classifier-seed", args.classifier_seed, 0),
+        above("--gauge-minutes", args.gauge_minutes, 0),
+        at_least("--gauge-scenes", args.gauge_scenes, 1),
+        at_least("--classifier-widen", args.classifier_widen, 1),
+        at_least("--freeze", args.freeze, 1, "layers"),
+        above("--lr0", args.lr0, 0),
+    )
+    if numbers:
+        return numbers
+    for option, folders in (("--detector-data", args.detector_data), ("--classifier-data", args.classifier_data)):
+        for folder in folders:
+            if not (Path(folder) / "data.yaml").is_file():
+                return f"{option} '{folder}': no dataset there (no data.yaml; run onze-vision make-dataset first)"
+    return first(
+        writable_folder("--out", Path(args.out)),
+        writable_folder("--runs", Path(args.runs)),
+        _device_problem(args.device, args.stage),
+        _weights_problem(args.weights),
+        _classifier_files_problem(args),
+    )
+
+
+def _device_problem(device: str, stage: str) -> str | None:
+    """A --device of a form neither stage takes, or one this machine lacks for the stage that uses it."""
+    text = device.strip()
+    if not DEVICE_FORMS.fullmatch(text):
+        return f"--device '{device}' is not a device: use {DEVICE_NAMES}"
+    indices = [int(index) for index in re.findall(r"\d+", text)]
+    if len(indices) > 1 and stage in TRAINS_CLASSIFIER:
+        return (f"--device '{device}': the classifier trains on one device; name one (e.g. {indices[0]}), "
+                f"or train the detector alone on several (--stage detector)")
+    if stage not in TRAINS_ON_DEVICE or text == "cpu":
+        return None
+    try:
+        import torch
+    except ImportError:   # train says itself that it needs the train extra
+        return None
+    if text == "mps":
+        has_mps = torch.backends.mps.is_available()
+        return None if has_mps else f"--device '{device}' asks for MPS, and this machine's PyTorch has none"
+    if not torch.cuda.is_available():
+        return f"--device '{device}' asks for CUDA, and this machine's PyTorch sees no CUDA GPU"
+    count = torch.cuda.device_count()
+    if any(index >= count for index in indices):
+        return (f"--device '{device}': this machine has {count} CUDA GPU{'' if count == 1 else 's'} "
+                f"(0 to {count - 1})")
+    return None
+
+
+def _first_line(error: Exception, path: Path) -> str:
+    """An exception's message on one line, short (a state dict's mismatch lists every key),
+    saying "it" for ``path`` (the message around it quotes it already)."""
+    lines = str(error).strip().splitlines()
+    text = lines[0].strip() if lines else type(error).__name__
+    text = re.sub(r"^ERROR[^\w/.'\"]*", "", text).replace(f"'{path}'", "it").replace(str(path), "it")
+    return text if len(text) <= 160 else text[:157] + "..."
+
+
+def _weights_problem(weights: str | None) -> str | None:
+    """--weights is a detector checkpoint Ultralytics loads (checked now, not after the dataset is cached)."""
+    if weights is None:
+        return None
+    path = Path(weights)
+    if not path.is_file():
+        return f"--weights '{weights}': no such file"
+    if path.suffix != ".pt":   # Ultralytics would look a name it does not know up on the network
+        return (f"'{weights}' is not a detector checkpoint (a .pt a detector run saved, "
+                f"e.g. runs/detector/weights/last.pt)")
+    from onze_vision.training.recipe import _quiet_ultralytics
+
+    _quiet_ultralytics()   # offline, as training loads it
+    try:
+        from ultralytics import YOLO
+
+        YOLO(str(path))
+    except ImportError:
+        return None
+    except Exception as error:   # what a wrong file raises is as varied as what it holds
+        return f"'{weights}' is not a detector checkpoint ({_first_line(error, path)})"
+    return None
+
+
+def _classifier_files_problem(args: argparse.Namespace) -> str | None:
+    """--classifier-init and --ensemble-with load as classifiers, and --classifier-widen widens.
+
+    A wrong file here would otherwise surface as an unpickler's KeyError after the crops
+    were cut (and, with --ensemble-with, after the classifier had trained).
+    """
+    init, ensemble = args.classifier_init, args.ensemble_with
+    if args.stage not in TRAINS_CLASSIFIER or (init is None and ensemble is None and args.classifier_widen is None):
+        return None
+    try:
+        import torch  # noqa: F401  (the classifier's module needs it)
+    except ImportError:   # train says itself that it needs the train extra
+        return None
+    top = args.classifier_width * 4   # a fresh network's last stage
+    for option, path in (("--classifier-init", init), ("--ensemble-with", ensemble)):
+        if path is None:
+            continue
+        loaded = _load_classifier(option, Path(path), onnx=option == "--classifier-init")
+        if isinstance(loaded, str):
+            return loaded
+        if option == "--classifier-init":
+            top = loaded.rank.in_features
+    if args.classifier_widen is not None and args.classifier_widen < top:
+        return (f"--classifier-widen {args.classifier_widen}: the network's last stage already has {top} "
+                f"channels, and widening cannot narrow it")
+    return None
+
+
+def _load_classifier(option: str, path: Path, onnx: bool) -> IndexClassifier | str:
+    """The classifier ``path`` holds, as training will load it; else the problem, quoting the path."""
+    import numpy as np
+    import torch
+
+    from onze_vision.indexcrop import CROP_SIZE
+    from onze_vision.training.classifier import load_classifier, load_classifier_members
+    from onze_vision.training.crops import CropSet
+
+    if not path.is_file():
+        return f"{option} '{path}': no such file"
+    kinds = "a .pt state dict or its ONNX export" if onnx else "a .pt state dict"
+    try:
+        if onnx and path.suffix == ".onnx":
+            # An export's batch norms are re-made from crops' statistics: any crops test the file.
+            pixels = np.random.default_rng(0).integers(0, 256, (8, CROP_SIZE, CROP_SIZE, 3), dtype=np.uint8)
+            stand_in = CropSet(pixels, np.zeros(8, np.int64), np.zeros(8, np.int64), np.zeros((8, 2), np.float32))
+            return load_classifier(path, stand_in)
         try:
-            value = kind(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"'{text}' is not a {kind.__name__}") from None
-        if value <= 0:
-            raise argparse.ArgumentTypeError(f"'{text}' must be above 0")
-        return value
-
-    return parse
+            torch.load(path, map_location="cpu")
+        except Exception:   # an unpickler fails on a non-checkpoint with anything from KeyError on
+            return f"'{path}' is not a classifier checkpoint (PyTorch cannot read it; {option} takes {kinds})"
+        return load_classifier_members(path)[-1]
+    except Exception as error:
+        return f"'{path}' is not a classifier checkpoint ({_first_line(error, path)})"
 
 
 def _train(args: argparse.Namespace) -> int:
+    """Train what --stage asks for; 2 with the reason when an option makes no sense."""
+    problem = _train_args_problem(args)
+    if problem:
+        return refuse("train", problem)
     from onze_vision.training.recipe import train_all
 
     return train_all(args)
@@ -213,19 +374,19 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                             "classifier crops (hard negatives where no index is)")
     train.add_argument("--mine-scenes", type=int, default=4000, help="training scenes to mine (default 4000)")
     train.add_argument("--classifier-minutes", type=float, default=12.0, help="classifier training time budget")
-    train.add_argument("--classifier-width", type=_positive(int), default=32, metavar="W",
+    train.add_argument("--classifier-width", type=int, default=32, metavar="W",
                        help="channels of a classifier trained from scratch (default 32; its later stages have "
                             "2W and 4W); one continued from --classifier-init keeps its own")
-    train.add_argument("--classifier-batch", type=_positive(int), default=128, metavar="N",
+    train.add_argument("--classifier-batch", type=int, default=128, metavar="N",
                        help="crops per classifier step (default 128; a GPU wants 1024 or more)")
-    train.add_argument("--classifier-lr", type=_positive(float), default=3e-3, metavar="LR",
+    train.add_argument("--classifier-lr", type=float, default=3e-3, metavar="LR",
                        help="the classifier's peak learning rate (AdamW, default 0.003)")
     train.add_argument("--classifier-seed", type=int, default=0,
                        help="seed of the classifier's crop sampling and augmentation (default 0); "
                             "a new seed makes an ensemble member that errs differently")
-    train.add_argument("--gauge-minutes", type=_positive(float), default=12.0, metavar="MIN",
+    train.add_argument("--gauge-minutes", type=float, default=12.0, metavar="MIN",
                        help="blur gauge training time budget (default 12)")
-    train.add_argument("--gauge-scenes", type=_positive(int), default=3000, metavar="N",
+    train.add_argument("--gauge-scenes", type=int, default=3000, metavar="N",
                        help="training scenes the blur gauge's crops are cut from, each blurred 3 ways "
                             "(default 3000; --classifier-seed seeds its draws too)")
     train.add_argument("--resume", action="store_true", help="resume the detector from its last checkpoint")
@@ -239,10 +400,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                             "(one ONNX file; 0 --classifier-minutes ensembles --classifier-init as it is)")
     train.add_argument("--weights", default=None, metavar="PT",
                        help="start the detector from this checkpoint instead of yolo11n.yaml (fine-tuning)")
-    train.add_argument("--freeze", type=_positive(int), default=None, metavar="N",
+    train.add_argument("--freeze", type=int, default=None, metavar="N",
                        help="keep the detector's first N layers as they are (10: the backbone of yolo11n), "
                             "so a fine-tune teaches the neck and head and leaves what the backbone sees")
-    train.add_argument("--lr0", type=_positive(float), default=None, metavar="LR",
+    train.add_argument("--lr0", type=float, default=None, metavar="LR",
                        help="the detector's AdamW learning rate (default: Ultralytics chooses the optimizer "
                             "and rate; a gentle fine-tune wants about 0.0005)")
     train.set_defaults(handler=_train)

@@ -275,8 +275,31 @@ def run_detect(args: argparse.Namespace) -> int:
     return status
 
 
+def _measured_set(option: str, path: Path, needs: str) -> Path | None:
+    """``path`` when it holds ``needs`` (what run_evaluation reads there); else None, with a note
+    on stderr: a set that is not there skips its part of the report, never the whole run."""
+    if not path.exists():
+        why = "does not exist"
+    elif not (path / needs).exists():
+        why = f"holds no {needs}"
+    else:
+        return path
+    print(f"onze-vision evaluate: note: {option} {path} {why}; that part is skipped", file=sys.stderr)
+    return None
+
+
 def run_evaluate(args: argparse.Namespace) -> int:
     """Run the evaluation and print the summary; 1 when models are missing (or, with --strict, a bar is missed)."""
+    from onze_vision.commands.checks import at_least, first, refuse, writable_folder
+
+    # Refused before the models load: nothing is measured and no report is written.
+    problem = first(
+        writable_folder("--report-dir", args.report_dir),
+        at_least("--speed-photos", args.speed_photos, 0, "0 skips the speed tests"),
+        at_least("--limit", args.limit, 1, "photos of each set; leave it out for every photo"),
+    )
+    if problem:
+        return refuse("evaluate", problem)
     from onze_vision import evaluate
 
     detector = _load_detector("evaluate", args.models)
@@ -284,20 +307,14 @@ def run_evaluate(args: argparse.Namespace) -> int:
         return 1
     if args.synthetic_val == DEFAULT_SYNTHETIC_VAL and not DEFAULT_SYNTHETIC_VAL.exists():
         args.synthetic_val = FALLBACK_SYNTHETIC_VAL
-    for option, path in (("--realphotos", args.realphotos), ("--synthetic-val", args.synthetic_val),
-                         ("--synthetic-product", args.synthetic_product),
-                         ("--synthetic-far", args.synthetic_far), ("--synthetic-four", args.synthetic_four)):
-        if path is not None and not path.exists():
-            print(f"onze-vision evaluate: note: {option} {path} does not exist; that part is skipped",
-                  file=sys.stderr)
     results = evaluate.run_evaluation(
         detector,
         report_dir=args.report_dir,
-        realphotos=args.realphotos if args.realphotos.exists() else None,
-        synthetic_val=args.synthetic_val if args.synthetic_val.exists() else None,
-        synthetic_product=args.synthetic_product if args.synthetic_product.exists() else None,
-        synthetic_far=args.synthetic_far if args.synthetic_far.exists() else None,
-        synthetic_four=args.synthetic_four if args.synthetic_four.exists() else None,
+        realphotos=_measured_set("--realphotos", args.realphotos, "manifest.json"),
+        synthetic_val=_measured_set("--synthetic-val", args.synthetic_val, "images"),
+        synthetic_product=_measured_set("--synthetic-product", args.synthetic_product, "images"),
+        synthetic_far=_measured_set("--synthetic-far", args.synthetic_far, "images"),
+        synthetic_four=_measured_set("--synthetic-four", args.synthetic_four, "images"),
         speed_photos=args.speed_photos,
         limit=args.limit,
         ultralytics=not args.no_ultralytics,
