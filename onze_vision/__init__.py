@@ -26,7 +26,7 @@ from typing import Any
 
 from onze_vision.cards import CARD_CODES, Card, InvalidCardError, format_cards, parse_cards
 from onze_vision.detector_config import InvalidModelError, ModelNotFoundError, UnknownDeckCornersError
-from onze_vision.melds import GoDown, Meld, check_down, find_contract
+from onze_vision.melds import GoDown, Meld, TooManyCardsError, check_down, find_contract
 from onze_vision.scoring import HandScore, ImpossibleHandError, score_hand
 from onze_vision.variants import (
     VARIANTS,
@@ -54,9 +54,9 @@ _LAZY = {
 __all__ = [
     "CARD_CODES", "VARIANTS", "Card", "CardDetector", "Contract", "DetectedCard", "Detections", "GoDown",
     "HandScore", "ImpossibleHandError", "InvalidCardError", "InvalidImageError", "InvalidModelError",
-    "InvalidPlayerCountError", "InvalidRoundError", "Meld", "ModelNotFoundError", "NoSplashError", "PhotoReading",
-    "UnknownDeckCornersError", "UnknownVariantError", "Variant", "check_down", "detect_cards", "find_contract",
-    "format_cards", "get_variant", "parse_cards", "score_hand",
+    "InvalidPlayerCountError", "InvalidRoundError", "Meld", "ModelNotFoundError", "NoSplashError",
+    "PhotoReading", "TooManyCardsError", "UnknownDeckCornersError", "UnknownVariantError", "Variant",
+    "check_down", "detect_cards", "find_contract", "format_cards", "get_variant", "parse_cards", "score_hand",
 ]
 
 

@@ -57,7 +57,9 @@ from onze_vision.variants import (
 )
 
 __all__ = [
+    "MAX_HAND_CARDS",
     "GoDown",
+    "TooManyCardsError",
     "Meld",
     "arrange",
     "check_down",
@@ -69,6 +71,16 @@ __all__ = [
     "meld_problem",
     "meld_problems",
 ]
+
+#: The most cards a go-down check or a whole hand may hold: the 13 dealt in hand 7 and as
+#: many again drawn or bought. The exact search grows fast past it (36 cards with Jokers
+#: took 17 s), and no hand at a table reaches it.
+MAX_HAND_CARDS = 26
+
+
+class TooManyCardsError(ValueError):
+    """More cards than :data:`MAX_HAND_CARDS` were given to a go-down check."""
+
 
 _INF = 1 << 20
 _LONGEST_RUN = 13  # A..K or 2..A: a run never holds the same Ace twice (no wrapping)
@@ -863,6 +875,11 @@ def _prepare(
     v = get_variant(variant)
     contract = v.contract(hand)
     card_list = parse_cards(cards)
+    if len(card_list) > MAX_HAND_CARDS:
+        raise TooManyCardsError(
+            f"{len(card_list)} cards: a hand holds at most {MAX_HAND_CARDS} "
+            f"(13 dealt and as many drawn or bought), so these cannot be one player's go-down or hand"
+        )
     check_possible(card_list, v, players=players, decks=decks)
     return v, contract, card_list
 
@@ -879,6 +896,7 @@ def check_down(
 
     Raises:
         UnknownVariantError, InvalidRoundError, InvalidCardError: bad input.
+        TooManyCardsError: more than :data:`MAX_HAND_CARDS` cards.
         ImpossibleHandError: cards the decks cannot hold (``players``/``decks`` as in
             :func:`onze_vision.scoring.check_possible`).
     """

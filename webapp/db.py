@@ -7,6 +7,7 @@ failing or overwriting each other.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import tempfile
 import threading
@@ -108,19 +109,34 @@ def transaction(db: sqlite3.Connection | None = None) -> Iterator[sqlite3.Connec
     db.execute("COMMIT")
 
 
-def snapshot(db: sqlite3.Connection) -> bytes:
-    """The whole database as one SQLite file's bytes, consistent even while others write
-    (SQLite's online backup), for a family to keep or to open elsewhere with ``--database``."""
-    with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "book.sqlite"
-        copy = sqlite3.connect(path)
-        try:
-            db.backup(copy)
-            # A single file, not a WAL pair: the copy opens on its own wherever it goes.
-            copy.execute("PRAGMA journal_mode = DELETE")
-        finally:
-            copy.close()
-        return path.read_bytes()
+# One book copied at a time: each copy reads the whole database, and a page that asked
+# for it eight times at once would read it eight times over.
+_snapshot_lock = threading.Lock()
+
+
+def snapshot(db: sqlite3.Connection) -> Path:
+    """The whole database copied into one SQLite file, consistent even while others write
+    (SQLite's online backup), for a family to keep or to open elsewhere with ``--database``.
+
+    Returns a temporary file's path: the caller sends it and removes it (it is as large
+    as the book, photos and all, so it is never held in memory).
+    """
+    handle, name = tempfile.mkstemp(prefix="onze-book-", suffix=".sqlite")
+    os.close(handle)
+    path = Path(name)
+    try:
+        with _snapshot_lock:
+            copy = sqlite3.connect(path)
+            try:
+                db.backup(copy)
+                # A single file, not a WAL pair: the copy opens on its own wherever it goes.
+                copy.execute("PRAGMA journal_mode = DELETE")
+            finally:
+                copy.close()
+    except BaseException:
+        path.unlink(missing_ok=True)
+        raise
+    return path
 
 
 def init_db(reset: bool = False) -> None:

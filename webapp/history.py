@@ -6,7 +6,9 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import time
+from collections.abc import Iterator
 from typing import Any
 
 from flask import Blueprint, Response, flash, redirect, render_template, url_for
@@ -47,11 +49,18 @@ def delete_for_good(game_id: int) -> Any:
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
+# A formula start after a separator a spreadsheet may split on: where the list separator
+# is ";" (Dutch, German, French Excel), "x;=2*21" opens its second cell with "=".
+_FORMULA_AFTER_SEPARATOR = re.compile(r"([;\t\r\n|] *)(?=[" + re.escape("".join(FORMULA_STARTS)) + "])")
+
+
 def spreadsheet_safe(cell: Any) -> Any:
-    """``cell`` as a spreadsheet shows it as text: a leading ' on text it would run."""
-    if isinstance(cell, str) and cell.startswith(FORMULA_STARTS):
-        return "'" + cell
-    return cell
+    """``cell`` as a spreadsheet shows it as text: a ' before anything it would run, at the
+    start or after a separator a spreadsheet in another language may split the cell on."""
+    if not isinstance(cell, str):
+        return cell
+    cell = _FORMULA_AFTER_SEPARATOR.sub(r"\1'", cell)
+    return "'" + cell if cell.startswith(FORMULA_STARTS) else cell
 
 
 def game_csv(game: dict[str, Any]) -> str:
@@ -87,8 +96,20 @@ def export_book() -> Response:
     """Download every game, score and photo as one SQLite file: ``onze-vision serve
     --database FILE`` opens it on another machine."""
     name = f"onze-book-{time.strftime('%Y-%m-%d')}.sqlite"
-    return Response(snapshot(get_db()), mimetype="application/vnd.sqlite3",
-                    headers={"Content-Disposition": f'attachment; filename="{name}"'})
+    path = snapshot(get_db())
+
+    def chunks() -> Iterator[bytes]:
+        # Sent a megabyte at a time, and removed once sent (or once the download is dropped).
+        try:
+            with path.open("rb") as copy:
+                while block := copy.read(1 << 20):
+                    yield block
+        finally:
+            path.unlink(missing_ok=True)
+
+    return Response(chunks(), mimetype="application/vnd.sqlite3",
+                    headers={"Content-Disposition": f'attachment; filename="{name}"',
+                             "Content-Length": str(path.stat().st_size)})
 
 
 @bp.route("/games/<int:game_id>/export.csv")

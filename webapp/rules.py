@@ -43,8 +43,9 @@ def players_arg(variant: Variant) -> int | None:
     text = request.args.get("players", "").strip()
     if not text:
         return None
-    if not text.isdigit():
-        abort(400, f"Players must be a whole number, not {text!r}.")
+    # isascii: "²" is a digit to str.isdigit() and not to int(); a table is never 5000 digits.
+    if not (text.isascii() and text.isdigit()) or len(text) > 3:
+        abort(400, f"Players must be a whole number, not {text[:20]!r}.")
     try:
         return variant.check_players(int(text))
     except InvalidPlayerCountError as error:

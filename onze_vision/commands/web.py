@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import errno
+import ipaddress
 import os
 import socket
 import sqlite3
@@ -100,6 +101,16 @@ def _candidate_addresses() -> list[str]:
     return found
 
 
+def _is_loopback(host: str) -> bool:
+    """True for an address only this computer reaches (127.x, ::1, localhost)."""
+    if host.strip().lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
 def database_problem(path: str, shown: str) -> str | None:
     """Why the score sheet cannot keep its book at ``path`` (``shown`` as the user gave it); else None.
 
@@ -123,6 +134,10 @@ def database_problem(path: str, shown: str) -> str | None:
 def serve(args: argparse.Namespace) -> int:
     """Create the database if needed and serve until interrupted."""
     problem = listen_problem(args.host, args.port)
+    if args.debug and not _is_loopback(args.host):
+        # The debugger runs code typed into a browser and shows this machine's paths.
+        problem = (f"--debug opens a console that runs any code sent to it, so it serves this computer "
+                   f"only: drop --debug, or --host {args.host} (the default host, 127.0.0.1, is this computer)")
     if problem is not None:
         print(f"onze-vision serve: error: {problem}", file=sys.stderr)
         return 2

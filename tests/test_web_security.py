@@ -1,0 +1,211 @@
+"""What another web site's page, or a prank at the table, cannot do to the score sheet.
+
+The sheet has no login (whoever is on the Wi-Fi keeps the score), so these are the
+requests a browser may send on a visited page's behalf, and inputs large enough to
+stall the sheet for everyone.
+"""
+
+from __future__ import annotations
+
+import csv
+import html
+import io
+import sqlite3
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from webapp.api import MAX_JSON_BYTES
+from webapp.guard import is_allowed_host, machine_names
+from webapp.model import PHOTOS_READ_AT_ONCE
+
+
+# -- names the sheet answers to (DNS rebinding) ----------------------------------------
+@pytest.mark.parametrize(("host", "allowed"), [
+    pytest.param("192.168.1.20:5000", True, id="its address on the Wi-Fi"),
+    pytest.param("127.0.0.1:5000", True, id="this computer"),
+    pytest.param("[::1]:5000", True, id="this computer, IPv6"),
+    pytest.param("localhost:5000", True, id="localhost"),
+    pytest.param("attacker.example:5000", False, id="another site's name pointed at it"),
+    pytest.param("192.168.1.20.attacker.example", False, id="an address inside another site's name"),
+])
+def test_the_sheet_answers_to_its_addresses_and_names_only(host: str, allowed: bool) -> None:
+    assert is_allowed_host(host, machine_names()) is allowed
+
+
+def test_this_machines_own_name_is_one_of_them() -> None:
+    import socket
+
+    short = socket.gethostname().lower().split(".")[0]
+    assert {short, f"{short}.local", f"{short}.lan"} <= machine_names()
+
+
+def test_a_page_reached_by_another_sites_name_is_refused_and_changes_nothing(client: Any, api: Any) -> None:
+    before = client.get("/api/games").get_json()
+    response = client.post("/api/games", json={"variant": "once", "players": ["Ann", "Bo"]},
+                           headers={"Host": "attacker.example:5000"})
+    assert response.status_code == 400
+    assert "'attacker.example:5000' is not one of them" in response.get_json()["error"]
+    assert client.get("/history/onze-book.sqlite", headers={"Host": "attacker.example"}).status_code == 400
+    assert client.get("/api/games").get_json() == before
+
+
+def test_an_install_may_answer_to_every_name(tmp_path: Path) -> None:
+    from webapp import create_app
+
+    app = create_app({"TESTING": True, "DATABASE": str(tmp_path / "any.sqlite"), "SECRET_KEY": "t",
+                      "ALLOWED_HOSTS": None})
+    assert app.test_client().get("/", headers={"Host": "scores.example"}).status_code == 200
+
+
+# -- requests another site's page sends --------------------------------------------------
+CROSS_SITE = {"Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "no-cors", "Origin": "http://evil.example"}
+
+
+@pytest.mark.parametrize(("method", "url", "body"), [
+    pytest.param("post", "/api/score", {"variant": "once", "cards": ["QH"]}, id="a computing call"),
+    pytest.param("post", "/api/detect", None, id="reading a photo (memory)"),
+    pytest.param("get", "/history/onze-book.sqlite", None, id="the whole book, as an image tag"),
+])
+def test_a_request_another_sites_page_sends_is_refused(client: Any, method: str, url: str, body: Any) -> None:
+    response = getattr(client, method)(url, json=body, headers=CROSS_SITE)
+    assert response.status_code == 403
+    assert "another web site's page is refused" in html.unescape(response.get_data(as_text=True))
+
+
+def test_a_post_with_a_foreign_origin_is_refused_without_fetch_metadata(client: Any) -> None:
+    # Older browsers send Origin on a POST but no Sec-Fetch-* headers.
+    response = client.post("/api/score", json={"variant": "once", "cards": ["QH"]},
+                           headers={"Origin": "http://evil.example"})
+    assert response.status_code == 403
+
+
+def test_the_sheets_own_pages_and_tools_without_a_browser_are_served(client: Any) -> None:
+    same = {"Sec-Fetch-Site": "same-origin", "Sec-Fetch-Mode": "cors", "Origin": "http://localhost"}
+    assert client.post("/api/score", json={"variant": "once", "cards": ["QH"]}, headers=same).status_code == 200
+    assert client.post("/api/score", json={"variant": "once", "cards": ["QH"]}).status_code == 200   # curl
+    # A link followed from a chat app is a navigation: the sheet opens.
+    assert client.get("/", headers={"Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "navigate"}).status_code == 200
+
+
+# -- inputs large enough to stall the sheet ---------------------------------------------
+def test_a_json_body_past_the_limit_is_refused_before_it_is_read(client: Any) -> None:
+    text = "QH " * (MAX_JSON_BYTES // 3 + 10)
+    response = client.post("/api/cards/parse", json={"text": text})
+    assert response.status_code == 400
+    assert f"a call takes at most {MAX_JSON_BYTES // 1024} KB" in response.get_json()["error"]
+
+
+def test_json_nested_deeper_than_python_reads_is_bad_input_not_a_crash(client: Any) -> None:
+    body = "[" * 100_000 + "]" * 100_000
+    response = client.post("/api/score", data=body, content_type="application/json")
+    assert response.status_code == 400 and "Send a JSON object" in response.get_json()["error"]
+
+
+def test_more_cards_than_a_hand_holds_are_refused_before_the_search(client: Any) -> None:
+    cards = [f"{rank}{suit}" for rank in ("2", "3", "4", "5", "6", "7", "8") for suit in "SHDC"][:24] + ["JK"] * 8
+    started = time.perf_counter()
+    response = client.post("/api/godown", json={"variant": "llenroc", "hand": 6, "cards": cards, "mode": "down"})
+    assert response.status_code == 400
+    assert "32 cards: a hand holds at most 26" in response.get_json()["error"]
+    assert time.perf_counter() - started < 5   # a guard against the search running at all (it took 17 s)
+
+
+def test_photos_are_read_two_at_a_time_however_many_arrive(app: Any, jpeg_bytes: bytes) -> None:
+    reading = app.config["DETECT"]
+    running, most = [0], [0]
+    lock = threading.Lock()
+
+    def slow_detect(data: bytes, corners: str = "auto") -> Any:
+        with lock:
+            running[0] += 1
+            most[0] = max(most[0], running[0])
+        time.sleep(0.05)
+        with lock:
+            running[0] -= 1
+        return reading(data, corners=corners)
+
+    app.config["DETECT"] = slow_detect
+    statuses: list[int] = []
+
+    def post() -> None:
+        response = app.test_client().post("/api/detect", data={"photo": (io.BytesIO(jpeg_bytes), "a.jpg")})
+        statuses.append(response.status_code)
+
+    threads = [threading.Thread(target=post) for _ in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert statuses == [200] * 6 and most[0] == PHOTOS_READ_AT_ONCE == 2
+
+
+def test_the_whole_book_is_sent_from_a_file_that_is_then_removed(client: Any, api: Any, game_id: int) -> None:
+    left_before = set(Path(tempfile.gettempdir()).glob("onze-book-*.sqlite"))
+    response = client.get("/history/onze-book.sqlite")
+    assert response.status_code == 200 and response.is_streamed
+    body = response.get_data()
+    assert int(response.headers["Content-Length"]) == len(body) and body.startswith(b"SQLite format 3\x00")
+    response.close()
+    assert set(Path(tempfile.gettempdir()).glob("onze-book-*.sqlite")) == left_before
+    copy = Path(tempfile.mkdtemp()) / "book.sqlite"
+    copy.write_bytes(body)
+    assert sqlite3.connect(copy).execute("SELECT count(*) FROM game").fetchone() == (1,)
+
+
+# -- a CSV opened where ";" separates cells ----------------------------------------------
+@pytest.mark.parametrize(("note", "kept"), [
+    pytest.param("x;=2*21", "x;'=2*21", id="a formula after ';'"),
+    pytest.param("Bo; +1", "Bo; '+1", id="after ';' and a space"),
+    pytest.param("line\n@SUM(A1)", "line\n'@SUM(A1)", id="on a new line"),
+    pytest.param("Di dealt; Bo bought twice", "Di dealt; Bo bought twice", id="words are left alone"),
+])
+def test_a_csv_cell_split_on_semicolons_runs_no_formula(client: Any, api: Any, note: str, kept: str) -> None:
+    game_id = api.post("/api/games", {"variant": "once", "players": ["Ann", "Bo"], "note": note}).get_json()["id"]
+    rows = list(csv.reader(io.StringIO(client.get(f"/games/{game_id}/export.csv").data.decode("utf-8-sig"))))
+    assert rows[-1] == ["game note", kept]
+
+
+# -- numbers only a keyboard's digits make -------------------------------------------------
+@pytest.mark.parametrize(("url", "body", "said"), [
+    pytest.param("/hands/1", {"out": 1.5}, "Who went out must be a player number, not 1.5", id="seat 1.5 went out"),
+    pytest.param("/hands/1", {"out": True}, "Who went out must be a player number, not True", id="seat true went out"),
+    pytest.param("/hands/1/scores/2", {"points": "٣"}, "Score '٣' is not a whole number", id="Arabic-Indic three"),
+    pytest.param("/hands/1/scores/2", {"points": "1e3"}, "Score '1e3' is not a whole number", id="1e3 points"),
+])
+def test_a_number_that_is_not_whole_ascii_digits_is_refused(api: Any, game_id: int, url: str, body: Any,
+                                                            said: str) -> None:
+    response = api.post(f"/api/games/{game_id}{url}", body)
+    assert response.status_code == 400 and said in response.get_json()["error"]
+
+
+def test_a_first_dealer_of_true_is_refused(api: Any) -> None:
+    response = api.post("/api/games", {"variant": "once", "players": ["Ann", "Bo"], "first_dealer": True})
+    assert response.status_code == 400 and "not True" in response.get_json()["error"]
+
+
+@pytest.mark.parametrize("players", ["²", "9" * 5000, "٣"])
+def test_a_table_size_in_other_digits_is_a_400_not_a_crash(client: Any, players: str) -> None:
+    for url in (f"/rules/llenroc?players={players}", f"/api/variants/llenroc?players={players}"):
+        response = client.get(url)
+        assert response.status_code == 400 and "Players must be a whole number" in response.get_data(as_text=True)
+
+
+# -- the debugger is for this computer only ------------------------------------------------
+@pytest.mark.parametrize(("host", "refused"), [("0.0.0.0", True), ("192.168.1.20", True), ("127.0.0.1", False),
+                                               ("localhost", False)])
+def test_debug_mode_serves_this_computer_only(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+                                              tmp_path: Path, host: str, refused: bool) -> None:
+    from onze_vision.cli import main
+    from onze_vision.commands import web
+
+    # Where debug would be allowed, stop before serving: the check under test comes first.
+    monkeypatch.setattr(web, "listen_problem", lambda host, port: "stopped here by the test")
+    code = main(["serve", "--debug", "--host", host, "--database", str(tmp_path / "d.sqlite")])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert ("--debug opens a console that runs any code sent to it" in err) is refused
