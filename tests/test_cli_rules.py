@@ -406,3 +406,13 @@ def test_a_reader_that_goes_away_is_not_an_error(argv: list[str]) -> None:
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("command", [["score", "--variant", "once"], ["check-down", "--variant", "once", "--round", "1"]])
+def test_two_photos_for_one_hand_are_refused_not_one_silently_dropped(
+    capsys: pytest.CaptureFixture[str], command: list[str]
+) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main([*command, "--photo", "a.jpg", "--photo", "b.jpg"])
+    assert exit_.value.code == 2
+    assert "--photo 'a.jpg' and --photo 'b.jpg': one hand, one photo" in capsys.readouterr().err

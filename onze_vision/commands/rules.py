@@ -220,6 +220,17 @@ def _players(text: str) -> int:
         raise argparse.ArgumentTypeError(f"players must be a whole number, not {text!r}") from None
 
 
+class _OnePhoto(argparse.Action):
+    """--photo given once: a second would silently replace the first, so it is refused."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        if getattr(namespace, self.dest, None) is not None:
+            parser.error(f"--photo {getattr(namespace, self.dest)!r} and --photo {values!r}: one hand, one photo "
+                         "(score each hand on its own)")
+        setattr(namespace, self.dest, values)
+
+
 def _add_card_inputs(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "cards",
@@ -227,7 +238,7 @@ def _add_card_inputs(parser: argparse.ArgumentParser) -> None:
         metavar="CARD",
         help="card codes: rank A 2-10 J Q K then suit S H D C, or JK (forgiving: qh, TH, 10♥)",
     )
-    parser.add_argument("--photo", metavar="PHOTO", help="read the cards from a photo instead")
+    parser.add_argument("--photo", metavar="PHOTO", action=_OnePhoto, help="read the cards from a photo instead")
     parser.add_argument("--corners", choices=DECK_CORNERS, default="auto", help=f"with --photo, {CORNERS_HELP}")
     parser.add_argument(
         "--players",
