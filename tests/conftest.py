@@ -17,9 +17,19 @@ import pytest
 
 from onze_vision.detector import DetectedCard, PhotoReading
 from onze_vision.imageio import load_image
+from support import TEST_SECRET_KEY
 
 DATA = Path(__file__).parent / "data"
 SCRIPTS = Path(__file__).resolve().parents[1] / "scripts"
+
+
+@pytest.fixture(autouse=True)
+def secret_key_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> str:
+    """An app made without ``SECRET_KEY`` (``serve``, a server in a subprocess) takes it from
+    ``ONZE_SECRET_KEY``; unset, it writes a new key into the checkout's ``instance/`` folder,
+    which no test may touch."""
+    monkeypatch.setenv("ONZE_SECRET_KEY", TEST_SECRET_KEY)
+    return TEST_SECRET_KEY
 
 
 @pytest.fixture(scope="module")

@@ -4,7 +4,6 @@ scenes with and without it, labels untouched."""
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -15,11 +14,7 @@ import pytest
 
 from onze_vision.synth.blur import camera_blur, motion_kernel
 from onze_vision.synth.dataset import make_dataset
-
-needs_art = pytest.mark.skipif(
-    shutil.which("rsvg-convert") is None or not Path("/usr/share/aisleriot/cards/anglo.svgz").exists(),
-    reason="card art needs: apt-get install gnome-cards-data librsvg2-bin",
-)
+from support import needs_art
 
 
 @pytest.mark.parametrize("length", [1, 2, 7, 20])

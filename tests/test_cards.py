@@ -106,9 +106,10 @@ def test_cards_are_immutable_and_hashable_values() -> None:
 
 
 def test_constructing_a_card_that_does_not_exist_is_an_error() -> None:
-    with pytest.raises(InvalidCardError):
+    # The message quotes what was asked for, so the caller sees which part is wrong.
+    with pytest.raises(InvalidCardError, match="'rank 14 suit H' is not a card"):
         Card(14, "H")
-    with pytest.raises(InvalidCardError):
+    with pytest.raises(InvalidCardError, match="'rank 5 suit X' is not a card"):
         Card(5, "X")
 
 

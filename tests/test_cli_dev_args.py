@@ -15,7 +15,7 @@ from typing import Any
 import cv2
 import numpy as np
 import pytest
-from test_detector import make_fake_models
+from fake_models import make_fake_models
 
 from onze_vision.cli import main
 

@@ -10,6 +10,7 @@ import pytest
 
 from onze_vision.cli import main
 from onze_vision.commands import web
+from support import free_port
 
 
 def _serve(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
@@ -88,14 +89,8 @@ def test_a_database_that_cannot_be_the_book_is_refused_and_left_as_it_was(
     book = tmp_path / "scores.sqlite"
     make(book)
     before = book.read_bytes() if book.is_file() else None
-    code, out, err = _serve(capsys, "--port", str(_free_port()), "--database", str(book))
+    code, out, err = _serve(capsys, "--port", str(free_port()), "--database", str(book))
     assert code == 2 and out == ""
     assert err.startswith(f"onze-vision serve: error: '{book}' ") and said in err
     assert (book.read_bytes() if book.is_file() else None) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["scores.sqlite"]   # no -wal, no -shm
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])

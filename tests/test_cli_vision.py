@@ -11,7 +11,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
-from test_detector import SHIPPED, make_fake_models
+from fake_models import SHIPPED, make_fake_models
 
 from onze_vision.cli import main
 from onze_vision.commands.vision import annotation_paths

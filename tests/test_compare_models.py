@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
@@ -42,7 +43,11 @@ def test_one_column_per_folder_and_the_same_folder_measures_the_same(
     assert 0.9 <= recall <= 1.0 and invented <= 0.2
     printed = capsys.readouterr().out.splitlines()
     assert printed[0].startswith("| figure | ") and any(line.startswith("| shaken: found") for line in printed)
-    assert (tmp_path / "figures.json").read_text().startswith("{")
+    # The file holds the table printed: each folder's figures, row by row (a pair as a list).
+    written = json.loads((tmp_path / "figures.json").read_text())
+    assert list(written) == list(table) and list(written[str(copy)]) == list(rows)
+    assert written == json.loads(json.dumps(table))
+    assert written[str(copy)]["real photos: rank recall / invented"] == [recall, invented]
 
 
 def test_real_photos_without_their_manifest_are_refused(load_script: Callable[[str], ModuleType], tmp_path: Path,

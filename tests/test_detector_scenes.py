@@ -9,7 +9,6 @@ two decks are two, and a turned card is still one card.
 
 from __future__ import annotations
 
-import shutil
 from collections import Counter
 from dataclasses import replace
 from pathlib import Path
@@ -21,14 +20,11 @@ import pytest
 from onze_vision.conditions import grey_jpeg, in_light
 from onze_vision.detections import Detections
 from onze_vision.detector import DEFAULT_MODEL_DIR, DETECTOR_FILE, CardDetector
+from support import needs_art
 
 DATA = Path(__file__).parent / "data"
 needs_models = pytest.mark.skipif(not (DEFAULT_MODEL_DIR / DETECTOR_FILE).exists(),
                                   reason="models/ has no trained ONNX models yet")
-needs_art = pytest.mark.skipif(
-    shutil.which("rsvg-convert") is None or not Path("/usr/share/aisleriot/cards/anglo.svgz").exists(),
-    reason="card art needs: apt-get install gnome-cards-data librsvg2-bin",
-)
 SIZE = (800, 600)
 CARD_HEIGHT = 210.0  # a hand photographed from 40 cm: corner indices about 35 px tall
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
-from test_detector import make_fake_models
+from fake_models import make_fake_models
 
 from onze_vision.detections import Detections
 from onze_vision.detector import CARD_CODES, CardDetector, DetectedCard, DetectorConfig

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import re
 import time
 from collections import Counter
+from collections.abc import Callable
 
 import pytest
 
@@ -282,16 +284,21 @@ def test_meld_problem_checks_an_arrangement_as_laid() -> None:
 
 
 @pytest.mark.parametrize(
-    ("call", "error"),
+    ("call", "error", "message"),
     [
-        pytest.param(lambda: check_down("once", 8, "7H"), InvalidRoundError, id="hand 8"),
-        pytest.param(lambda: check_down("rummy", 1, "7H"), UnknownVariantError, id="unknown variant"),
-        pytest.param(lambda: check_down("ons", 1, "JK 7H 7S 7D 8H 8S"), ImpossibleHandError, id="a Joker in ons"),
-        pytest.param(lambda: find_contract("once", 1, "7H 7H 7H 8S 8S 8D"), ImpossibleHandError, id="three 7H in two decks"),
+        pytest.param(lambda: check_down("once", 8, "7H"), InvalidRoundError,
+                     "hand 8 does not exist: Onze is played over hands 1 to 7", id="hand 8"),
+        pytest.param(lambda: check_down("rummy", 1, "7H"), UnknownVariantError,
+                     "unknown variant 'rummy': choose one of", id="unknown variant"),
+        pytest.param(lambda: check_down("ons", 1, "JK 7H 7S 7D 8H 8S"), ImpossibleHandError,
+                     "ons is played without Jokers: JK cannot be in a hand", id="a Joker in ons"),
+        pytest.param(lambda: find_contract("once", 1, "7H 7H 7H 8S 8S 8D"), ImpossibleHandError,
+                     "3 × 7H, but 2 decks in once hold only 2 of each card", id="three 7H in two decks"),
     ],
 )
-def test_bad_input_raises(call, error) -> None:  # type: ignore[no-untyped-def]
-    with pytest.raises(error):
+def test_a_go_down_that_cannot_be_is_refused_naming_what_is_wrong(
+        call: Callable[[], object], error: type[Exception], message: str) -> None:
+    with pytest.raises(error, match=re.escape(message)):
         call()
 
 

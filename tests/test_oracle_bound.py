@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
 import pytest
+from support import needs_art
 
 pytest.importorskip("torch", reason="the oracle bound trains: pip install -e '.[train]'")
 
@@ -15,10 +15,7 @@ from onze_vision.detector import DEFAULT_MODEL_DIR, CardDetector  # noqa: E402
 from onze_vision.synth.dataset import make_dataset  # noqa: E402
 from onze_vision.training.crops import NONE_RANK  # noqa: E402
 
-pytestmark = pytest.mark.skipif(
-    shutil.which("rsvg-convert") is None or not Path("/usr/share/aisleriot/cards/anglo.svgz").exists(),
-    reason="card art needs: apt-get install gnome-cards-data librsvg2-bin",
-)
+pytestmark = needs_art
 
 SHIPPED = (DEFAULT_MODEL_DIR / "index_classifier.pt").exists()
 

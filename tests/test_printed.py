@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -15,11 +14,9 @@ from onze_vision.synth.backgrounds import BackgroundBank
 from onze_vision.synth.dataset import make_dataset, scene_meta
 from onze_vision.synth.printed import PRINT_FONTS, WORDS, draw_print
 from onze_vision.synth.scenes import render_scene
+from support import needs_art
 
-pytestmark = pytest.mark.skipif(
-    shutil.which("rsvg-convert") is None or not Path("/usr/share/aisleriot/cards/anglo.svgz").exists(),
-    reason="card art needs: apt-get install gnome-cards-data librsvg2-bin",
-)
+pytestmark = needs_art
 
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
@@ -10,6 +9,7 @@ from types import ModuleType
 import pytest
 
 from onze_vision.detector import DetectedCard
+from support import needs_art
 
 
 @pytest.fixture(scope="module")
@@ -45,10 +45,7 @@ def test_a_folder_that_is_no_dataset_is_refused(printed_words: ModuleType, tmp_p
     assert str(tmp_path) in capsys.readouterr().err
 
 
-@pytest.mark.skipif(
-    shutil.which("rsvg-convert") is None or not Path("/usr/share/aisleriot/cards/anglo.svgz").exists(),
-    reason="card art needs: apt-get install gnome-cards-data librsvg2-bin",
-)
+@needs_art
 def test_the_shipped_models_read_printed_twins(printed_words: ModuleType, tmp_path: Path,
                                                capsys: pytest.CaptureFixture[str]) -> None:
     from onze_vision.synth.dataset import make_dataset

@@ -94,5 +94,5 @@ def test_a_possible_hand_passes(variant: str, cards: str, kwargs: dict[str, int]
 
 
 def test_players_outside_the_variant_are_an_error() -> None:
-    with pytest.raises(InvalidPlayerCountError):
+    with pytest.raises(InvalidPlayerCountError, match="onze is played by 3 to 7 players, not 9"):
         score_hand(["QH"], "onze", players=9)

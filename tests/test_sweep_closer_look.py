@@ -11,7 +11,7 @@ from types import ModuleType
 import cv2
 import numpy as np
 import pytest
-from test_detector import make_fake_models
+from fake_models import make_fake_models
 
 from onze_vision.detector import CARD_CODES
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -20,11 +19,9 @@ from onze_vision.synth.backgrounds import BackgroundBank, generated_surface, rea
 from onze_vision.synth.codes import CARD_CODES
 from onze_vision.synth.dataset import deck_names, make_dataset
 from onze_vision.synth.scenes import MIN_VISIBLE, compose_scene, place_card
+from support import needs_art
 
-pytestmark = pytest.mark.skipif(
-    shutil.which("rsvg-convert") is None or not Path("/usr/share/aisleriot/cards/anglo.svgz").exists(),
-    reason="card art needs: apt-get install gnome-cards-data librsvg2-bin",
-)
+pytestmark = needs_art
 
 SIZE = (320, 320)
 
@@ -89,6 +86,7 @@ def test_a_kde_deck_renders_each_card_element_with_its_index(art_cache: Path):
     assert len(deck.cards) == 52 and "JK" not in deck.cards
     heights = {card.shape[0] for card in deck.cards.values()}
     assert heights == {360}
+    assert set(deck.index_boxes) == set(deck.cards)   # every card's index was found: the loop sees them all
     for code, (x1, y1, x2, y2) in deck.index_boxes.items():
         h, w = deck.cards[code].shape[:2]
         assert 1.3 < h / w < 1.45, code  # a whole card, not a squashed element box
@@ -97,6 +95,7 @@ def test_a_kde_deck_renders_each_card_element_with_its_index(art_cache: Path):
 
 def test_every_card_of_a_design_has_an_index_near_its_top_left_corner(anglo):
     assert len(anglo.cards) == 53
+    assert set(anglo.index_boxes) == set(anglo.cards)   # every card's index was found: the loop sees them all
     for code, (x1, y1, x2, y2) in anglo.index_boxes.items():
         h, w = anglo.cards[code].shape[:2]
         assert 0 <= x1 < x2 <= 0.3 * w, code
@@ -108,6 +107,7 @@ def test_an_index_is_the_rank_glyph_with_the_pip_under_it(design: str, art_cache
     # Ornamental's pip reaches 0.43 of the card height: a tighter corner region cut it
     # off, and its labels were the rank glyph alone (about as tall as wide).
     deck = load_decks(names=[design], cache=art_cache)[0]
+    assert set(deck.index_boxes) >= set(deck.cards) - {"JK"}   # every index is looked at
     for code, (x1, y1, x2, y2) in deck.index_boxes.items():
         if code != "JK":
             assert (y2 - y1) / (x2 - x1) > 1.8, code

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import shutil
 from pathlib import Path
 
 import numpy as np
@@ -22,14 +21,9 @@ pytest.importorskip("ultralytics", reason="training needs the train extra: pip i
 from onze_vision.synth.dataset import make_dataset  # noqa: E402
 from onze_vision.training.recipe import (  # noqa: E402
     detector_data_yaml, fit_center_offset, train_all, write_detector_json)
+from support import needs_art  # noqa: E402
 
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.skipif(
-        shutil.which("rsvg-convert") is None or not Path("/usr/share/aisleriot/cards/anglo.svgz").exists(),
-        reason="card art needs: apt-get install gnome-cards-data librsvg2-bin",
-    ),
-]
+pytestmark = [pytest.mark.slow, needs_art]
 
 
 @pytest.fixture(scope="module")

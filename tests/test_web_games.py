@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import re
 import struct
 from pathlib import Path
@@ -228,14 +229,24 @@ def test_the_api_deletes_and_restores_a_game(api: Any, game_id: int) -> None:
 
 
 def test_deleting_needs_the_csrf_token(client: Any, game_id: int) -> None:
-    assert client.post(f"/games/{game_id}/delete").status_code == 400
+    refused = client.post(f"/games/{game_id}/delete")
+    assert refused.status_code == 400
+    assert "The form's security token is missing or out of date: reload the page and try again." in html.unescape(refused.get_data(as_text=True))
     assert client.get(f"/games/{game_id}").status_code == 200
 
 
-@pytest.mark.parametrize("url", ["/games/99999999999999999999999", "/games/9223372036854775808/hands/1",
-                                 "/api/games/99999999999999999999999", "/photos/99999999999999999999999"])
-def test_ids_beyond_sqlites_integers_are_404_not_a_crash(client: Any, url: str) -> None:
-    assert client.get(url).status_code == 404
+@pytest.mark.parametrize(("url", "message"), [
+    pytest.param("/games/99999999999999999999999", "Game 99999999999999999999999 doesn't exist.", id="a game"),
+    pytest.param("/games/9223372036854775808/hands/1", "Game 9223372036854775808 doesn't exist.",
+                 id="a hand of a game one past SQLite's largest id"),
+    pytest.param("/api/games/99999999999999999999999", "Game 99999999999999999999999 doesn't exist.",
+                 id="a game in the API"),
+    pytest.param("/photos/99999999999999999999999", "Photo 99999999999999999999999 doesn't exist.", id="a photo"),
+])
+def test_ids_beyond_sqlites_integers_are_404_not_a_crash(client: Any, url: str, message: str) -> None:
+    response = client.get(url)
+    assert response.status_code == 404
+    assert message in html.unescape(response.get_data(as_text=True))   # said as for any id not there
 
 
 def test_unknown_game_is_a_404_with_a_message(client: Any) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import io
 from typing import Any
 
@@ -73,12 +74,14 @@ def test_photo_go_down_reads_the_cards(client: Any, token: str, detector: Any, j
 def test_photo_that_is_not_an_image_is_refused(client: Any, token: str) -> None:
     response = _check(client, token, photo=(io.BytesIO(b"hello world"), "notes.txt"))
     assert response.status_code == 400
-    assert "not" in response.get_data(as_text=True).lower()
+    assert ("the image data is not a JPEG, PNG or WebP image: it looks like text starting 'hello world'"
+            in html.unescape(response.get_data(as_text=True)))
 
 
 def test_go_down_post_needs_the_csrf_token(client: Any) -> None:
     response = client.post("/godown", data={"variant": "llenroc", "hand": "1", "cards": "7H 7S 7D"})
     assert response.status_code == 400
+    assert "The form's security token is missing or out of date: reload the page and try again." in html.unescape(response.get_data(as_text=True))
 
 
 def test_photo_go_down_shows_the_cards_to_check(client: Any, token: str, detector: Any, jpeg_bytes: bytes) -> None:

@@ -344,9 +344,12 @@ def test_huge_upload_is_refused_with_the_limit(client: Any, token: str, game_id:
     assert client.get("/photos/1").status_code == 404
 
 
-def test_unknown_photo_is_404(client: Any, game_id: int) -> None:
-    assert client.get("/photos/5").status_code == 404
-    assert client.get(f"/games/{game_id}/hands/1/players/2?photo=5").status_code == 404
+@pytest.mark.parametrize("url", ["/photos/5", "/games/{game_id}/hands/1/players/2?photo=5"],
+                         ids=["the photo", "a player's page showing it"])
+def test_unknown_photo_is_404(client: Any, game_id: int, url: str) -> None:
+    response = client.get(url.format(game_id=game_id))
+    assert response.status_code == 404
+    assert "Photo 5 doesn't exist." in html.unescape(response.get_data(as_text=True))
 
 
 def test_missing_model_keeps_the_page_usable(client: Any, app: Any, token: str, game_id: int, jpeg_bytes: bytes) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import html
 import io
 import json
 import re
@@ -75,9 +76,12 @@ def test_printable_sheet_uses_the_print_stylesheet(client: Any, game_id: int) ->
     assert css.status_code == 200 and b"@page" in css.data
 
 
-def test_exports_of_missing_games_are_404(client: Any) -> None:
-    for url in ("/games/3/export.csv", "/games/3/export.json", "/games/3/print"):
-        assert client.get(url).status_code == 404
+@pytest.mark.parametrize("url", ["/games/3/export.csv", "/games/3/export.json", "/games/3/print"],
+                         ids=["csv", "json", "print"])
+def test_exports_of_missing_games_are_404(client: Any, url: str) -> None:
+    response = client.get(url)
+    assert response.status_code == 404
+    assert "Game 3 doesn't exist." in html.unescape(response.get_data(as_text=True))
 
 
 def test_every_asset_is_served_by_the_app(client: Any, game_id: int) -> None:
@@ -87,7 +91,9 @@ def test_every_asset_is_served_by_the_app(client: Any, game_id: int) -> None:
     for url in ("/", f"/games/{game_id}", f"/games/{game_id}/hands/1", f"/games/{game_id}/hands/1/players/1",
                 "/godown", "/history", "/games/new"):
         page = client.get(url).get_data(as_text=True)
-        for ref in re.findall(r'(?:src|href)="([^"]+)"', page):
+        refs = re.findall(r'(?:src|href)="([^"]+)"', page)
+        assert "/static/style.css" in refs, url   # the pattern finds the page's links (none: nothing checked)
+        for ref in refs:
             assert ref.startswith("/") and not ref.startswith("//"), (url, ref)
             if ref.startswith("/static/"):
                 assert client.get(ref).status_code == 200, ref

@@ -5,7 +5,6 @@ from __future__ import annotations
 import io
 import json
 import os
-import socket
 import subprocess
 import sys
 import threading
@@ -16,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support import TEST_SECRET_KEY, free_port
 
 
 def test_concurrent_saves_of_different_players_lose_nothing(app: Any) -> None:
@@ -53,20 +53,15 @@ def test_concurrent_saves_of_different_players_lose_nothing(app: Any) -> None:
     assert game["finished"]
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 class Server:
     """``onze-vision serve`` in a subprocess on a temporary database."""
 
     def __init__(self, database: Path) -> None:
         self.database = database
-        self.port = _free_port()
+        self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
-        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        # The key too (conftest sets it; said here as well): without it serve writes one into instance/.
+        env = {**os.environ, "PYTHONUNBUFFERED": "1", "ONZE_SECRET_KEY": TEST_SECRET_KEY}
         self.process = subprocess.Popen(
             [sys.executable, "-m", "onze_vision", "serve", "--port", str(self.port), "--database", str(database)],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env)

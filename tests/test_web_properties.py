@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,10 @@ SAVES = st.lists(
 @given(saves=SAVES, out=st.dictionaries(st.integers(1, 7), st.integers(1, 3), max_size=7))
 def test_totals_are_the_sum_of_the_saved_scores(tmp_path: Path, saves: list[tuple[int, int, int]],
                                                 out: dict[int, int]) -> None:
-    app = create_app({"TESTING": True, "DATABASE": str(tmp_path / f"p{id(saves)}.sqlite"), "SECRET_KEY": "t"})
+    # A fresh folder per example: tmp_path is shared by every example of one run, and a name
+    # made from id() can come back once its object is freed, so two examples would share a book.
+    book = Path(tempfile.mkdtemp(dir=tmp_path)) / "book.sqlite"
+    app = create_app({"TESTING": True, "DATABASE": str(book), "SECRET_KEY": "t"})
     client = app.test_client()
     headers = {"X-CSRF-Token": client.get("/api/csrf").get_json()["token"]}
     game_id = client.post("/api/games", json={"variant": "onze", "players": ["A", "B", "C"]},
