@@ -36,7 +36,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--port", type=_port, default=5000, help="port, 1-65535 (default 5000)")
     parser.add_argument("--database", metavar="PATH", default=None,
                         help="SQLite file (default: $ONZE_DATABASE, else instance/onze.sqlite); created if missing")
-    parser.add_argument("--debug", action="store_true", help="Flask debug mode (never on a shared network)")
+    parser.add_argument("--debug", action="store_true", help="Flask debug mode (this computer only: refused with another --host)")
     parser.set_defaults(handler=serve)
 
 
