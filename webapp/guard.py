@@ -58,8 +58,8 @@ def is_allowed_host(host: str, names: set[str]) -> bool:
 def _guard() -> None:
     names = current_app.config["ALLOWED_HOSTS"]
     if names is not None and not is_allowed_host(request.host, names):
-        abort(400, f"This score sheet answers at this machine's own addresses; {request.host!r} is not one of them. "
-                   "Open it by its address (e.g. http://192.168.1.20:5000) or by this machine's name.")
+        abort(400, f"This score sheet answers to an IP address or this machine's own names; {request.host!r} is "
+                   "not one of them. Open it by its address (e.g. http://192.168.1.20:5000) or by this machine's name.")
     site = request.headers.get("Sec-Fetch-Site", "")
     origin = request.headers.get("Origin")
     from_elsewhere = site == "cross-site" or (

@@ -349,9 +349,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         ),
         formatter_class=fmt,
     )
-    train.add_argument("--data", default=str(REPO / "datasets" / "onze"), help="dataset folder from make-dataset")
-    train.add_argument("--out", default=str(REPO / "models"), help="where the shipped models go")
-    train.add_argument("--runs", default=str(REPO / "runs"), help="training runs and checkpoints")
+    train.add_argument("--data", default=str(REPO / "datasets" / "onze"),
+                       help="dataset folder from make-dataset (default: datasets/onze in the checkout)")
+    train.add_argument("--out", default=str(REPO / "models"),
+                       help="where the shipped models go (default: models/ in the checkout)")
+    train.add_argument("--runs", default=str(REPO / "runs"),
+                       help="training runs and checkpoints (default: runs/ in the checkout)")
     train.add_argument("--stage", choices=("all", "detector", "classifier", "crops", "blur-gauge", "export"),
                        default="all",
                        help="what to run (default all); crops cuts and caches the classifier's crops under "
@@ -362,9 +365,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                        help="train the detector for this long instead of --epochs (the LR schedule fits the time)")
     train.add_argument("--imgsz", type=int, default=320, help="detector training size (default 320)")
     train.add_argument("--batch", type=int, default=16, help="detector batch (default 16)")
-    train.add_argument("--device", default="cpu", help="where both stages train: cpu or a CUDA device such as 0")
-    train.add_argument("--workers", type=int, default=2, help="dataloader workers")
-    train.add_argument("--fraction", type=float, default=1.0, help="share of the training images to use")
+    train.add_argument("--device", default="cpu",
+                       help="where both stages train: cpu or a CUDA device such as 0 (default cpu)")
+    train.add_argument("--workers", type=int, default=2, help="dataloader workers (default 2)")
+    train.add_argument("--fraction", type=float, default=1.0, help="share of the training images to use (default 1.0)")
     train.add_argument("--detector-data", nargs="*", default=[], metavar="DIR",
                        help="more datasets whose scenes the detector also trains on (validation stays on --data)")
     train.add_argument("--classifier-data", nargs="*", default=[], metavar="DIR",
@@ -373,7 +377,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                        help="models folder whose detector is run on training scenes: its boxes become "
                             "classifier crops (hard negatives where no index is)")
     train.add_argument("--mine-scenes", type=int, default=4000, help="training scenes to mine (default 4000)")
-    train.add_argument("--classifier-minutes", type=float, default=12.0, help="classifier training time budget")
+    train.add_argument("--classifier-minutes", type=float, default=12.0,
+                       help="classifier training time budget in minutes (default 12)")
     train.add_argument("--classifier-width", type=int, default=32, metavar="W",
                        help="channels of a classifier trained from scratch (default 32; its later stages have "
                             "2W and 4W); one continued from --classifier-init keeps its own")

@@ -35,7 +35,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                         help="address to listen on (0.0.0.0 lets phones on the same network in; default 127.0.0.1)")
     parser.add_argument("--port", type=_port, default=5000, help="port, 1-65535 (default 5000)")
     parser.add_argument("--database", metavar="PATH", default=None,
-                        help="SQLite file (default: $ONZE_DATABASE, else instance/onze.sqlite); created if missing")
+                        help="SQLite file (default: $ONZE_DATABASE, else onze.sqlite in the instance folder: instance/ in "
+                             "a checkout, <prefix>/var/webapp-instance/ once installed); created if missing")
     parser.add_argument("--debug", action="store_true", help="Flask debug mode (this computer only: refused with another --host)")
     parser.set_defaults(handler=serve)
 
