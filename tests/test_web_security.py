@@ -77,10 +77,11 @@ def test_a_request_another_sites_page_sends_is_refused(client: Any, method: str,
     assert "another web site's page is refused" in html.unescape(response.get_data(as_text=True))
 
 
-def test_a_post_with_a_foreign_origin_is_refused_without_fetch_metadata(client: Any) -> None:
+@pytest.mark.parametrize("origin", ["http://evil.example", "null", "http://localhost:8080"],
+                         ids=["another site", "a sandboxed frame", "another port of this machine"])
+def test_a_post_with_a_foreign_origin_is_refused_without_fetch_metadata(client: Any, origin: str) -> None:
     # Older browsers send Origin on a POST but no Sec-Fetch-* headers.
-    response = client.post("/api/score", json={"variant": "once", "cards": ["QH"]},
-                           headers={"Origin": "http://evil.example"})
+    response = client.post("/api/score", json={"variant": "once", "cards": ["QH"]}, headers={"Origin": origin})
     assert response.status_code == 403
 
 

@@ -62,8 +62,9 @@ def _guard() -> None:
                    "not one of them. Open it by its address (e.g. http://192.168.1.20:5000) or by this machine's name.")
     site = request.headers.get("Sec-Fetch-Site", "")
     origin = request.headers.get("Origin")
+    # "null" is foreign too: a sandboxed frame on another site posts with Origin: null.
     from_elsewhere = site == "cross-site" or (
-        origin is not None and origin != "null" and origin.split("://", 1)[-1].lower() != request.host.lower())
+        origin is not None and origin.split("://", 1)[-1].lower() != request.host.lower())
     # A navigation (a link, a bookmark) may come from anywhere; what a page sends behind it may not.
     if from_elsewhere and request.headers.get("Sec-Fetch-Mode", "navigate") != "navigate" or (
             from_elsewhere and request.method not in ("GET", "HEAD")):
