@@ -733,9 +733,7 @@ def _faulty_meld(v: Variant, contract: Contract, cards: Sequence[Card]) -> _Faul
     best: _Fault | None = None
     seen: set[tuple[MeldKind, tuple[str, ...]]] = set()
     for kind in dict.fromkeys(contract.melds):
-        rest = list(contract.melds)
-        rest.remove(kind)
-        rest_contract = Contract(tuple(rest))
+        rest_contract = _missing(contract, Contract((kind,)))
         least = SET_MIN if kind == "set" else RUN_MIN
         for size in range(least, len(cards) - rest_contract.min_cards + 1):
             for picked in itertools.combinations(range(len(cards)), size):
