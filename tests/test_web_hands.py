@@ -195,7 +195,8 @@ def test_two_devices_changing_the_same_field_are_told_not_overwritten(
     page = response.get_data(as_text=True)
     assert response.status_code == 409 and html.unescape(said) in html.unescape(page)
     assert str(hand[field]) == theirs                             # B's save stands...
-    assert "save again to keep it" in page and f'name="{field}_was" value="{theirs}"' in page
+    assert page.count("save again</strong> to keep it") == 1 and f'name="{field}_was" value="{theirs}"' in page
+    assert f'<a href="/games/{game_id}/hands/2">keep what the other device saved</a>' in page
     # ...and A's choice is on the page, drawn as of now: one more save keeps it.
     resend = {"out": mine, "out_was": theirs} if field == "out" else {"note": mine, "note_was": theirs}
     assert client.post(f"/games/{game_id}/hands/2", data={"csrf_token": token, **resend}).status_code == 302

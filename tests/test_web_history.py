@@ -28,7 +28,7 @@ def test_history_lists_finished_and_unfinished_games(client: Any, api: Any, game
     assert f'id="game-{game_id}"' in page and f'id="game-{other}"' in page
     assert "Winner: <strong>" in page
     assert "Unfinished: hand 1 of 7" in page
-    assert page.count('<table class="sheet">') == 2
+    assert page.count("<table class=\"sheet") == 2
 
 
 def test_csv_export_has_every_hand_and_the_totals(client: Any, api: Any, game_id: int) -> None:

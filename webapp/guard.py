@@ -59,7 +59,8 @@ def _guard() -> None:
     names = current_app.config["ALLOWED_HOSTS"]
     if names is not None and not is_allowed_host(request.host, names):
         abort(400, f"This score sheet answers to an IP address or this machine's own names; {request.host!r} is "
-                   "not one of them. Open it by its address (e.g. http://192.168.1.20:5000) or by this machine's name.")
+                   "not one of them. Open it by its address (e.g. http://192.168.1.20:5000) or by this machine's name "
+                   "(whoever started it can add a name: onze-vision serve --allow-host NAME).")
     site = request.headers.get("Sec-Fetch-Site", "")
     origin = request.headers.get("Origin")
     # "null" is foreign too: a sandboxed frame on another site posts with Origin: null.

@@ -35,7 +35,7 @@ def hand(game_id: int, hand: int) -> Any:
             # with this device's choice kept and the other's said; one more tap saves it.
             for message in conflicts:
                 flash(message, "error")
-            return _hand_page(game, hand, form=_sent_hand_form(request.form), status=409)
+            return _hand_page(game, hand, form=_sent_hand_form(request.form), conflict=True, status=409)
         try:
             after = model.save_hand(game_id, hand, **changes)["hands"][hand - 1]
         except ValueError as error:
@@ -97,18 +97,17 @@ def _conflicts(game: dict[str, Any], before: dict[str, Any], form: Any, changes:
             other = "The splash was " + ("ticked" if before["splash"] else "unticked")
         else:
             other = f"The note was changed to \u201c{before['note']}\u201d"
-        messages.append(f"{other} on another device since this page was opened. "
-                        "Your choice is below, not saved yet: save again to keep it.")
+        messages.append(f"{other} on another device since this page was opened.")
     return messages
 
 
 def _hand_page(game: dict[str, Any], hand: int, *, form: dict[str, Any] | None = None,
-               typed: dict[int, str] | None = None, status: int = 200) -> Any:
+               typed: dict[int, str] | None = None, conflict: bool = False, status: int = 200) -> Any:
     h = game["hands"][hand - 1]
     shown = {"out": str(h["out"] or ""), "splash": h["splash"], "note": h["note"]}
     shown.update(form or {})
     return render_template("hand.html", game=game, h=h, form=shown, was=_shown_values(h),
-                           typed=typed or {}), status
+                           typed=typed or {}, conflict=conflict), status
 
 
 @bp.route("/games/<int:game_id>/hands/<int:hand>/players/<int:seat>", methods=("GET", "POST"))

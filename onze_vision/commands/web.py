@@ -37,6 +37,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--database", metavar="PATH", default=None,
                         help="SQLite file (default: $ONZE_DATABASE, else onze.sqlite in the instance folder: instance/ in "
                              "a checkout, <prefix>/var/webapp-instance/ once installed); created if missing")
+    parser.add_argument("--allow-host", action="append", default=[], metavar="NAME",
+                        help="also answer to this name (a Tailscale or hosts-file name); the sheet answers to "
+                             "any IP address and this machine's own names, and refuses others (DNS rebinding)")
     parser.add_argument("--debug", action="store_true", help="Flask debug mode (this computer only: refused with another --host)")
     parser.set_defaults(handler=serve)
 
@@ -150,6 +153,9 @@ def serve(args: argparse.Namespace) -> int:
         config["DATABASE"] = os.path.abspath(args.database)
     app = create_app(None)
     app.config.update(config)
+    if args.allow_host and app.config.get("ALLOWED_HOSTS") is not None:
+        app.config["ALLOWED_HOSTS"] = set(app.config["ALLOWED_HOSTS"]) | {
+            name.strip().lower().rstrip(".") for name in args.allow_host}
     problem = database_problem(app.config["DATABASE"], args.database or app.config["DATABASE"])
     if problem is None:
         try:

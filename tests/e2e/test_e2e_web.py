@@ -669,3 +669,38 @@ def test_enter_in_the_card_box_saves_a_good_list_and_says_a_bad_one_once(page: A
     page.wait_for_selector(".flash-ok")
     game_id = page.url.split("/games/")[1].split("/")[0]
     assert _api(live_server, f"/api/games/{game_id}")["hands"][0]["scores"][1]["points"] == 25
+
+
+def test_the_chips_drawn_while_typing_take_the_first_tap_and_the_tab_key(page: Any, live_server: Any) -> None:
+    _typed_cards_page(page, live_server)
+    page.click("input.cards-text")
+    page.keyboard.type("10c kc qs qd")
+    page.wait_for_function("document.querySelector('.points-total').textContent.trim() === '40'")
+    # Straight from the box to a chip's remove button: the chip is still there to take the tap.
+    page.click("button[aria-label='Remove K♣']")
+    assert page.locator(".chips li").count() == 3 and page.input_value(".cards-text") == "10C QS QD"
+    page.click("input.cards-text")
+    page.keyboard.press("Tab")     # and the Tab key reaches the first chip, not the page's top
+    assert page.evaluate("document.activeElement.getAttribute('aria-label')") == "Change card 1"
+    # Back to this page must not have the browser put an old page's choice into a chip.
+    assert page.get_attribute(".chips li select", "autocomplete") == "off"
+
+
+def test_one_bad_code_is_the_only_chip_marked_and_common_spellings_count_while_typing(
+    page: Any, live_server: Any
+) -> None:
+    _typed_cards_page(page, live_server)
+    page.click("input.cards-text")
+    page.keyboard.type("qh 7d zz 10s")
+    page.keyboard.press("Tab")
+    page.wait_for_selector(".editor-error:not([hidden])")
+    assert page.locator(".chips li.card-bad").count() == 1
+    assert page.locator(".chips li.card-bad select").input_value() == "zz"
+    assert page.get_attribute("input.cards-text", "aria-invalid") == "true"
+    # Mended, the error goes at once: Save is free before the server has answered.
+    page.fill("input.cards-text", "")
+    page.click("input.cards-text")
+    page.keyboard.type("qh ts 9♦")
+    assert not page.locator(".save-btn").is_disabled()
+    page.wait_for_function("document.querySelector('.points-total').textContent.trim() === '29'")
+    assert [page.locator(".chips li select").nth(i).input_value() for i in range(3)] == ["QH", "10S", "9D"]

@@ -7,6 +7,16 @@
     return text.split(/[\s,;]+/).filter(function (t) { return t.length > 0; });
   }
 
+  // The common spellings the server reads, spelled here too, so a chip appears as the code
+  // is typed: lower case, T for 10, suit symbols. Anything else waits for the server.
+  const SUIT_SYMBOLS = { "\u2660": "S", "\u2664": "S", "\u2665": "H", "\u2661": "H",
+                         "\u2666": "D", "\u2662": "D", "\u2663": "C", "\u2667": "C" };
+  function spelled(code) {
+    let text = code.replace(/\ufe0f/g, "").toUpperCase();
+    text = text.replace(/[\u2660-\u2667]$/, function (symbol) { return SUIT_SYMBOLS[symbol] || symbol; });
+    return text.replace(/^T(?=[SHDC]$)/, "10");
+  }
+
   function setup(editor) {
     const text = editor.querySelector(".cards-text");
     const chips = editor.querySelector(".chips");
@@ -32,11 +42,15 @@
     // An error about the card list blocks saving it; one about the text being typed into
     // the "add" box (blocksSave false) does not: the list itself is still good.
     function showError(message, blocksSave) {
-      errorBox.textContent = message || "";
+      // The same message again is not written again: a screen reader would say it again.
+      if (errorBox.textContent !== (message || "")) errorBox.textContent = message || "";
       errorBox.hidden = !message;
       editor.classList.toggle("has-error", !!message);
+      if (blocksSave !== false) text.setAttribute("aria-invalid", message ? "true" : "false");
       if (saveBtn) saveBtn.disabled = !!message && blocksSave !== false;
     }
+    if (!errorBox.id) errorBox.id = "editor-error-" + Math.random().toString(36).slice(2);
+    text.setAttribute("aria-describedby", errorBox.id);
 
     function colour(code) {
       if (code === "JK") return "card-joker";
@@ -58,6 +72,7 @@
         const li = document.createElement("li");
         li.className = "chip card " + (labels[code] ? colour(code) : "card-bad");
         const select = document.createElement("select");
+        select.autocomplete = "off";   // Back must not restore an old page's choice into it
         select.setAttribute("aria-label", "Change card " + (i + 1));
         if (!labels[code]) select.appendChild(new Option(code + " ?", code, true, true));
         Object.keys(labels).forEach(function (c) { select.appendChild(new Option(labels[c], c, false, c === code)); });
@@ -112,14 +127,19 @@
         const canonical = result.cards.join(" ");
         if (canonical !== cards.join(" ")) { cards = result.cards.slice(); render(); }
       }
-      total.textContent = result.points;
+      // Rewritten only when they change: the box is a live region, read out on each change.
+      if (total.textContent !== String(result.points)) total.textContent = result.points;
       doubled.hidden = !result.splash;
-      breakdown.innerHTML = "";
-      result.breakdown.forEach(function (item) {
-        const li = document.createElement("li");
-        li.textContent = (labels[item.card] || item.card) + " " + item.points;
-        breakdown.appendChild(li);
-      });
+      const items = result.breakdown.map(function (item) { return (labels[item.card] || item.card) + " " + item.points; });
+      const shown = Array.prototype.map.call(breakdown.children, function (li) { return li.textContent; });
+      if (items.join("|") !== shown.join("|")) {
+        breakdown.innerHTML = "";
+        items.forEach(function (words) {
+          const li = document.createElement("li");
+          li.textContent = words;
+          breakdown.appendChild(li);
+        });
+      }
     }
 
     function changed() { render(); rescore(); }
@@ -144,15 +164,28 @@
     addText.addEventListener("keydown", function (event) {
       if (event.key === "Enter") { event.preventDefault(); addTyped(); }
     });
-    text.addEventListener("change", function () { cards = splitCodes(text.value); changed(); });
+    // The box's codes, each in the chips' spelling where it is one of the 53 codes.
+    function boxCards() {
+      return splitCodes(text.value).map(function (code) { return labels[spelled(code)] ? spelled(code) : code; });
+    }
+    // Leaving the box: the chips were drawn while typing, so they are redrawn only if the
+    // list differs. A redraw would take away the chip a finger or the Tab key is moving to.
+    text.addEventListener("change", function () {
+      const read = boxCards();
+      if (read.join(" ") === cards.join(" ")) {
+        text.value = cards.join(" ");
+        rescore();
+        return;
+      }
+      cards = read;
+      changed();
+    });
 
     // The chips and points follow the typing, so nothing below the box jumps when it is
     // left: a tap on Save right after typing lands on Save. A code still being typed
     // (the last one, no space after it yet) joins once it names a card.
     function typedCards() {
-      const typed = splitCodes(text.value).map(function (code) {
-        return labels[code.toUpperCase()] ? code.toUpperCase() : code;
-      });
+      const typed = boxCards();
       const last = typed[typed.length - 1];
       if (last !== undefined && !/[\s,;]$/.test(text.value) && !labels[last]) typed.pop();
       return typed;
@@ -164,7 +197,7 @@
       if (event.key !== "Enter" || !form) return;
       event.preventDefault();
       clearTimeout(typing);
-      cards = splitCodes(text.value);
+      cards = boxCards();
       render();
       await rescore();
       if (!editor.classList.contains("has-error") && !(saveBtn && saveBtn.disabled)) form.requestSubmit(saveBtn || undefined);
@@ -172,6 +205,9 @@
     text.addEventListener("input", function () {
       cards = typedCards();
       render();
+      // Every code known here: an error about a code just mended goes at once, so Save
+      // is not still blocked when the finger reaches it (the server says again if need be).
+      if (cards.every(function (code) { return labels[code]; })) showError("");
       clearTimeout(typing);
       typing = setTimeout(rescore, 250);
     });
