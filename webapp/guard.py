@@ -67,8 +67,8 @@ def _guard() -> None:
     from_elsewhere = site == "cross-site" or (
         origin is not None and origin.split("://", 1)[-1].lower() != request.host.lower())
     # A navigation (a link, a bookmark) may come from anywhere; what a page sends behind it may not.
-    if from_elsewhere and request.headers.get("Sec-Fetch-Mode", "navigate") != "navigate" or (
-            from_elsewhere and request.method not in ("GET", "HEAD")):
+    followed_link = request.method in ("GET", "HEAD") and request.headers.get("Sec-Fetch-Mode", "navigate") == "navigate"
+    if from_elsewhere and not followed_link:
         abort(403, "A request sent by another web site's page is refused: open the score sheet itself.")
 
 
