@@ -267,3 +267,24 @@ def test_two_players_saving_at_once_cannot_hold_more_copies_than_the_decks(
         _another_phone_between_read_and_write(monkeypatch, lambda: model.save_score(game, 1, 1, cards="7H 7H 2C"))
         with pytest.raises(ValueError, match="3 × 7H"):
             model.save_score(game, 1, 2, cards="7H 3C")
+
+
+def test_an_instance_folder_that_cannot_be_written_is_never_needed_with_a_book_elsewhere(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from flask import Flask
+
+    from webapp import create_app
+
+    # An installed package's instance folder under a read-only prefix: here, under a file.
+    blocker = tmp_path / "read-only-prefix"
+    blocker.write_text("not a folder")
+    monkeypatch.setattr(Flask, "auto_find_instance_path", lambda self: str(blocker / "var" / "webapp-instance"))
+    monkeypatch.delenv("ONZE_SECRET_KEY", raising=False)
+    app = create_app({"DATABASE": str(tmp_path / "book.sqlite"), "DETECT": None})
+    client = app.test_client()
+    token = client.get("/api/csrf").get_json()["token"]   # a key for this run: sessions work
+    created = client.post("/api/games", json={"variant": "once", "players": ["Ann", "Bo"]},
+                          headers={"X-CSRF-Token": token})
+    assert created.status_code == 201 and (tmp_path / "book.sqlite").exists()
+    assert blocker.read_text() == "not a folder"

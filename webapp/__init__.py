@@ -20,11 +20,20 @@ DEFAULT_MAX_UPLOAD = 20 * 1024 * 1024
 
 
 def _secret_key(instance_path: str) -> str:
-    """A key kept in the instance folder, so sessions (and CSRF tokens) survive restarts."""
+    """A key kept in the instance folder, so sessions (and CSRF tokens) survive restarts.
+
+    Where that folder cannot be written (a package installed by another user, read-only),
+    a key for this run only: the sheet still works, and a page open across a restart asks
+    for a reload when it next saves.
+    """
     path = Path(instance_path) / "secret_key"
-    if not path.exists():
-        path.write_text(secrets.token_hex(32), encoding="utf-8")
-    return path.read_text(encoding="utf-8").strip()
+    try:
+        if not path.exists():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(secrets.token_hex(32), encoding="utf-8")
+        return path.read_text(encoding="utf-8").strip()
+    except OSError:
+        return secrets.token_hex(32)
 
 
 def create_app(test_config: dict[str, Any] | None = None) -> Flask:
@@ -34,8 +43,9 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         test_config: Settings that replace the defaults and ``config.py`` (tests pass a
             temporary ``DATABASE`` and a stub ``DETECT`` here).
     """
+    # The instance folder is made only when something is kept there (the key, the book):
+    # with --database elsewhere, an install's read-only prefix is never written.
     app = Flask(__name__, instance_relative_config=True)
-    os.makedirs(app.instance_path, exist_ok=True)
     app.config.from_mapping(
         DATABASE=os.environ.get("ONZE_DATABASE") or os.path.join(app.instance_path, "onze.sqlite"),
         MAX_CONTENT_LENGTH=DEFAULT_MAX_UPLOAD,
