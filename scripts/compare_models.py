@@ -23,6 +23,7 @@ from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any
 
+from onze_vision.shared import real_photos_dir
 from onze_vision.conditions import CONDITIONS_EVERY, evaluate_conditions
 from onze_vision.detector import CONFIG_FILE, CardDetector, DetectorConfig, InvalidModelError
 from onze_vision.detector_config import CONFIG_KEYS
@@ -96,7 +97,7 @@ def _cell(value: Any) -> str:
 def main(argv: list[str] | None = None) -> dict[str, dict[str, Any]]:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("models", type=Path, nargs="+", help="model folders (the first is the reference)")
-    parser.add_argument("--realphotos", type=Path, default=REPO.parent / "shared" / "realphotos" / "edje")
+    parser.add_argument("--realphotos", type=Path, default=real_photos_dir())
     parser.add_argument("--every", type=int, default=CONDITIONS_EVERY,
                         help=f"change every N-th real photo (default {CONDITIONS_EVERY})")
     parser.add_argument("--tuning", type=Path, nargs="*", default=[REPO / "datasets" / name for name in TUNING_SETS],

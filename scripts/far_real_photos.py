@@ -27,6 +27,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from onze_vision.shared import real_photos_dir
 from onze_vision.detector import CardDetector, DetectedCard, DetectorConfig
 from onze_vision.evaluate import evaluate_real_photos
 
@@ -104,7 +105,7 @@ def readings(shipped: DetectorConfig, below: float | None = None,
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--models", type=Path, default=REPO / "models")
-    parser.add_argument("--realphotos", type=Path, default=REPO.parent / "shared" / "realphotos" / "edje")
+    parser.add_argument("--realphotos", type=Path, default=real_photos_dir())
     parser.add_argument("--side", type=int, default=1600, help="the photo's long side in the 4000-px frame")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--limit", type=int, default=None, help="at most this many photos")

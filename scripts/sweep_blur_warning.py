@@ -21,6 +21,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from onze_vision.shared import real_photos_dir
 from onze_vision.conditions import CONDITIONS_EVERY, compare_readings, jpeg_bytes
 from onze_vision.detector import CardDetector
 from onze_vision.synth.blur import motion_kernel
@@ -95,7 +96,7 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
                         default=[0.08, 0.1, 0.12, 0.14, 0.16, 0.18, 0.2, 0.25], metavar="SMEAR",
                         help="blur_warn_from values to try, in index sizes")
     parser.add_argument("--models", type=Path, default=REPO / "models", help="models folder with blur_gauge.onnx")
-    parser.add_argument("--realphotos", type=Path, default=REPO.parent / "shared" / "realphotos" / "edje")
+    parser.add_argument("--realphotos", type=Path, default=real_photos_dir())
     parser.add_argument("--every", type=int, default=CONDITIONS_EVERY,
                         help=f"leave out every N-th real photo, evaluate's conditions sample (default {CONDITIONS_EVERY})")
     parser.add_argument("--tuning", type=Path, nargs="*",

@@ -18,6 +18,7 @@ from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 
+from onze_vision.shared import real_photos_dir
 from onze_vision.conditions import CONDITIONS_EVERY, LIGHTS, compare_readings, in_light
 from onze_vision.detector import CardDetector
 from onze_vision.evaluate import evaluate_real_photos, evaluate_synthetic
@@ -30,7 +31,7 @@ def main(argv: list[str] | None = None) -> dict[float, dict[str, str]]:
     parser.add_argument("--from", dest="balance_from", type=float, nargs="+", default=[0.0, 1.25, 1.5, 2.0],
                         metavar="GAIN", help="balance_from values to try (0: never)")
     parser.add_argument("--max-gain", type=float, default=None, help="balance_max_gain (default: the shipped one)")
-    parser.add_argument("--realphotos", type=Path, default=REPO.parent / "shared" / "realphotos" / "edje")
+    parser.add_argument("--realphotos", type=Path, default=real_photos_dir())
     parser.add_argument("--every", type=int, default=CONDITIONS_EVERY,
                         help=f"darken every N-th real photo (default {CONDITIONS_EVERY})")
     parser.add_argument("--tuning", type=Path, nargs="*",

@@ -17,6 +17,7 @@ from dataclasses import replace
 from pathlib import Path
 
 
+from onze_vision.shared import real_photos_dir
 from onze_vision.detections import Detections
 from onze_vision.detector import CONFIG_FILE, CardDetector, DetectorConfig
 from onze_vision.pairing import DetectedCard, pair_indices
@@ -30,7 +31,7 @@ CLASSIFIER_GRID = (0.2, 0.3, 0.35, 0.4, 0.5, 0.6, 0.7, 0.8)
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--models", type=Path, default=REPO / "models")
-    parser.add_argument("--realphotos", type=Path, default=REPO.parent / "shared" / "realphotos" / "edje")
+    parser.add_argument("--realphotos", type=Path, default=real_photos_dir())
     parser.add_argument("--every", type=int, default=OPERATING_POINT_EVERY,
                         help=f"choose on every N-th photo (default {OPERATING_POINT_EVERY})")
     parser.add_argument("--max-invented", type=float, default=0.05, help="invented cards per photo allowed")

@@ -278,9 +278,13 @@ def fake_models(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def evaluate_args(tmp_path: Path, models: Path, *options: str) -> list[str]:
-    """``evaluate`` with no set that exists, its report in ``tmp_path/report``."""
+    """``evaluate`` with two sets that exist (real photos, the held-out scenes: something to
+    measure) and three that do not, its report in ``tmp_path/report``."""
+    (tmp_path / "real").mkdir(exist_ok=True)
+    (tmp_path / "real" / "manifest.json").write_text("[]")
+    (tmp_path / "val" / "images").mkdir(parents=True, exist_ok=True)
     return ["evaluate", "--models", str(models), "--report-dir", str(tmp_path / "report"),
-            "--realphotos", str(tmp_path / "no-real"), "--synthetic-val", str(tmp_path / "no-val"),
+            "--realphotos", str(tmp_path / "real"), "--synthetic-val", str(tmp_path / "val"),
             "--synthetic-product", str(tmp_path / "no-960"), "--synthetic-far", str(tmp_path / "no-far"),
             "--synthetic-four", str(tmp_path / "no-four"), "--no-ultralytics", *options]
 
@@ -332,7 +336,7 @@ def test_a_set_folder_without_its_contents_is_skipped_with_a_note_as_a_missing_o
     assert main([*evaluate_args(tmp_path, fake_models), option, str(empty)]) == 0
     err = capsys.readouterr().err
     assert f"note: {option} {empty} holds no {needs}; that part is skipped" in err
-    assert "no-real does not exist; that part is skipped" in err or option == "--realphotos"
+    assert "no-far does not exist; that part is skipped" in err or option == "--synthetic-far"
     keyword = option.removeprefix("--").replace("-", "_")
     assert no_evaluation[0][keyword] is None
 

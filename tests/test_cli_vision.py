@@ -281,6 +281,26 @@ def test_evaluate_strict_does_not_pass_a_bar_it_could_not_measure(tmp_path: Path
     assert main([*args, "--strict"]) == 1
 
 
+def test_evaluate_with_nothing_to_measure_says_so_and_fails(fake_models: Path, tmp_path: Path,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    # A second checkout with no ../shared and no held-out sets: a report of nothing is no pass.
+    args = _evaluate_args(fake_models, tmp_path, speed_photos=1)
+    args[args.index("--realphotos") + 1] = str(tmp_path / "no-shared" / "realphotos" / "edje")
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert "nothing to measure: no real photos and no held-out set was found" in err and "ONZE_SHARED" in err
+    assert not (tmp_path / "report" / "report.md").exists()
+
+
+def test_the_shared_folder_is_found_by_onze_shared(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from onze_vision.shared import REPO_ROOT, real_photos_dir, shared_dir
+
+    monkeypatch.delenv("ONZE_SHARED", raising=False)
+    assert shared_dir() == REPO_ROOT.parent / "shared"
+    monkeypatch.setenv("ONZE_SHARED", str(tmp_path))
+    assert real_photos_dir() == tmp_path / "realphotos" / "edje"
+
+
 @pytest.mark.parametrize(("photo_side", "index_side", "label_height_at_most"), [
     (4000, 60, 40),    # a far shot: labels the size of the cards, not of the 4000-px photo
     (4000, 400, 120),  # a close-up of the same photo size: larger labels

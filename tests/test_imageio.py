@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from PIL import Image, ImageOps
 
+from onze_vision.shared import real_photos_dir
 from onze_vision.imageio import (
     read_image_file,
     MAX_FILE_BYTES,
@@ -358,7 +359,7 @@ def test_errors_are_value_errors() -> None:
 # ------------------------------------------ photos without colour
 
 DATA = Path(__file__).parent / "data"
-EDJE = Path(__file__).resolve().parents[2] / "shared" / "realphotos" / "edje"
+EDJE = real_photos_dir()   # $ONZE_SHARED, else ../shared beside the checkout
 
 
 def jpeg_of(image: np.ndarray) -> bytes:

@@ -8,10 +8,11 @@ from types import ModuleType
 
 import pytest
 
+from onze_vision.shared import real_photos_dir
 from onze_vision.detector import DEFAULT_MODEL_DIR
 from onze_vision.sharpness import GAUGE_FILE
 
-EDJE = Path(__file__).resolve().parents[2] / "shared" / "realphotos" / "edje"
+EDJE = real_photos_dir()   # $ONZE_SHARED, else ../shared beside the checkout
 
 
 def test_each_threshold_counts_the_photos_warned_and_the_cards_lost_on_each_side(

@@ -9,9 +9,10 @@ from types import ModuleType
 
 import pytest
 
+from onze_vision.shared import real_photos_dir
 from onze_vision.detector import DEFAULT_MODEL_DIR, DETECTOR_FILE
 
-EDJE = Path(__file__).resolve().parents[2] / "shared" / "realphotos" / "edje"
+EDJE = real_photos_dir()   # $ONZE_SHARED, else ../shared beside the checkout
 
 
 @pytest.mark.skipif(not (DEFAULT_MODEL_DIR / DETECTOR_FILE).exists() or not EDJE.is_dir(),

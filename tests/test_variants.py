@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from pathlib import Path
 
 import pytest
 
 from onze_vision.cards import Card
 from onze_vision.melds import check_down
+from onze_vision.shared import shared_dir
 from onze_vision.variants import (
     CONTRACTS,
     VARIANTS,
@@ -25,6 +27,23 @@ ALL = list(VARIANTS)
 
 def test_the_five_variants_in_order() -> None:
     assert ALL == ["llenroc", "onze", "scorecard", "once", "ons"]
+
+
+RULES_DOC = Path(__file__).resolve().parents[1] / "docs" / "rules.md"
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_each_variant_has_its_column_in_the_rules_document(name: str) -> None:
+    header = next(line for line in RULES_DOC.read_text(encoding="utf-8").splitlines() if line.startswith("| | `"))
+    assert f"`{name}` [{VARIANTS[name].source}]" in header
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_each_variant_names_the_text_it_comes_from(name: str) -> None:
+    seeds = shared_dir() / "seeds"
+    if not seeds.is_dir():
+        pytest.skip(f"the rules' texts are not here ({seeds}; set ONZE_SHARED)")
+    assert len(list(seeds.glob(f"{VARIANTS[name].source}_*.txt"))) == 1
 
 
 @pytest.mark.parametrize("name", ["once", "ONCE", " Once "])

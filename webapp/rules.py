@@ -15,7 +15,7 @@ bp = Blueprint("rules", __name__)
 
 @bp.route("/rules")
 def index() -> str:
-    """The five variants, each with its one-line summary and a link to its rules."""
+    """The variants, each with its one-line summary and a link to its rules."""
     variants = model.all_variants()
     return render_template("rules.html", variants=variants,
                            summaries={v.name: model.variant_summary(v) for v in variants})
@@ -30,7 +30,7 @@ def variant(name: str) -> str:
 
 
 def variant_or_404(name: str) -> Variant:
-    """The variant called ``name`` (any case); a 404 naming the five when there is none."""
+    """The variant called ``name`` (any case); a 404 naming them all when there is none."""
     try:
         return get_variant(name)
     except UnknownVariantError:

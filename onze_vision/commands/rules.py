@@ -256,7 +256,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
     p = subparsers.add_parser(
         "variants",
-        help="list the five variants and their rules",
+        help="list the variants and their rules",
         description="List the variants (llenroc, onze, scorecard, once, ons) and their rules:\n"
         "players and decks, cards dealt, wild cards and their limits, runs, Aces,\n"
         "card values and each hand's contract.",

@@ -15,8 +15,9 @@ from typing import Any
 
 from onze_vision.detector_config import DECK_CORNERS  # light: no model is loaded
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-DEFAULT_REALPHOTOS = REPO_ROOT.parent / "shared" / "realphotos" / "edje"
+from onze_vision.shared import REPO_ROOT, real_photos_dir
+
+DEFAULT_REALPHOTOS = real_photos_dir()   # $ONZE_SHARED, else ../shared beside the checkout
 DEFAULT_SYNTHETIC_VAL = REPO_ROOT / "datasets" / "onze-val"
 # The training dataset keeps its held-out decks in images/val/: the fallback.
 FALLBACK_SYNTHETIC_VAL = REPO_ROOT / "datasets" / "onze"
@@ -307,14 +308,26 @@ def run_evaluate(args: argparse.Namespace) -> int:
         return 1
     if args.synthetic_val == DEFAULT_SYNTHETIC_VAL and not DEFAULT_SYNTHETIC_VAL.exists():
         args.synthetic_val = FALLBACK_SYNTHETIC_VAL
+    sets = {
+        "realphotos": _measured_set("--realphotos", args.realphotos, "manifest.json"),
+        "synthetic_val": _measured_set("--synthetic-val", args.synthetic_val, "images"),
+        "synthetic_product": _measured_set("--synthetic-product", args.synthetic_product, "images"),
+        "synthetic_far": _measured_set("--synthetic-far", args.synthetic_far, "images"),
+        "synthetic_four": _measured_set("--synthetic-four", args.synthetic_four, "images"),
+    }
+    if all(found is None for found in sets.values()):
+        # A report of nothing measured, with exit 0, reads like a pass (a second checkout has no ../shared).
+        return refuse("evaluate", "nothing to measure: no real photos and no held-out set was found (the notes "
+                                  "above say where each was looked for); set ONZE_SHARED to the shared folder "
+                                  "or give --realphotos, and make the held-out sets as datasets/README.md says")
     results = evaluate.run_evaluation(
         detector,
         report_dir=args.report_dir,
-        realphotos=_measured_set("--realphotos", args.realphotos, "manifest.json"),
-        synthetic_val=_measured_set("--synthetic-val", args.synthetic_val, "images"),
-        synthetic_product=_measured_set("--synthetic-product", args.synthetic_product, "images"),
-        synthetic_far=_measured_set("--synthetic-far", args.synthetic_far, "images"),
-        synthetic_four=_measured_set("--synthetic-four", args.synthetic_four, "images"),
+        realphotos=sets["realphotos"],
+        synthetic_val=sets["synthetic_val"],
+        synthetic_product=sets["synthetic_product"],
+        synthetic_far=sets["synthetic_far"],
+        synthetic_four=sets["synthetic_four"],
         speed_photos=args.speed_photos,
         limit=args.limit,
         ultralytics=not args.no_ultralytics,
@@ -326,7 +339,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
     if unmeasured:
         print(f"onze-vision evaluate: note: not measured, so not judged: {'; '.join(unmeasured)}. The "
               "held-out sets are made by the commands in datasets/README.md; the real photos are "
-              "../shared/realphotos/edje (--realphotos)", file=sys.stderr)
+              "../shared/realphotos/edje (--realphotos, or ONZE_SHARED for the shared folder)", file=sys.stderr)
     # --strict judges every bar: one not measured is not one met.
     if args.strict and (unmeasured or not all(row["ok"] for row in judged if row["ok"] is not None)):
         return 1

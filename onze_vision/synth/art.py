@@ -34,6 +34,7 @@ from __future__ import annotations
 import gzip
 import math
 import subprocess
+import sys
 import tarfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -552,6 +553,9 @@ def load_deck(source: DeckSource, cache: Path | None = None) -> DeckArt:
         cards = _cached_cards(data)
         boxes = _checked_index_boxes(cards)
     else:
+        # Said, since the first run renders every design for a minute or two before any scene.
+        print(f"rendering deck art '{source.name}' once into {cache} (kept for later runs)", file=sys.stderr,
+              flush=True)
         loaders = {"aisleriot": _aisleriot_cards, "kde": _kde_cards, "npm": _npm_cards, "glyph": _glyph_cards}
         cards = loaders[source.kind](source, cache)
         boxes = _checked_index_boxes(cards)
