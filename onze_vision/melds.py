@@ -722,14 +722,15 @@ def _could_be_one_meld(kind: MeldKind, cards: Sequence[Card], v: Variant) -> boo
 _NEAREST: tuple[int, int] = (1, 0)  # one rule broken by a meld laid together: none is nearer
 
 
-def _faulty_meld(v: Variant, contract: Contract, cards: Sequence[Card]) -> _Fault | None:
+def _faulty_meld(v: Variant, contract: Contract, cards: Sequence[Card],
+                 relaxed_variants: Sequence[Variant]) -> _Fault | None:
     """Search every split of ``cards`` into one meld breaking rules and the rest valid.
 
     The arrangement a relaxed search returns may put two melds at fault where another
     has only one, or borrow a card from another meld; this looks at each group of
-    cards that could be the one faulty meld and keeps the nearest miss.
+    cards that could be the one faulty meld and keeps the nearest miss. ``relaxed_variants``
+    are :func:`_relaxed_variants` of ``v``, made once by the caller.
     """
-    relaxed_variants = _relaxed_variants(v)
     best: _Fault | None = None
     seen: set[tuple[MeldKind, tuple[str, ...]]] = set()
     for kind in dict.fromkeys(contract.melds):
@@ -764,13 +765,14 @@ def _near_miss(v: Variant, contract: Contract, cards: Sequence[Card]) -> str | N
     if arrange(replace(v, **_EVERY_RELAXATION), contract, cards, use_all=True) is None:
         return None
     best: _Fault | None = None
-    for relaxed in _relaxed_variants(v):
+    relaxed_variants = _relaxed_variants(v)
+    for relaxed in relaxed_variants:
         found = arrange(relaxed, contract, cards, use_all=True)
         fault = found and _one_meld_at_fault(found[0], v, cards)
         if fault and (best is None or fault[0] < best[0]):
             best = fault
     if (best is None or best[0] > _NEAREST) and len(cards) <= _FAULT_SEARCH_MAX_CARDS:
-        searched = _faulty_meld(v, contract, cards)
+        searched = _faulty_meld(v, contract, cards, relaxed_variants)
         if searched is not None and (best is None or searched[0] < best[0]):
             best = searched
     return " ".join(problem + "." for problem in best[1]) if best else None

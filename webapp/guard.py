@@ -17,8 +17,10 @@ can make their browser send requests to the sheet's address:
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import socket
+from collections.abc import Set as AbstractSet
 
 from flask import Flask, abort, current_app, request
 
@@ -26,15 +28,20 @@ from flask import Flask, abort, current_app, request
 LOCAL_SUFFIXES = ("", ".local", ".lan", ".home", ".home.arpa", ".localdomain", ".internal", ".fritz.box")
 
 
-def machine_names() -> set[str]:
-    """This machine's own names, lower case, each with the local suffixes."""
+@functools.lru_cache(maxsize=1)
+def machine_names() -> frozenset[str]:
+    """This machine's own names, lower case, each with the local suffixes.
+
+    Asked once per process: ``getfqdn`` may wait on a DNS lookup, and every app made
+    (each test makes one) would wait again.
+    """
     names = {"localhost"}
     for name in (socket.gethostname(), socket.getfqdn()):
         short = name.lower().rstrip(".").split(".")[0]
         if short:
             names.update(short + suffix for suffix in LOCAL_SUFFIXES)
             names.add(name.lower().rstrip("."))
-    return names
+    return frozenset(names)
 
 
 def _host_name(host: str) -> str:
@@ -45,7 +52,7 @@ def _host_name(host: str) -> str:
     return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
 
 
-def is_allowed_host(host: str, names: set[str]) -> bool:
+def is_allowed_host(host: str, names: AbstractSet[str]) -> bool:
     """True for an IP address (no name to re-point), or one of ``names``."""
     name = _host_name(host)
     try:

@@ -104,8 +104,8 @@ def _conflicts(game: dict[str, Any], before: dict[str, Any], form: Any, changes:
 def _hand_page(game: dict[str, Any], hand: int, *, form: dict[str, Any] | None = None,
                typed: dict[int, str] | None = None, conflict: bool = False, status: int = 200) -> Any:
     h = game["hands"][hand - 1]
-    shown = {"out": str(h["out"] or ""), "splash": h["splash"], "note": h["note"]}
-    shown.update(form or {})
+    # As the form was drawn, the splash as a tick box wants it (a bool); a sent form over it.
+    shown: dict[str, Any] = {**_shown_values(h), "splash": h["splash"], **(form or {})}
     return render_template("hand.html", game=game, h=h, form=shown, was=_shown_values(h),
                            typed=typed or {}, conflict=conflict), status
 
