@@ -20,6 +20,8 @@ import click
 from flask import Flask, current_app, g
 from flask.cli import with_appcontext
 
+from onze_vision.metadata import private_copy, sniff_mime
+
 _schema_ready: set[str] = set()
 _schema_lock = threading.Lock()
 
@@ -31,6 +33,9 @@ def connect(path: str) -> sqlite3.Connection:
     db.row_factory = sqlite3.Row
     db.execute("PRAGMA busy_timeout = 30000")
     db.execute("PRAGMA foreign_keys = ON")
+    # What is deleted is overwritten, not left in free pages: a game deleted for good (and
+    # its photos) must not be readable in a copy of the book.
+    db.execute("PRAGMA secure_delete = ON")
     return db
 
 
@@ -65,6 +70,46 @@ def add_missing_columns(db: sqlite3.Connection) -> list[str]:
     return added
 
 
+#: ``PRAGMA user_version`` of a book this code has brought up to date: 1 = every kept photo
+#: is a private copy (:func:`onze_vision.metadata.private_copy`). Books from before it kept
+#: photos as uploaded, location and all.
+BOOK_VERSION = 1
+
+
+def make_photos_private(db: sqlite3.Connection) -> int:
+    """Replace every kept photo that still carries metadata by its private copy, one photo
+    per transaction (a large book is never held in memory, nor locked for long); the old
+    bytes are overwritten (``secure_delete``) and the write-ahead log emptied. Returns how
+    many photos changed. Bytes that are no photo are left as they are."""
+    changed = 0
+    for (photo_id,) in db.execute("SELECT id FROM photo ORDER BY id").fetchall():
+        row = db.execute("SELECT data FROM photo WHERE id = ?", (photo_id,)).fetchone()
+        if row is None:  # deleted meanwhile by another process
+            continue
+        try:
+            kept = private_copy(row["data"])
+        except ValueError:
+            continue
+        if kept != row["data"]:
+            with transaction(db):
+                db.execute("UPDATE photo SET data = ?, mime = ? WHERE id = ?",
+                           (kept, sniff_mime(kept), photo_id))
+            changed += 1
+    if changed:
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    return changed
+
+
+def bring_up_to_date(db: sqlite3.Connection) -> None:
+    """Make the tables an older book lacks (and their added columns), and its photos private."""
+    db.execute("PRAGMA journal_mode = WAL")
+    db.executescript(schema_sql())
+    add_missing_columns(db)
+    if db.execute("PRAGMA user_version").fetchone()[0] < BOOK_VERSION:
+        make_photos_private(db)
+        db.execute(f"PRAGMA user_version = {BOOK_VERSION}")
+
+
 def ensure_schema(path: str) -> None:
     """Create the tables in ``path`` if they are missing (once per process per file)."""
     with _schema_lock:
@@ -72,9 +117,7 @@ def ensure_schema(path: str) -> None:
             return
         db = connect(path)
         try:
-            db.execute("PRAGMA journal_mode = WAL")
-            db.executescript(schema_sql())
-            add_missing_columns(db)
+            bring_up_to_date(db)
         finally:
             db.close()
         _schema_ready.add(path)
@@ -147,9 +190,7 @@ def init_db(reset: bool = False) -> None:
         if reset:
             for table in ("score", "photo", "hand", "player", "game"):
                 db.execute(f"DROP TABLE IF EXISTS {table}")
-        db.execute("PRAGMA journal_mode = WAL")
-        db.executescript(schema_sql())
-        add_missing_columns(db)
+        bring_up_to_date(db)
     finally:
         db.close()
     _schema_ready.add(path)

@@ -21,6 +21,7 @@ from flask import abort, current_app
 
 from onze_vision.cards import CARD_CODES, Card, parse_cards
 from onze_vision.melds import check_down, find_contract
+from onze_vision.metadata import private_copy, sniff_mime
 from onze_vision.scoring import ImpossibleHandError, check_possible, score_hand
 from onze_vision.variants import VARIANTS, Variant, get_variant
 
@@ -734,17 +735,6 @@ def set_game_corners(game_id: int, corners: Any) -> dict[str, Any]:
 # --------------------------------------------------------------------------- photos
 
 
-def sniff_mime(data: bytes) -> str:
-    """The MIME type of the photo formats the detector reads."""
-    if data[:3] == b"\xff\xd8\xff":
-        return "image/jpeg"
-    if data[:8] == b"\x89PNG\r\n\x1a\n":
-        return "image/png"
-    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
-        return "image/webp"
-    return "application/octet-stream"
-
-
 def _detector() -> Callable[..., Any]:
     """``DETECT`` (called with the photo's bytes and ``corners=``), or the shipped detector."""
     detect = current_app.config.get("DETECT")
@@ -784,12 +774,14 @@ def read_photo(data: bytes | None, corners: Any = "auto") -> dict[str, Any]:
 
 def store_photo(data: bytes | None, game_id: int | None = None) -> dict[str, Any]:
     """Read the cards in a photo (as the game's deck says its corners are) and keep the photo
-    (so the page can draw the boxes on it)."""
+    (so the page can draw the boxes on it), without its location, time and device
+    (:func:`~onze_vision.metadata.private_copy`): the book is shared whole."""
     corners = "auto" if game_id is None else _game_row(game_id)["corners"]
     reading = read_photo(data, corners)
+    kept = private_copy(data or b"")
     with transaction() as db:
         cur = db.execute("INSERT INTO photo (game_id, mime, data, reading) VALUES (?, ?, ?, ?)",
-                         (game_id, sniff_mime(data or b""), data, json.dumps(reading)))
+                         (game_id, sniff_mime(kept), kept, json.dumps(reading)))
         forget_unused_photos(db)
     return {"id": _inserted_id(cur), "game_id": game_id, **reading}
 

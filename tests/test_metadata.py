@@ -1,0 +1,120 @@
+"""A kept photo holds its pixels, colour and orientation, and nothing about who took it,
+where or when (onze_vision.metadata)."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import numpy as np
+import pytest
+from phone_photos import PHONE_PHOTOS, PRIVATE_TEXT, phone_jpeg, phone_png, phone_webp
+from PIL import Image
+
+from onze_vision import metadata
+from onze_vision.imageio import load_image
+from onze_vision.metadata import MetadataError, private_copy, sniff_mime, without_metadata
+
+DATA = Path(__file__).parent / "data"
+
+# The fixture's multi-picture index points nowhere; Pillow says so and reads the first image.
+pytestmark = pytest.mark.filterwarnings("ignore:Image appears to be a malformed MPO file")
+
+
+def pixels(data: bytes) -> np.ndarray:
+    """The decoded pixels as stored, orientation not applied."""
+    with Image.open(io.BytesIO(data)) as image:
+        return np.asarray(image.convert("RGB"))
+
+
+@pytest.mark.parametrize("kind", PHONE_PHOTOS)
+def test_location_time_and_device_do_not_stay(kind: str) -> None:
+    data = PHONE_PHOTOS[kind]()
+    assert all(text in data for text in PRIVATE_TEXT), "the fixture lost them"
+    kept = without_metadata(data)
+    for text in PRIVATE_TEXT:
+        assert text not in kept, text
+    with Image.open(io.BytesIO(kept)) as image:
+        assert not image.getexif().get_ifd(0x8825), "GPS kept"
+        assert dict(image.getexif()) == {0x0112: 6}
+
+
+@pytest.mark.parametrize("kind", PHONE_PHOTOS)
+def test_the_pixels_and_their_orientation_stay_as_taken(kind: str) -> None:
+    data = PHONE_PHOTOS[kind]()
+    kept = without_metadata(data)
+    assert np.array_equal(pixels(kept), pixels(data))
+    before, after = load_image(data), load_image(kept)
+    assert after.orientation == before.orientation == 6
+    assert np.array_equal(after.image, before.image)
+    assert sniff_mime(kept) == sniff_mime(data)
+
+
+@pytest.mark.parametrize("kind", PHONE_PHOTOS)
+def test_a_kept_photo_is_kept_as_it_is(kind: str) -> None:
+    kept = without_metadata(PHONE_PHOTOS[kind]())
+    assert without_metadata(kept) == kept
+
+
+@pytest.mark.parametrize("make", [phone_jpeg, phone_png, phone_webp], ids=["JPEG", "PNG", "WebP"])
+def test_an_upright_photo_keeps_no_exif_at_all(make: object) -> None:
+    kept = without_metadata(make(orientation=1))  # type: ignore[operator]
+    with Image.open(io.BytesIO(kept)) as image:
+        assert not image.getexif()
+        assert "exif" not in image.info
+
+
+def test_a_jpeg_keeps_its_colour_profile_and_drops_what_follows_its_end() -> None:
+    data = phone_jpeg()
+    kept = without_metadata(data)
+    with Image.open(io.BytesIO(data)) as before, Image.open(io.BytesIO(kept)) as after:
+        assert after.info["icc_profile"] == before.info["icc_profile"]
+    assert kept.endswith(b"\xff\xd9") and kept.count(b"\xff\xd8") == 1  # the second image is gone
+    assert b"MPF\x00" not in kept and b"Photoshop" not in kept
+
+
+def test_stray_bytes_before_a_marker_are_skipped_as_decoders_do() -> None:
+    data = phone_jpeg()
+    sos = data.index(b"\xff\xda")
+    damaged = data[:sos] + b"\x00\x17" + data[sos:]
+    assert np.array_equal(pixels(without_metadata(damaged)), pixels(data))
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in DATA.glob("*.jpg")))
+def test_real_photos_keep_every_pixel(name: str) -> None:
+    data = (DATA / name).read_bytes()
+    kept = without_metadata(data)
+    assert np.array_equal(load_image(kept).image, load_image(data).image)
+    assert len(kept) <= len(data)
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (b"GIF89a not a photo", "not a JPEG, PNG or WebP file (it starts '47 49 46 38"),
+        (b"", "not a JPEG, PNG or WebP file"),
+        (phone_jpeg()[:2000], "the JPEG ends"),
+        (phone_png()[:60], "runs past the end of the file"),
+        (b"RIFF\x04\x00\x00\x00WEBP", "the WebP holds no image chunk"),
+    ],
+    ids=["GIF", "empty", "JPEG cut in its data", "PNG cut in a chunk", "WebP with no image"],
+)
+def test_what_cannot_be_walked_is_refused_by_name(data: bytes, message: str) -> None:
+    with pytest.raises(MetadataError, match=message.replace("(", r"\(")):
+        without_metadata(data)
+
+
+def test_where_the_file_cannot_be_walked_its_pixels_are_kept_upright(monkeypatch: pytest.MonkeyPatch) -> None:
+    data = phone_jpeg(orientation=6)
+
+    def refuse(_: bytes) -> bytes:
+        raise MetadataError("a segment the walker cannot follow")
+
+    monkeypatch.setattr(metadata, "without_metadata", refuse)
+    kept = private_copy(data)
+    assert sniff_mime(kept) == "image/jpeg"
+    assert not any(text in kept for text in PRIVATE_TEXT)
+    upright = load_image(kept)
+    assert upright.orientation == 1
+    assert upright.image.shape == load_image(data).image.shape  # turned as the EXIF said
+    assert np.abs(upright.image.astype(int) - load_image(data).image).mean() < 8
