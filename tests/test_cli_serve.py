@@ -94,3 +94,28 @@ def test_a_database_that_cannot_be_the_book_is_refused_and_left_as_it_was(
     assert err.startswith(f"onze-vision serve: error: '{book}' ") and said in err
     assert (book.read_bytes() if book.is_file() else None) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["scores.sqlite"]   # no -wal, no -shm
+
+
+@pytest.mark.parametrize(("read_only", "said"), [
+    pytest.param("scores.sqlite", "'{book}' is read-only, and the score sheet writes every score into it: "
+                                  "make it writable (chmod u+w '{book}')", id="the book"),
+    pytest.param("scores.sqlite-shm", "'{book}-shm', left beside the book by an earlier run, is read-only: "
+                                      "remove it or make it writable", id="a leftover -shm"),
+    pytest.param("", "the folder of '{book}' cannot be written, and SQLite keeps its -wal and -shm files",
+                 id="its folder"),
+])
+def test_a_book_that_cannot_be_written_is_refused_before_serving(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, read_only: str, said: str
+) -> None:
+    import os
+    import sqlite3
+
+    book = tmp_path / "scores.sqlite"
+    sqlite3.connect(book).close()
+    (tmp_path / "scores.sqlite-shm").write_bytes(b"")
+    access = os.access
+    # The tests may run as root, whom permissions do not stop: os.access says what they would.
+    monkeypatch.setattr(os, "access", lambda path, mode: Path(path) != tmp_path / read_only and access(path, mode))
+    code, out, err = _serve(capsys, "--port", str(free_port()), "--database", str(book))
+    assert code == 2 and out == ""
+    assert said.format(book=book) in err

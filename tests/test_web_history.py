@@ -171,3 +171,72 @@ def test_the_book_link_shows_once_there_is_a_game(client: Any, api: Any) -> None
     api.post("/api/games", {"variant": "once", "players": ["Ann", "Bo"]})
     assert 'href="/history/onze-book.sqlite" download>Download the whole book' in client.get("/history").get_data(
         as_text=True)
+
+
+def _big_photo() -> bytes:
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    noise = np.random.default_rng(3).integers(0, 256, (600, 800, 3), np.uint8)
+    buffer = io.BytesIO()
+    Image.fromarray(noise).save(buffer, "JPEG", quality=95)   # 0.56 MB that does not compress
+    return buffer.getvalue()
+
+
+@pytest.fixture
+def copies_folder(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """The temporary folder the book is copied into for a download, this test's own."""
+    import tempfile
+
+    folder = tmp_path / "tmp"
+    folder.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(folder))
+    return folder
+
+
+def test_the_book_sent_holds_only_what_is_in_it(client: Any, api: Any, token: str, app: Any,
+                                                copies_folder: Any) -> None:
+    import io
+    from pathlib import Path
+
+    gone = api.post("/api/games", {"variant": "llenroc", "players": ["Ann", "Bo"]}).get_json()["id"]
+    for _ in range(3):
+        client.post(f"/games/{gone}/hands/1/players/2/photo",
+                    data={"csrf_token": token, "photo": (io.BytesIO(_big_photo()), "hand.jpg")})
+    api.delete(f"/api/games/{gone}")
+    client.post(f"/games/{gone}/delete-for-good", data={"csrf_token": token})
+    _finished_game(api, ["Cy", "Di"], {"Di": 5})
+    book = client.get("/history/onze-book.sqlite").data
+    on_disk = Path(app.config["DATABASE"]).stat().st_size
+    assert on_disk > 1_500_000 and len(book) < 300_000     # the deleted photos' space is not sent
+    assert list(copies_folder.iterdir()) == []              # the copy is removed once sent
+
+
+def test_a_download_with_no_room_for_the_copy_says_so_and_leaves_nothing(client: Any, api: Any, game_id: int,
+                                                                         copies_folder: Any,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    import shutil
+
+    real = shutil.disk_usage
+    monkeypatch.setattr(shutil, "disk_usage", lambda path: real(path)._replace(free=5 * 2**20))
+    response = client.get("/history/onze-book.sqlite")
+    assert response.status_code == 503
+    page = response.get_data(as_text=True)
+    assert "Copying the book to download it needs about" in page and f"in {copies_folder}, which has 5 MB free" in page
+    assert list(copies_folder.iterdir()) == []
+
+
+def test_copies_a_stopped_server_left_behind_are_removed_by_the_next(client: Any, game_id: int,
+                                                                     copies_folder: Any) -> None:
+    import os
+    import time
+
+    old, recent = copies_folder / "onze-book-k1x9.sqlite", copies_folder / "onze-book-a7q2.sqlite"
+    for leftover in (old, recent):
+        leftover.write_bytes(b"SQLite format 3\x00" + b"\x00" * 100)
+    a_day_ago = time.time() - 25 * 3600
+    os.utime(old, (a_day_ago, a_day_ago))
+    assert client.get("/history/onze-book.sqlite").status_code == 200
+    assert sorted(p.name for p in copies_folder.iterdir()) == [recent.name]   # a download may still send it

@@ -288,3 +288,23 @@ def test_an_instance_folder_that_cannot_be_written_is_never_needed_with_a_book_e
                           headers={"X-CSRF-Token": token})
     assert created.status_code == 201 and (tmp_path / "book.sqlite").exists()
     assert blocker.read_text() == "not a folder"
+
+
+def test_old_unused_photos_are_found_by_index_not_by_reading_every_photo(app: Any) -> None:
+    # A photo's created time lies after its megabytes: a scan of the table reads them all.
+    from webapp import model
+    from webapp.db import connect, ensure_schema
+
+    ensure_schema(app.config["DATABASE"])
+    db = connect(app.config["DATABASE"])
+    try:
+        statements: list[str] = []
+        db.set_trace_callback(statements.append)
+        model.forget_unused_photos(db)
+        db.set_trace_callback(None)
+        (delete,) = [sql for sql in statements if sql.startswith("DELETE FROM photo")]
+        plan = [row[3] for row in db.execute("EXPLAIN QUERY PLAN " + delete)]
+    finally:
+        db.close()
+    assert not any(step.startswith("SCAN") for step in plan), plan
+    assert any("INDEX photo_created" in step for step in plan), plan

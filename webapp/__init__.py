@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import os
 import secrets
+import sqlite3
 from pathlib import Path
 from typing import Any
 
 from flask import Flask, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
+
+from .db import BookUnavailableError, book_trouble
 
 #: Largest upload accepted (a phone photo is 2-12 MB).
 DEFAULT_MAX_UPLOAD = 20 * 1024 * 1024
@@ -91,6 +94,25 @@ def _register_error_pages(app: Flask) -> None:
         if request.path.startswith("/api/"):
             return jsonify(error=message), 413
         return render_template("error.html", code=413, message=message), 413
+
+    @app.errorhandler(sqlite3.OperationalError)
+    @app.errorhandler(BookUnavailableError)
+    def book_unavailable(error: Exception) -> Any:
+        # The disk is full, the book read-only, locked or gone: nothing was saved, and what
+        # was sent comes back to be sent again once that is mended (a photo is chosen again).
+        message = (book_trouble(error, app.config["DATABASE"]) if isinstance(error, sqlite3.OperationalError)
+                   else str(error))
+        app.logger.error("the book is unavailable: %s", error)
+        if request.path.startswith("/api/"):
+            return jsonify(error=message), 503
+        sent = [(name, value) for name, values in request.form.lists() if name != "csrf_token"
+                for value in values] if request.method == "POST" else []
+        files = [upload.filename or name for name, upload in request.files.items(multi=True) if upload]
+        # Shown: what a person typed or chose; the page's own bookkeeping is sent again unseen.
+        shown = [(name.replace("_", " "), value) for name, value in sent
+                 if value and name not in ("mode", "photo_id") and not name.endswith("_was")]
+        return render_template("error.html", code=503, message=message, sent=sent, shown=shown,
+                               files=files, retry_url=request.path), 503
 
     @app.errorhandler(HTTPException)
     def http_error(error: HTTPException) -> Any:

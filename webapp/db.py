@@ -8,9 +8,11 @@ failing or overwriting each other.
 from __future__ import annotations
 
 import os
+import shutil
 import sqlite3
 import tempfile
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from importlib import resources
@@ -26,12 +28,49 @@ _schema_ready: set[str] = set()
 _schema_lock = threading.Lock()
 
 
+class BookUnavailableError(RuntimeError):
+    """The book cannot be used now for a reason outside the request (its message says
+    which, and what to do); nothing of the request was saved or sent."""
+
+
+class BookGoneError(BookUnavailableError):
+    """The book this server opened is no longer where it was (moved or deleted)."""
+
+
+class NoRoomForCopyError(BookUnavailableError):
+    """Too little free disk space to copy the book for a download."""
+
+
+def book_trouble(error: sqlite3.OperationalError, path: str) -> str:
+    """What went wrong with the book at ``path``, and what to do, for the family at the
+    table. Every such error leaves the book as it was: nothing of the request is saved."""
+    name = getattr(error, "sqlite_errorname", "")  # Python 3.11+; the text below otherwise
+    text = str(error).lower()
+    book = Path(path).name
+    if name == "SQLITE_FULL" or "is full" in text:
+        return (f"The disk that holds the book ({book}) is full, so nothing was saved. "
+                "Free some space on the computer running the score sheet, then try again.")
+    if name.startswith("SQLITE_READONLY") or "readonly" in text:
+        return (f"The book ({path}) cannot be written: the file or its folder is read-only, "
+                "so nothing was saved. Make both writable (a leftover read-only "
+                f"{book}-shm file beside it counts too), then try again.")
+    if name.startswith("SQLITE_BUSY") or "locked" in text:
+        return ("Another program has the book open and is writing to it (a backup, or an SQLite "
+                "browser?), so nothing was saved. Close it, then try again.")
+    if name.startswith("SQLITE_CANTOPEN") or "unable to open" in text:
+        return (f"The book ({path}) cannot be opened: its folder is missing or not readable. "
+                "Nothing was saved.")
+    return f"The book ({book}) could not be read or written ({error}), so nothing was saved. Try again."
+
+
 def connect(path: str) -> sqlite3.Connection:
     """Open ``path`` in autocommit mode (transactions are explicit), WAL, foreign keys on."""
     Path(path).parent.mkdir(parents=True, exist_ok=True)
-    db = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=False)
+    # A save waits this long for another writer (saves take milliseconds; the longest
+    # measured wait, two servers with photos, was half a second), then says the book is busy.
+    db = sqlite3.connect(path, timeout=10, isolation_level=None, check_same_thread=False)
     db.row_factory = sqlite3.Row
-    db.execute("PRAGMA busy_timeout = 30000")
+    db.execute("PRAGMA busy_timeout = 10000")
     db.execute("PRAGMA foreign_keys = ON")
     # What is deleted is overwritten, not left in free pages: a game deleted for good (and
     # its photos) must not be readable in a copy of the book.
@@ -127,6 +166,12 @@ def get_db() -> sqlite3.Connection:
     """The request's connection, opened (and the schema made sure of) on first use."""
     if "db" not in g:
         path = current_app.config["DATABASE"]
+        if path in _schema_ready and not Path(path).exists():
+            # Never start an empty book in its place: the games would seem to be gone, and
+            # new ones would go where nobody looks for them.
+            raise BookGoneError(
+                f"The book is no longer at {path} (moved or deleted?), so nothing was saved. "
+                "Put it back, or start the score sheet again with onze-vision serve --database FILE.")
         ensure_schema(path)
         g.db = connect(path)
     return g.db
@@ -147,7 +192,8 @@ def transaction(db: sqlite3.Connection | None = None) -> Iterator[sqlite3.Connec
     try:
         yield db
     except BaseException:
-        db.execute("ROLLBACK")
+        if db.in_transaction:  # SQLite has rolled back already after a full disk or an I/O error
+            db.execute("ROLLBACK")
         raise
     db.execute("COMMIT")
 
@@ -156,30 +202,66 @@ def transaction(db: sqlite3.Connection | None = None) -> Iterator[sqlite3.Connec
 # for it eight times at once would read it eight times over.
 _snapshot_lock = threading.Lock()
 
+#: How the temporary copies of the book are named, and how old one must be to be a
+#: leftover (a download the server did not live to finish) that the next copy removes.
+SNAPSHOT_PREFIX = "onze-book-"
+STALE_SNAPSHOT_SECONDS = 24 * 3600
+
+# Room kept free beside a copy, so that making one never fills the disk to its last byte.
+SNAPSHOT_SPARE_BYTES = 16 * 1024 * 1024
+
 
 def snapshot(db: sqlite3.Connection) -> Path:
-    """The whole database copied into one SQLite file, consistent even while others write
-    (SQLite's online backup), for a family to keep or to open elsewhere with ``--database``.
+    """The whole database copied into one compact SQLite file (``VACUUM INTO``: the live
+    pages only, not the space deleted games left), consistent even while others write,
+    for a family to keep or to open elsewhere with ``--database``.
 
     Returns a temporary file's path: the caller sends it and removes it (it is as large
-    as the book, photos and all, so it is never held in memory).
+    as the book, photos and all, so it is never held in memory). Copies an earlier server
+    left behind are removed first.
+
+    Raises:
+        NoRoomForCopyError: The temporary folder has too little free space for the copy.
     """
-    handle, name = tempfile.mkstemp(prefix="onze-book-", suffix=".sqlite")
+    folder = Path(tempfile.gettempdir())
+    remove_stale_snapshots(folder)
+    page_size = db.execute("PRAGMA page_size").fetchone()[0]
+    live_pages = db.execute("PRAGMA page_count").fetchone()[0] - db.execute("PRAGMA freelist_count").fetchone()[0]
+    needed, room = live_pages * page_size, shutil.disk_usage(folder).free
+    if needed + SNAPSHOT_SPARE_BYTES > room:
+        raise NoRoomForCopyError(
+            f"Copying the book to download it needs about {_megabytes(needed)} in {folder}, which has "
+            f"{_megabytes(room)} free, so nothing was sent. Free some space there (or start the "
+            "score sheet with TMPDIR set to a roomier folder), then download again.")
+    handle, name = tempfile.mkstemp(prefix=SNAPSHOT_PREFIX, suffix=".sqlite", dir=folder)
     os.close(handle)
     path = Path(name)
     try:
         with _snapshot_lock:
-            copy = sqlite3.connect(path)
-            try:
-                db.backup(copy)
-                # A single file, not a WAL pair: the copy opens on its own wherever it goes.
-                copy.execute("PRAGMA journal_mode = DELETE")
-            finally:
-                copy.close()
+            db.execute("VACUUM INTO ?", (name,))  # a single file, not a WAL pair: it opens on its own
     except BaseException:
         path.unlink(missing_ok=True)
+        path.with_name(path.name + "-journal").unlink(missing_ok=True)
         raise
     return path
+
+
+def remove_stale_snapshots(folder: Path, older_than: float = STALE_SNAPSHOT_SECONDS) -> list[Path]:
+    """Remove the book copies in ``folder`` older than ``older_than`` seconds; return them."""
+    removed = []
+    cutoff = time.time() - older_than
+    for leftover in folder.glob(SNAPSHOT_PREFIX + "*.sqlite*"):
+        try:
+            if leftover.stat().st_mtime < cutoff:
+                leftover.unlink()
+                removed.append(leftover)
+        except OSError:  # gone meanwhile, or still open on a system that keeps it
+            continue
+    return removed
+
+
+def _megabytes(size: int) -> str:
+    return f"{size / 2**20:,.0f} MB" if size >= 2**20 else f"{size / 1024:,.0f} KB"
 
 
 def init_db(reset: bool = False) -> None:

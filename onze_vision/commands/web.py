@@ -132,6 +132,17 @@ def database_problem(path: str, shown: str) -> str | None:
             return f"cannot read '{shown}': {error.strerror or error}"
         if head and head != b"SQLite format 3\x00":
             return f"'{shown}' is not an SQLite database (the score sheet's book is one): choose another file"
+        if not os.access(target, os.W_OK):
+            return (f"'{shown}' is read-only, and the score sheet writes every score into it: "
+                    f"make it writable (chmod u+w '{shown}'), or give another --database")
+        shared_memory = target.with_name(target.name + "-shm")
+        if shared_memory.exists() and not os.access(shared_memory, os.W_OK):
+            return (f"'{shown}-shm', left beside the book by an earlier run, is read-only: "
+                    f"remove it or make it writable (SQLite makes it again)")
+    folder = target.parent if target.parent.exists() else None
+    if folder is not None and not os.access(folder, os.W_OK | os.X_OK):
+        return (f"the folder of '{shown}' cannot be written, and SQLite keeps its -wal and -shm "
+                f"files beside the book: choose a folder you can write to")
     return None
 
 

@@ -1,0 +1,157 @@
+"""When the book cannot be written (a full disk, a read-only file, another program holding
+it, the file moved away), the sheet says which and what to do, saves nothing, and gives
+back what was sent so it can be sent again."""
+
+from __future__ import annotations
+
+import html
+import re
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from webapp import db as book
+
+MakeTrouble = Callable[[sqlite3.Connection], None]
+
+
+def disk_full(connection: sqlite3.Connection) -> None:
+    # The file may not grow by a page, and every write needs new pages (a 64 KB blob in
+    # ``ballast`` with it): SQLite itself answers SQLITE_FULL mid-write, as on a full disk.
+    pages = connection.execute("PRAGMA page_count").fetchone()[0]
+    connection.execute(f"PRAGMA max_page_count = {pages}")
+    for table in ("game", "hand", "player", "score", "photo"):
+        for event in ("INSERT", "UPDATE"):
+            connection.execute(f"CREATE TEMP TRIGGER IF NOT EXISTS grow_{table}_{event} AFTER {event} ON main.{table} "
+                               "BEGIN INSERT INTO ballast VALUES (zeroblob(65536)); END")
+
+
+def read_only(connection: sqlite3.Connection) -> None:
+    connection.execute("PRAGMA query_only = ON")  # SQLITE_READONLY, as for a read-only file
+
+
+def locked_by_another_program(connection: sqlite3.Connection) -> None:
+    connection.execute("PRAGMA busy_timeout = 50")  # the other program below never lets go
+
+
+TROUBLES: dict[str, tuple[MakeTrouble, str]] = {
+    "disk full": (disk_full, "The disk that holds the book (onze-test.sqlite) is full, so nothing was saved. "
+                             "Free some space"),
+    "read-only": (read_only, "cannot be written: the file or its folder is read-only, so nothing was saved"),
+    "locked": (locked_by_another_program, "Another program has the book open and is writing to it"),
+}
+
+
+class Trouble:
+    """The trouble a test's param names, met by every connection of the sheet until mended."""
+
+    def __init__(self, app: Any, kind: str, monkeypatch: pytest.MonkeyPatch) -> None:
+        make_trouble, self.message = TROUBLES[kind]
+        self.monkeypatch = monkeypatch
+        with sqlite3.connect(app.config["DATABASE"]) as setup:
+            setup.execute("CREATE TABLE IF NOT EXISTS ballast (filler BLOB)")
+        self.holder: sqlite3.Connection | None = None
+        if kind == "locked":
+            self.holder = sqlite3.connect(app.config["DATABASE"], isolation_level=None)
+            self.holder.execute("BEGIN IMMEDIATE")
+        connect = book.connect
+
+        def troubled(path: str) -> sqlite3.Connection:
+            connection = connect(path)
+            make_trouble(connection)
+            return connection
+
+        monkeypatch.setattr(book, "connect", troubled)
+
+    def mend(self) -> None:
+        self.monkeypatch.undo()
+        if self.holder is not None:
+            self.holder.close()
+            self.holder = None
+
+
+@pytest.fixture
+def trouble(app: Any, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> Iterator[Trouble]:
+    app.test_client().get("/api/games")  # the book exists before the trouble starts
+    made = Trouble(app, request.param, monkeypatch)
+    yield made
+    made.mend()
+
+
+def _total_games(app: Any) -> int:
+    with sqlite3.connect(app.config["DATABASE"]) as db:
+        return db.execute("SELECT count(*) FROM game").fetchone()[0]
+
+
+@pytest.mark.parametrize("trouble", list(TROUBLES), indirect=True)
+def test_typed_cards_come_back_to_be_sent_again(client: Any, token: str, game_id: int, trouble: Trouble) -> None:
+    response = client.post(f"/games/{game_id}/hands/1/players/2",
+                           data={"csrf_token": token, "mode": "cards", "cards": "QH 7S 10D"})
+    assert response.status_code == 503
+    page = html.unescape(response.get_data(as_text=True))
+    assert trouble.message in page
+    assert "<dt>cards</dt><dd>QH 7S 10D</dd>" in page             # shown as typed
+    assert '<input type="hidden" name="cards" value="QH 7S 10D">' in page  # and sent again by the button
+    assert "Send it again" in page
+    trouble.mend()
+    form = dict(re.findall(r'<input type="hidden" name="([^"]+)" value="([^"]*)">', page))
+    again = client.post(f"/games/{game_id}/hands/1/players/2", data=form)
+    assert again.status_code == 302
+    assert client.get(f"/api/games/{game_id}").get_json()["hands"][0]["scores"][1]["points"] == 27
+
+
+@pytest.mark.parametrize("trouble", list(TROUBLES), indirect=True)
+def test_the_api_says_the_same_and_saves_nothing(app: Any, api: Any, trouble: Trouble) -> None:
+    before = _total_games(app)
+    response = api.post("/api/games", {"variant": "llenroc", "players": ["Ann", "Bo"]})
+    assert response.status_code == 503
+    assert trouble.message in response.get_json()["error"]
+    assert _total_games(app) == before
+
+
+@pytest.mark.parametrize("trouble", ["disk full"], indirect=True)
+def test_a_photo_sent_is_asked_for_again(client: Any, token: str, game_id: int, trouble: Trouble,
+                                         jpeg_bytes: bytes) -> None:
+    import io
+
+    response = client.post(f"/games/{game_id}/hands/1/players/2/photo",
+                           data={"csrf_token": token, "photo": (io.BytesIO(jpeg_bytes), "IMG_0042.jpg")})
+    assert response.status_code == 503
+    page = response.get_data(as_text=True)
+    assert trouble.message in html.unescape(page) and "The photo (IMG_0042.jpg) was not kept: choose it again" in page
+
+
+def test_a_book_moved_away_is_not_replaced_by_an_empty_one(app: Any, client: Any, api: Any, game_id: int) -> None:
+    path = Path(app.config["DATABASE"])
+    moved = path.with_name("moved.sqlite")
+    with sqlite3.connect(path) as db:
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    path.rename(moved)
+    for leftover in path.parent.glob(path.name + "-*"):
+        leftover.unlink()
+    page = client.get(f"/games/{game_id}")
+    assert page.status_code == 503
+    assert f"The book is no longer at {path} (moved or deleted?)" in page.get_data(as_text=True)
+    response = api.post("/api/games", {"variant": "llenroc", "players": ["Ann", "Bo"]})
+    assert response.status_code == 503 and "onze-vision serve --database FILE" in response.get_json()["error"]
+    assert not path.exists()                                         # no empty book in its place
+    moved.rename(path)                                               # put back: all is there
+    assert client.get(f"/api/games/{game_id}").get_json()["players"][0]["name"] == "Ann"
+
+
+def test_an_error_after_sqlite_ended_the_transaction_itself_is_the_one_raised(app: Any) -> None:
+    # On a full disk or an I/O error SQLite may roll the whole transaction back itself; a
+    # second ROLLBACK would fail and hide the cause ("no transaction is active").
+    connection = book.connect(app.config["DATABASE"])
+    try:
+        with pytest.raises(sqlite3.OperationalError, match="database or disk is full"):
+            with book.transaction(connection) as db:
+                db.execute("ROLLBACK")  # what SQLite does itself before answering SQLITE_FULL
+                raise sqlite3.OperationalError("database or disk is full")
+        assert not connection.in_transaction
+    finally:
+        connection.close()
