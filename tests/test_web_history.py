@@ -240,3 +240,29 @@ def test_copies_a_stopped_server_left_behind_are_removed_by_the_next(client: Any
     os.utime(old, (a_day_ago, a_day_ago))
     assert client.get("/history/onze-book.sqlite").status_code == 200
     assert sorted(p.name for p in copies_folder.iterdir()) == [recent.name]   # a download may still send it
+
+
+def test_the_history_shows_twenty_games_a_page_and_counts_them_all(client: Any, api: Any) -> None:
+    ids = [_finished_game(api, ["Ann", "Bo"], {"Bo": 10}) for _ in range(21)]
+    ids.append(api.post("/api/games", {"variant": "llenroc", "players": ["Ann", "Bo"]}).get_json()["id"])
+    first = client.get("/history").get_data(as_text=True)
+    assert [int(n) for n in re.findall(r'<article class="panel history-game" id="game-(\d+)"', first)] == ids[::-1][:20]
+    assert "over 21 finished games" in first                      # the standings count every page
+    assert "<td>21</td><td>21</td>" in first                       # Ann: 21 games, 21 wins
+    assert "games 1-20 of 22 · page 1 of 2" in first and 'href="/history?page=2" rel="next"' in first
+    assert "Newer games" not in first
+    second = client.get("/history?page=2").get_data(as_text=True)
+    assert [int(n) for n in re.findall(r'id="game-(\d+)"', second)] == ids[::-1][20:]
+    assert "games 21-22 of 22 · page 2 of 2" in second and 'href="/history?page=1" rel="prev"' in second
+    assert "Older games" not in second
+
+
+def test_one_page_of_games_needs_no_pager(client: Any, api: Any, game_id: int) -> None:
+    assert 'class="pager"' not in client.get("/history").get_data(as_text=True)
+
+
+@pytest.mark.parametrize("page", ["0", "3", "two", "-1", "٢"])
+def test_a_page_of_the_history_that_does_not_exist_is_404(client: Any, api: Any, game_id: int, page: str) -> None:
+    response = client.get(f"/history?page={page}")
+    assert response.status_code == 404
+    assert f"Page {page} of the history doesn't exist: it has pages 1-1." in html.unescape(response.get_data(as_text=True))

@@ -6,12 +6,13 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 import re
 import time
 from collections.abc import Iterator
 from typing import Any
 
-from flask import Blueprint, Response, flash, redirect, render_template, url_for
+from flask import Blueprint, Response, abort, flash, redirect, render_template, request, url_for
 
 from . import model
 from .db import get_db, snapshot
@@ -19,12 +20,28 @@ from .db import get_db, snapshot
 bp = Blueprint("history", __name__)
 
 
+#: Games shown hand by hand on one page of the history: a book of 1,000 games on one page
+#: was 13 MB of HTML, 6 s for a desktop browser to draw.
+GAMES_PER_PAGE = 20
+
+
 @bp.route("/history")
 def index() -> str:
-    """Finished and unfinished games, newest first, each hand by hand; then the games
-    deleted lately, to bring back."""
-    games = model.list_games()
-    return render_template("history.html", games=games, standings=model.standings(games),
+    """The standings over every finished game; the games, newest first, each hand by hand,
+    :data:`GAMES_PER_PAGE` to a page (``?page=2`` for older ones); then the games deleted
+    lately, to bring back."""
+    every_game = model.list_games()   # the standings count them all
+    total = len(every_game)
+    pages = max(1, math.ceil(total / GAMES_PER_PAGE))
+    asked = request.args.get("page", "1")
+    page = int(asked) if asked.isascii() and asked.isdigit() else 0
+    if not 1 <= page <= pages:
+        abort(404, f"Page {asked} of the history doesn't exist: it has pages 1-{pages}.")
+    first = (page - 1) * GAMES_PER_PAGE
+    return render_template("history.html", games=every_game[first:first + GAMES_PER_PAGE],
+                           standings=model.standings(every_game),
+                           finished=sum(game["finished"] for game in every_game),
+                           page=page, pages=pages, total=total, first=first + 1,
                            deleted=model.deleted_games(), kept_days=model.DELETED_GAME_DAYS)
 
 
