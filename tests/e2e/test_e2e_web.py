@@ -704,3 +704,29 @@ def test_one_bad_code_is_the_only_chip_marked_and_common_spellings_count_while_t
     assert not page.locator(".save-btn").is_disabled()
     page.wait_for_function("document.querySelector('.points-total').textContent.trim() === '29'")
     assert [page.locator(".chips li select").nth(i).input_value() for i in range(3)] == ["QH", "10S", "9D"]
+
+
+def test_points_typed_while_the_book_is_read_only_are_sent_again_with_one_tap(
+        page: Any, live_server: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    from webapp import db as book
+
+    game_url = _start_game(page, live_server, ["Ann", "Bo"])
+    page.goto(game_url + "/hands/1")
+    page.fill("input[aria-label='Points for Bo']", "37")
+    connect = book.connect
+
+    def read_only(path: str) -> Any:
+        connection = connect(path)
+        connection.execute("PRAGMA query_only = ON")  # as a read-only file answers
+        return connection
+
+    monkeypatch.setattr(book, "connect", read_only)
+    page.click("button[aria-label=\"Save Bo's points\"]")
+    page.wait_for_selector("h1:has-text('The book cannot be used now')")
+    assert "cannot be written: the file or its folder is read-only, so nothing was saved" in page.inner_text("[role=alert]")
+    assert "37" in page.inner_text("dl.sent")
+    shoot(page, "24-book-read-only")
+    monkeypatch.undo()                       # the file made writable again
+    page.click("button:has-text('Send it again')")
+    page.wait_for_selector(".flash-ok")
+    assert _api(live_server, "/api/games/" + game_url.rsplit("/", 1)[1])["hands"][0]["scores"][1]["points"] == 37
