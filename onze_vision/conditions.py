@@ -22,6 +22,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from onze_vision.cards import RED_SUITS
 from onze_vision.detections import box_iou
 from onze_vision.detector import CardDetector, DetectedCard, PhotoReading
 from onze_vision.imageio import read_image_file
@@ -159,9 +160,9 @@ def compare_readings(reference: Sequence[DetectedCard], changed: Sequence[Detect
         if twin.card[:-1] != card.card[:-1]:
             continue
         counts["same rank"] += 1
-        colour = "red" if card.card[-1] in "HD" else "black"
+        colour = "red" if card.card[-1] in RED_SUITS else "black"
         counts[colour] += 1
-        counts[f"{colour}: colour kept"] += twin.card != "JK" and (twin.card[-1] in "HD") == (colour == "red")
+        counts[f"{colour}: colour kept"] += twin.card != "JK" and (twin.card[-1] in RED_SUITS) == (colour == "red")
         counts[f"{colour}: read right"] += twin.card == card.card
         counts[f"{colour}: read or offered right"] += card.card in (twin.card, twin.alternative)
     return counts

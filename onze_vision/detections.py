@@ -217,7 +217,10 @@ def non_max_suppression(
     Args:
         xyxy: [N, 4] boxes.
         scores: [N] scores.
-        iou_threshold: A box overlapping a kept box by more than this is dropped.
+        iou_threshold: A box overlapping a kept box by more than this is dropped. Named
+            for IoU, but it is a threshold on whatever ``overlap`` measures: with
+            :func:`box_ios`, on the intersection over the smaller box
+            (:meth:`Detections.without_nested` passes ``nested_overlap`` here).
         class_id: When given, boxes only suppress boxes of their own class.
         overlap: How overlap is measured: :func:`box_iou`, or :func:`box_ios` to also
             drop a box that lies inside a better one (IoU stays low for nested boxes).
@@ -228,6 +231,9 @@ def non_max_suppression(
         offset = (np.asarray(class_id, dtype=np.float32) * (float(xyxy.max()) + 1.0))[:, None]
         xyxy = xyxy + offset
     order = np.argsort(-np.asarray(scores), kind="stable")
+    # Each kept box against the boxes still left, not an [N, N] matrix up front: a detector
+    # gives many near-duplicates, so few boxes are kept and the rows shrink fast (at a score
+    # floor of 0.001, hundreds of boxes: the matrix was slower, and its memory grows as N^2).
     keep: list[int] = []
     while order.size:
         best = int(order[0])

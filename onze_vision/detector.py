@@ -11,10 +11,12 @@ Pipeline (all numpy / OpenCV / onnxruntime; no torch):
    they are small at its input (a far shot of a large photo), it looks again at their part
    of the photo, decoded finer and in tiles (:func:`~onze_vision.looks.plan_closer_look`).
 4. Each box is cut with :func:`~onze_vision.indexcrop.crop_index` from the decoded image
-   (more pixels than the letterboxed one) and all crops are classified in one batch: 53
-   codes + "none", and the card's ``down`` direction as the index reads. An index read
-   unsure is read again from moved and turned crops
-   (:func:`~onze_vision.indexcrop.reading_views`) and its readings are averaged.
+   (more pixels than the letterboxed one) and the crops are classified together: 53
+   codes + "none", and the card's ``down`` direction as the index reads. Up to two more
+   calls of the classifier follow: the crops of the boxes a mirrored look found (a
+   four-corner deck, ``mirrored_look``), mirrored, for their ``down``; and, after step 5,
+   the moved and turned crops (:func:`~onze_vision.indexcrop.reading_views`) of every
+   index still read unsure, whose readings are averaged with the first.
 5. :func:`~onze_vision.pairing.read_corners_together`: two indices that sit on one
    card's diagonal and whose readings can agree are read as one card, each with the
    product of their probabilities (a sharp corner outvotes its blurred partner).
@@ -40,7 +42,7 @@ import sys
 import threading
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -58,6 +60,7 @@ from onze_vision.detector_config import (
 )
 from onze_vision.imageio import ImageSource, LoadedImage, decode_finer, is_colourless, load_image
 from onze_vision.indexcrop import (
+    CROP_SIZE,
     NONE_CLASS,
     crop_index,
     crop_view,
@@ -108,6 +111,8 @@ DEFAULT_MODEL_DIR = default_model_dir()
 CLASS_NAMES: tuple[str, ...] = (*CARD_CODES, NONE_CLASS)
 
 #: Timing keys filled by :meth:`CardDetector.read_indices` / :meth:`CardDetector.detect_cards`.
+#: "classifier" also holds the blur gauge's time (a third network, run on the classifier's
+#: crops): it has no key of its own.
 TIMING_KEYS = ("decode", "preprocess", "detector", "classifier", "postprocess")
 
 
@@ -319,11 +324,12 @@ class LookMemo:
 
 
 class CardDetector:
-    """Both ONNX models, loaded once; :meth:`detect_cards` is safe to call from many threads.
+    """The ONNX models (the index detector, the index classifier and, where it is there, the
+    blur gauge), loaded once; :meth:`detect_cards` is safe to call from many threads.
 
     Args:
         model_dir: Folder with ``index_detector.onnx``, ``index_classifier.onnx`` and
-            (optional) ``detector.json``.
+            (optional) ``blur_gauge.onnx`` and ``detector.json``.
         config: Overrides ``detector.json``.
         threads: onnxruntime intra-op threads (default: CPU count).
     """
@@ -346,13 +352,11 @@ class CardDetector:
         self._indices = IndexDetector(paths[0], base.imgsz, threads)
         self._classifier = _session(paths[1], threads)
         self.input_size = self._indices.input_size
-        self.config = DetectorConfig(**{**{f.name: getattr(base, f.name) for f in fields(base)},
-                                        "imgsz": max(self.input_size)})
+        # The input size the export records wins over the config's (see ``imgsz``).
+        self.config = replace(base, imgsz=max(self.input_size))
         self._check_classifier()
         gauge = self.model_dir / GAUGE_FILE
-        # One thread: a third session's pool of spinning threads cost 18 ms a photo on two
-        # cores (measured); the gauge's 32 crops take about 2 ms on one.
-        self._gauge = self._load_gauge(gauge, 1) if gauge.exists() else None
+        self._gauge = self._load_gauge(gauge) if gauge.exists() else None
         self._code_weights = np.ones(len(CARD_CODES), np.float32)
         for code, weight in self.config.code_weights:
             self._code_weights[CARD_CODES.index(code)] = weight
@@ -365,9 +369,12 @@ class CardDetector:
         return self._gauge
 
     @staticmethod
-    def _load_gauge(path: Path, threads: int | None) -> BlurGauge:
+    def _load_gauge(path: Path) -> BlurGauge:
+        """The blur gauge's session, on one thread: a third session's pool of spinning
+        threads cost 18 ms a photo on two cores (measured); the gauge's 32 crops take about
+        2 ms on one."""
         try:
-            return BlurGauge(_session(path, threads))
+            return BlurGauge(_session(path, 1))
         except ValueError as error:
             raise InvalidModelError(f"'{path}': {error}") from None
 
@@ -385,8 +392,9 @@ class CardDetector:
         batch = inputs[0].shape[0]
         self._classifier_batch = batch if isinstance(batch, int) and batch > 0 else None
         crop = inputs[0].shape[2:]
-        if all(isinstance(v, int) for v in crop) and tuple(crop) != (48, 48):
-            raise InvalidModelError(f"classifier input must be [N, 3, 48, 48], got {inputs[0].shape}")
+        if all(isinstance(v, int) for v in crop) and tuple(crop) != (CROP_SIZE, CROP_SIZE):
+            raise InvalidModelError(
+                f"classifier input must be [N, 3, {CROP_SIZE}, {CROP_SIZE}], got {inputs[0].shape}")
 
     def read_indices(
         self,

@@ -8,6 +8,7 @@ check a config without loading a model.
 
 from __future__ import annotations
 
+import difflib
 import json
 import math
 from dataclasses import dataclass, fields, replace
@@ -29,6 +30,11 @@ class UnknownDeckCornersError(ValueError):
     """A deck was said to have its indices in corners other than "auto", "two" or "four"."""
 
 
+class UnknownConfigKeyError(ValueError):
+    """A config (``detector.json``) names a key the runtime has no setting for: a misspelt
+    key would otherwise change nothing, silently."""
+
+
 #: Which corners of a deck's cards carry an index, as a player can say it: "two" (most
 #: decks: top left and bottom right), "four" (Copag-style decks), or "auto" (as
 #: ``detector.json`` says: four where the photo shows a four-corner card).
@@ -42,6 +48,12 @@ CONFIG_KEYS = {
     "classifier_min_prob": "min_class_prob",
 }
 
+#: Keys ``detector.json`` carries as notes for a reader, which set nothing: written by the
+#: training recipe (``center_spread_p90``: how far the fitted ``center_offset`` misses, at
+#: the 90th percentile; ``classes``: the classifier's outputs) and by
+#: ``scripts/sweep_thresholds.py --write`` (``operating_point``: how it was chosen).
+NOTE_KEYS = ("center_spread_p90", "classes", "operating_point")
+
 
 @dataclass(frozen=True)
 class DetectorConfig:
@@ -50,7 +62,7 @@ class DetectorConfig:
     Attributes:
         imgsz: Detector input size; the ONNX metadata ``imgsz`` wins when present.
         conf_threshold: Minimum detector score of a corner index.
-        iou_threshold: NMS overlap threshold.
+        iou_threshold: NMS overlap threshold (IoU).
         min_class_prob: Minimum classifier probability of the index's code.
         center_offset: (a, b): the card centre is ``a`` index sizes down and ``b`` right
             of the index centre, as the index reads; its direction is the card's diagonal.
@@ -59,7 +71,7 @@ class DetectorConfig:
         pair_max_dot: Paired ``down`` vectors must have a dot product below this.
         four_corners: Also join the corners of decks with an index in all four corners:
             top right with bottom left (the other diagonal), and the two indices of one
-            side of the card (:func:`~onze_vision.pairing.corner_groups`); without it such a card is counted
+            side of the card (:func:`~onze_vision.pairing.corner_grouping`); without it such a card is counted
             two or three times.
         side_max_angle: Degrees by which the line between the two indices of one side may
             miss the side (straight down, or straight across, as each index reads).
@@ -83,14 +95,17 @@ class DetectorConfig:
             (:func:`~onze_vision.pairing.read_corners_together`); above 1 turns the joint reading off.
         index_aspect: Height / width of an upright index box; undoes the growth of the
             axis-aligned box of a turned index (0, the default, turns the correction off:
-            ``center_offset`` must be fitted with the same ``s`` the runtime uses).
+            ``center_offset`` must be fitted with the same ``s`` the runtime uses). The
+            shipped ``detector.json`` does not set it, so the product runs with 0 and
+            :func:`~onze_vision.pairing.index_size` never corrects a box.
         decode_factor: Decode the photo with its long side >= this x ``imgsz``.
         nested_overlap: Of two named indices whose intersection covers more than this
             share of the smaller box, only the more confident is kept (one index boxed
             twice, whole and rank alone: nearly all of the smaller box lies inside). Two
             real neighbours in a tight fan overlap less (of the labels of generated scenes
             that overlap another by more than 0.3, 99 % overlap it by at most 0.76), and
-            both must stay.
+            both must stay. 1 or more keeps every box (no box covers more than all of
+            another).
         crop_shift: An index the centred crop reads unsure of (see ``reread_below``) is
             read again from four crops moved by this share of the box's longer side left,
             right, up and down (0: none), and its readings are averaged
@@ -202,6 +217,25 @@ class DetectorConfig:
     maybe_floors: tuple[tuple[str, float, float], ...] = ()
 
     def __post_init__(self) -> None:
+        # "not (low <= value <= high)" rather than "value < low": NaN is refused too.
+        for name in ("conf_threshold", "iou_threshold", "min_class_prob"):
+            if not 0.0 <= getattr(self, name) <= 1.0:
+                raise ValueError(f"{name} must be between 0 and 1, got {getattr(self, name)}")
+        for name in ("nested_overlap", "pair_min_agreement", "reread_below", "index_aspect"):
+            # Above 1 means "never" for the first three (see their attributes).
+            if not getattr(self, name) >= 0.0:
+                raise ValueError(f"{name} must be >= 0, got {getattr(self, name)}")
+        if not self.imgsz >= 1:
+            raise ValueError(f"imgsz must be >= 1, got {self.imgsz}")
+        if not self.decode_factor > 0:
+            raise ValueError(f"decode_factor must be > 0, got {self.decode_factor}")
+        for name in ("pair_max_angle", "side_max_angle"):
+            if not 0.0 <= getattr(self, name) <= 180.0:
+                raise ValueError(f"{name} must be between 0 and 180 degrees, got {getattr(self, name)}")
+        if not -1.0 <= self.pair_max_dot <= 1.0:
+            raise ValueError(f"pair_max_dot must be between -1 and 1, got {self.pair_max_dot}")
+        if not 0.0 <= self.pair_distance[0] <= self.pair_distance[1]:
+            raise ValueError(f"pair_distance must be (min, max) with 0 <= min <= max, got {self.pair_distance}")
         for code, weight in self.code_weights:
             if code not in CARD_CODES:
                 raise ValueError(f"code_weights: {code!r} is not a card code")
@@ -255,12 +289,22 @@ class DetectorConfig:
 
     @classmethod
     def from_dict(cls, values: dict[str, Any]) -> DetectorConfig:
-        """Build a config from a mapping, ignoring keys it does not know."""
+        """Build a config from a mapping: keys as ``detector.json`` writes them (a field's
+        name, or its alias in :data:`CONFIG_KEYS`); a key whose value is null keeps the
+        default, and the notes of :data:`NOTE_KEYS` are skipped.
+
+        Raises:
+            UnknownConfigKeyError: A key is none of those (it names the closest ones).
+        """
         known = {f.name for f in fields(cls)}
         kwargs: dict[str, Any] = {}
         for key, value in values.items():
+            if key in NOTE_KEYS:
+                continue
+            if CONFIG_KEYS.get(key, key) not in known:
+                raise UnknownConfigKeyError(_unknown_key_message(key, known | set(CONFIG_KEYS)))
             key = CONFIG_KEYS.get(key, key)
-            if key not in known or value is None:
+            if value is None:
                 continue
             if key == "imgsz":
                 value = int(value[0] if isinstance(value, (list, tuple)) else value)
@@ -300,3 +344,10 @@ class DetectorConfig:
             return cls.from_dict(values)
         except (ValueError, TypeError, IndexError) as error:
             raise InvalidModelError(f"'{path}' is not a valid detector config: {error}") from None
+
+
+def _unknown_key_message(key: str, known: set[str]) -> str:
+    """What to say of a config key that sets nothing: the key, and the keys it is closest to."""
+    close = difflib.get_close_matches(str(key), sorted(known), n=3)
+    hint = f"; did you mean {' or '.join(repr(name) for name in close)}?" if close else ""
+    return f"unknown key {key!r}: it sets nothing{hint}"

@@ -406,9 +406,7 @@ def _from_array(array: np.ndarray) -> LoadedImage:
         raise UnsupportedArrayError(
             f"expected an HxW, HxWx3 (BGR) or HxWx4 (BGRA) array, got shape {array.shape}"
         )
-    height, width = image.shape[:2]
-    if width == 0 or height == 0:
-        raise EmptyImageError(f"the image array has no pixels (shape {array.shape})")
+    height, width = image.shape[:2]  # not 0: an array without pixels was refused above
     _check_size(width, height, "the image array")
     return LoadedImage(image, width, height, 1.0, "ARRAY", 1)
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from onze_vision.detector_config import DetectorConfig
+from onze_vision.pairing import index_size
 
 
 #: Neighbouring tiles of a closer look overlap by this many index sizes, so that an index
@@ -73,7 +74,7 @@ def plan_closer_look(xyxy: np.ndarray, det_score: np.ndarray, photo_size: tuple[
     if config.zoom_below <= 0 or not found.any():
         return None
     boxes = np.asarray(xyxy, np.float64)[found]
-    size = float(np.median(np.sqrt(np.clip((boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1]), 0, None))))
+    size = float(np.median(index_size(boxes[:, 2:] - boxes[:, :2])))
     if size <= 0 or size * input_scale >= config.zoom_below:
         return None
     width, height = photo_size

@@ -23,7 +23,7 @@ Decks with an index in all four corners (``four_corners``): the top-right index 
 like the top-left one and the bottom-left is its half turn, so a card shows up to four.
 Top right and bottom left lie on the other diagonal (``-atan2(b, a)``); the two indices
 of a long side see each other straight down, those of a short side straight across,
-whatever the design. :func:`corner_groups` joins them only where every two indices of a
+whatever the design. :func:`corner_grouping` joins them only where every two indices of a
 card lie as their corners must, each index a different corner; and it joins across a
 short side only in a photo where a four-corner card has shown itself otherwise, because
 two cards of one rank and colour side by side in a two-corner deck's row lie that way.
@@ -50,7 +50,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from onze_vision.cards import CARD_CODES
+from onze_vision.cards import CARD_CODES, RED_SUITS
 from onze_vision.detections import Detections, box_iou
 from onze_vision.detector_config import DetectorConfig
 
@@ -59,7 +59,7 @@ from onze_vision.detector_config import DetectorConfig
 #: A suit is most often misread as the other suit of its colour (hearts/diamonds,
 #: spades/clubs); requiring the colour keeps two cards of one rank from pairing.
 _PAIR_KEY: tuple[str, ...] = tuple(
-    code if code == "JK" else f"{code[:-1]} {'red' if code[-1] in 'HD' else 'black'}" for code in CARD_CODES
+    code if code == "JK" else f"{code[:-1]} {'red' if code[-1] in RED_SUITS else 'black'}" for code in CARD_CODES
 )
 
 
@@ -111,19 +111,22 @@ class DetectedCard:
         return out
 
 
-def index_size(wh: np.ndarray, down: np.ndarray, aspect: float) -> np.ndarray:
+def index_size(wh: np.ndarray, down: np.ndarray | None = None, aspect: float = 0.0) -> np.ndarray:
     """Return ``s = sqrt(w * h)`` of each index as if it stood upright.
 
     The detector's boxes are axis-aligned: a turned index gets a bigger box (by ~1.5x
     at 45 degrees), which would throw its predicted card centre too far. A W x H
     rectangle (H = aspect x W) turned so its down vector is (dx, dy) has the box
     (W|dy| + H|dx|) x (W|dx| + H|dy|), so the upright area is the box area divided by
-    ``(|dy| + k|dx|)(|dx| + k|dy|) / k``.
+    ``(|dy| + k|dx|)(|dx| + k|dy|) / k``. With ``aspect`` 0 (``index_aspect``'s default,
+    and the shipped config's) the box is taken as it is, and ``down`` is not needed.
     """
     wh = np.asarray(wh, dtype=np.float64).reshape(-1, 2)
     size = np.sqrt(np.clip(wh[:, 0] * wh[:, 1], 0, None))
     if aspect <= 0:
         return size
+    if down is None:
+        raise ValueError("index_size: an aspect corrects a turned box by its down vector; none was given")
     cos, sin = np.abs(down[:, 1]), np.abs(down[:, 0])
     growth = (cos + aspect * sin) * (sin + aspect * cos) / aspect
     return size / np.sqrt(np.maximum(growth, 1.0))
@@ -230,7 +233,7 @@ def _implied_link(i: int, j: int, side: dict[int, str], turned: dict[int, bool])
 def _join_corners(groups: list[list[int]], links: Sequence[tuple[float, int, int, str]],
                   linked: set[tuple[int, int, str]], down: np.ndarray) -> set[str]:
     """Join ``groups`` (lists of rows, changed in place) along ``links`` in their order,
-    where the joined rows can be one card's corners (see :func:`corner_groups`); the
+    where the joined rows can be one card's corners (see :func:`corner_grouping`); the
     kinds of link that joined two (empty: none did)."""
     group_of = {row: group for group in groups for row in group}
     joined: set[str] = set()
@@ -259,12 +262,6 @@ class CornerGrouping(NamedTuple):
 
     groups: list[tuple[int, ...]]
     four_corner_deck_seen: bool
-
-
-def corner_groups(centres: np.ndarray, wh: np.ndarray, down: np.ndarray, compatible: np.ndarray,
-                  config: DetectorConfig = DetectorConfig()) -> list[tuple[int, ...]]:
-    """The groups of :func:`corner_grouping`: one tuple of row numbers per card."""
-    return corner_grouping(centres, wh, down, compatible, config).groups
 
 
 def corner_grouping(centres: np.ndarray, wh: np.ndarray, down: np.ndarray, compatible: np.ndarray,
@@ -324,11 +321,11 @@ def read_corners_together(xyxy: np.ndarray, probs: np.ndarray, down: np.ndarray,
         config: Supplies the pairing geometry, ``conf_threshold`` and ``pair_min_agreement``.
 
     Returns:
-        The probabilities with each paired row replaced by its card's joint reading.
+        A copy of the probabilities with each paired row replaced by its card's joint reading.
     """
     xyxy = np.asarray(xyxy, dtype=np.float64).reshape(-1, 4)
     if len(xyxy) < 2 or config.pair_min_agreement > 1:
-        return probs
+        return probs.copy()  # a copy, as always: the caller may change what it is given
     codes = probs[:, : len(CARD_CODES)].astype(np.float64)
     sure = np.asarray(det_score) >= config.conf_threshold
     compatible = (codes @ codes.T >= config.pair_min_agreement) & sure[:, None] & sure[None, :]
@@ -343,7 +340,7 @@ def read_corners_together(xyxy: np.ndarray, probs: np.ndarray, down: np.ndarray,
         same_card = _same_rank_and_colour(probs.argmax(axis=1)) & sure[:, None] & sure[None, :]
         seen = corner_grouping(centres, wh, down, same_card, config).four_corner_deck_seen
         config = replace(config, four_corner_deck=True) if seen else replace(config, four_corners=False)
-    for group in corner_groups(centres, wh, down, compatible, config):
+    for group in corner_grouping(centres, wh, down, compatible, config).groups:
         if len(group) > 1:
             both = np.prod(probs[list(group)].astype(np.float64), axis=0)
             joint[list(group)] = both / max(both.sum(), 1e-12)
@@ -379,8 +376,10 @@ def pair_indices(indices: Detections, config: DetectorConfig = DetectorConfig(),
     Args:
         indices: Index detections: ``class_id`` into :data:`CARD_CODES`, ``confidence``,
             and ``data["down"]`` [N, 2].
-        config: Supplies ``center_offset``, ``pair_max_angle``, ``pair_distance``,
-            ``pair_max_dot`` and ``index_aspect``.
+        config: Supplies ``unsure_below`` and ``alternative_min`` (the alternative,
+            :func:`runner_up`) and ``check_below``; without ``grouping``, also the
+            grouping's settings (:func:`pair_grouping`: the pairing geometry,
+            ``four_corners``, ``four_corner_deck``).
         colourless: The photo has no colour (:func:`~onze_vision.imageio.is_colourless`):
             every suited card's alternative is its rank in the other colour
             (:func:`other_colour`), since colour is what tells the suits apart.

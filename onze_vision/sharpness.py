@@ -17,6 +17,8 @@ from typing import Any
 
 import numpy as np
 
+from onze_vision.indexcrop import CROP_SIZE
+
 GAUGE_FILE = "blur_gauge.onnx"
 
 #: The photo's smear is read on at most this many crops (its most confident indices): a
@@ -29,7 +31,8 @@ class BlurGauge:
 
     Args:
         session: An onnxruntime session of ``blur_gauge.onnx``: input [N, 3, 48, 48] RGB
-            crops in [0, 1], output ``smear`` [N] in index sizes.
+            crops in [0, 1] (the classifier's, :data:`~onze_vision.indexcrop.CROP_SIZE`),
+            output ``smear`` [N] in index sizes.
 
     Raises:
         ValueError: The session does not have that contract.
@@ -37,9 +40,9 @@ class BlurGauge:
 
     def __init__(self, session: Any) -> None:
         inputs, outputs = session.get_inputs(), session.get_outputs()
-        if len(inputs) != 1 or len(outputs) != 1 or list(inputs[0].shape[1:]) != [3, 48, 48]:
+        if len(inputs) != 1 or len(outputs) != 1 or list(inputs[0].shape[1:]) != [3, CROP_SIZE, CROP_SIZE]:
             raise ValueError(
-                f"the blur gauge must take crops [N, 3, 48, 48] and give one smear each; it takes "
+                f"the blur gauge must take crops [N, 3, {CROP_SIZE}, {CROP_SIZE}] and give one smear each; it takes "
                 f"{[(i.name, i.shape) for i in inputs]} and gives {[o.name for o in outputs]}")
         self._session = session
         self._input = inputs[0].name

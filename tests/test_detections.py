@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from types import SimpleNamespace
 
 import numpy as np
@@ -104,6 +105,41 @@ def test_nms_keeps_best_of_overlapping() -> None:
     # Per class, overlapping boxes of different classes both survive.
     keep = non_max_suppression(boxes, np.array([0.6, 0.9, 0.5]), 0.5, class_id=np.array([0, 1, 0]))
     assert sorted(keep.tolist()) == [0, 1, 2]
+
+
+def _greedy_nms_by_pairs(xyxy: np.ndarray, scores: np.ndarray, threshold: float,
+                             class_id: np.ndarray | None, overlap: Callable) -> list[int]:
+    """Greedy NMS by its definition, one pair of boxes at a time: best score first (the
+    earlier of equals first), a box is kept unless a kept box overlaps it by more than
+    ``threshold`` (each class shifted apart as the runtime does). Every pair's overlap is
+    read off one [N, N] matrix (``[kept, other]``, as the runtime measures it)."""
+    xyxy = np.asarray(xyxy, dtype=np.float32).reshape(-1, 4)
+    if class_id is not None and len(xyxy):
+        xyxy = xyxy + (np.asarray(class_id, dtype=np.float32) * (float(xyxy.max()) + 1.0))[:, None]
+    overlaps = overlap(xyxy, xyxy)
+    keep: list[int] = []
+    for row in sorted(range(len(xyxy)), key=lambda i: -float(scores[i])):
+        if all(overlaps[kept, row] <= threshold for kept in keep):
+            keep.append(row)
+    return keep
+
+
+@pytest.mark.parametrize("overlap", [box_iou, box_ios, box_ioa], ids=["iou", "ios", "ioa"])
+@pytest.mark.parametrize("seed", range(40))
+def test_nms_keeps_what_the_greedy_definition_keeps(overlap: Callable, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(0, 120))
+    corner = rng.uniform(0, 200, (n, 2))
+    # Clusters of near-duplicates and nested boxes, as a detector gives them, some of no area.
+    xyxy = np.concatenate([corner, corner + rng.uniform(0, 40, (n, 2))], axis=1).astype(np.float32)
+    xyxy[rng.random(n) < 0.3] = xyxy[0] if n else 0
+    # Ties: scores drawn from a few values, so the order among equals decides.
+    scores = rng.choice(np.array([0.9, 0.7, 0.7, 0.5, 0.3], np.float32), n)
+    class_id = rng.integers(0, 3, n) if seed % 2 else None
+    for threshold in (0.0, 0.3, 0.5, 0.85, 1.0):
+        kept = non_max_suppression(xyxy, scores, threshold, class_id, overlap=overlap)
+        assert kept.dtype == np.int64
+        assert kept.tolist() == _greedy_nms_by_pairs(xyxy, scores, threshold, class_id, overlap)
 
 
 def test_from_yolo_output_decodes_and_suppresses() -> None:

@@ -15,6 +15,7 @@ from onze_vision.cards import CARD_CODES
 from onze_vision.detections import Detections
 from onze_vision.detector_config import DetectorConfig
 from onze_vision.pairing import (
+    index_size,
     other_colour,
     pair_grouping,
     pair_groups,
@@ -434,3 +435,26 @@ def test_joint_reading_can_be_turned_off() -> None:
     rows = card_indices((300, 200), "5H")
     off = replace(CONFIG, pair_min_agreement=1.5)
     assert joint_codes(rows, [SHARP_5H, BLURRED_5H], off) == ["5H", "6H"]
+
+
+@pytest.mark.parametrize(("rows", "config"), [
+    (1, CONFIG),  # one index: nothing to read together
+    (2, replace(CONFIG, pair_min_agreement=1.5)),  # the joint reading turned off
+    (2, CONFIG),
+], ids=["one index", "turned off", "a card"])
+def test_corners_read_together_are_a_new_array_the_caller_may_change(rows: int, config: DetectorConfig) -> None:
+    indices = detections(card_indices((300, 200), "5H"))[:rows]
+    read = np.stack([reading(("5H", 0.9)), reading(("5H", 0.6), ("6H", 0.3))])[:rows]
+    probs = read.copy()
+    joint = read_corners_together(indices.xyxy, probs, indices.data["down"], indices.confidence, config)
+    joint[:] = 0.0
+    assert not np.shares_memory(joint, probs)
+    np.testing.assert_array_equal(probs, read)
+
+
+def test_index_size_needs_no_way_down_without_an_aspect() -> None:
+    wh = np.array([[20.0, 45.0], [0.0, 10.0]])
+    np.testing.assert_array_equal(index_size(wh), np.sqrt([900.0, 0.0]))
+    np.testing.assert_array_equal(index_size(wh), index_size(wh, np.array([[0.0, 1.0], [1.0, 0.0]]), 0.0))
+    with pytest.raises(ValueError, match="down vector"):
+        index_size(wh, None, 2.5)

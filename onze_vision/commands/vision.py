@@ -13,6 +13,7 @@ from pathlib import Path
 from collections.abc import Sequence
 from typing import Any
 
+from onze_vision.cards import RED_SUITS
 from onze_vision.detector_config import DECK_CORNERS  # light: no model is loaded
 
 from onze_vision.shared import REPO_ROOT, real_photos_dir
@@ -168,7 +169,7 @@ def draw_cards(image_bgr: Any, cards: Sequence[Any], maybe: Sequence[Any] = ()) 
     font_scale = max(0.5, reference / 1400)
     for card, is_maybe in [*((c, False) for c in cards), *((c, True) for c in maybe)]:
         x1, y1, x2, y2 = (round(v) for v in card.box)
-        colour = (40, 40, 230) if card.card[-1] in "HD" or card.card == "JK" else (40, 160, 40)
+        colour = (40, 40, 230) if card.card[-1] in RED_SUITS or card.card == "JK" else (40, 160, 40)
         if is_maybe:
             colour = (150, 150, 150)
         cv2.rectangle(canvas, (x1, y1), (x2, y2), colour, thickness)

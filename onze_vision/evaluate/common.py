@@ -7,6 +7,8 @@ from collections.abc import Callable
 
 import numpy as np
 
+from onze_vision.cards import RED_SUITS
+
 # The bars the product must meet.
 BAR_REAL_RECALL = 0.97
 
@@ -94,7 +96,7 @@ def rank_of(code: str) -> str:
 
 
 def is_red(code: str) -> bool:
-    return code[-1] in "HD"
+    return code[-1] in RED_SUITS
 
 
 def print_progress(message: str) -> None:

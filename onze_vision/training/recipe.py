@@ -255,7 +255,7 @@ def write_detector_json(out_dir: Path, dataset: Path, extra: dict[str, object] |
         # Links join cheapest first, a link costing its angle's miss plus 0.1 per index size
         # its indices lie apart: of two as straight, the nearer (two cards of one rank side
         # by side). On the true boxes, cards grouped wrong: datasets/four-tune960 74 -> 26
-        # (with the photo's links formed again at once, corner_groups), onze960 4 -> 2,
+        # (with the photo's links formed again at once, corner_grouping), onze960 4 -> 2,
         # onze320 2 -> 0, onze3 10 -> 2; 0.03-0.125 alike, 0.25 and up lose four-corner cards.
         "link_distance_cost": 0.1,
         # Where a photo shows such a deck (or the player says so), the detector looks at it
