@@ -16,7 +16,9 @@ Pipeline (all numpy / OpenCV / onnxruntime; no torch):
    calls of the classifier follow: the crops of the boxes a mirrored look found (a
    four-corner deck, ``mirrored_look``), mirrored, for their ``down``; and, after step 5,
    the moved and turned crops (:func:`~onze_vision.indexcrop.reading_views`) of every
-   index still read unsure, whose readings are averaged with the first.
+   index still read unsure, whose readings are averaged with the first. A photo that
+   shows a four-corner deck is looked at again mirrored and its boxes named again; a
+   box the first naming read is not read twice (:class:`ReadingMemo`).
 5. :func:`~onze_vision.pairing.read_corners_together`: two indices that sit on one
    card's diagonal and whose readings can agree are read as one card, each with the
    product of their probabilities (a sharp corner outvotes its blurred partner).
@@ -323,6 +325,32 @@ class LookMemo:
         self._looks.append((image, conf_threshold, boxes))
 
 
+#: A classifier reading: (probabilities [54], the way down [2]) of one crop.
+Reading = tuple[np.ndarray, np.ndarray]
+
+
+class ReadingMemo:
+    """The classifier's readings within one read of a photo, by the box read and the image
+    it was cut from (this very object): a photo looked at again mirrored (a four-corner
+    deck) has only the boxes that look added cut and named, not all of them again (a
+    third of such a photo's time went to naming the same boxes twice)."""
+
+    def __init__(self) -> None:
+        self._image: np.ndarray | None = None  # kept alive, so an object's identity is never reused
+        self.crops: dict[bytes, np.ndarray] = {}
+        self.centred: dict[bytes, Reading] = {}
+        self.mirrored: dict[bytes, Reading] = {}  # the crop read mirrored (for its way down)
+        self.more_views: dict[bytes, Reading] = {}  # summed over the extra views (``_read_again``)
+
+    def keys(self, image: np.ndarray, xyxy: np.ndarray) -> list[bytes]:
+        """Each box's key; readings of another image than the last are forgotten."""
+        if image is not self._image:
+            self._image = image
+            for table in (self.crops, self.centred, self.mirrored, self.more_views):
+                table.clear()
+        return [box.tobytes() for box in np.ascontiguousarray(xyxy, np.float32)]
+
+
 class CardDetector:
     """The ONNX models (the index detector, the index classifier and, where it is there, the
     blur gauge), loaded once; :meth:`detect_cards` is safe to call from many threads.
@@ -483,12 +511,12 @@ class CardDetector:
         # A deck said to have four corners is looked at mirrored at once; one the photo shows
         # (with the indices the first look found) is looked at again, mirrored.
         mirrored = config.mirrored_look and config.four_corners and config.four_corner_deck
-        memo = LookMemo()
+        memo, readings = LookMemo(), ReadingMemo()
         image, scale, boxes = self._look(loaded, floor, clock, gains, mirrored, memo)
-        found, crops = self._name(image, scale, boxes, config, clock)
+        found, crops = self._name(image, scale, boxes, config, clock, readings)
         if config.mirrored_look and not mirrored and self._shows_four_corner_deck(found, config):
             image, scale, boxes = self._look(loaded, floor, clock, gains, True, memo)
-            found, crops = self._name(image, scale, boxes, config, clock)
+            found, crops = self._name(image, scale, boxes, config, clock, readings)
         smear = None
         if gauge and len(found) and self._gauge is not None:
             # On the centred crops of what was named down to the floor every code shares, however
@@ -507,15 +535,20 @@ class CardDetector:
         return loaded, indices, candidates, gains, smear
 
     def _name(self, image: np.ndarray, scale: float, boxes: Detections, config: DetectorConfig,
-              clock: _Stopwatch) -> tuple[Detections, np.ndarray]:
+              clock: _Stopwatch, memo: ReadingMemo | None = None) -> tuple[Detections, np.ndarray]:
         """Name the located ``boxes`` (pixels of ``image``, ``scale`` of them per full-photo
         pixel): (the indices named a code, in full-photo pixels, at every score; their
-        centred crops, for the blur gauge). Boxes read as "none" are dropped."""
+        centred crops, for the blur gauge). Boxes read as "none" are dropped. ``memo``
+        keeps each box's crop and readings for a second naming of the same photo."""
+        memo = memo or ReadingMemo()
         xyxy = boxes.xyxy
-        tensor = crops_to_tensor([crop_index(image, box) for box in xyxy])
+        keys = memo.keys(image, xyxy)
+        new = [i for i, key in enumerate(keys) if key not in memo.crops]
+        memo.crops.update(zip([keys[i] for i in new], crops_to_tensor([crop_index(image, xyxy[i]) for i in new])))
+        tensor = np.stack([memo.crops[key] for key in keys]) if keys else crops_to_tensor([])
         clock.lap("preprocess")
 
-        probs, down = self._classify(tensor)
+        probs, down = self._classify_once(tensor, keys, memo.centred)
         # A top-right or bottom-left index's way down is read from its crop mirrored: the
         # classifier, taught the other two corners, bends it towards where their card edges
         # lie (four-tune960: 9 degrees off at the median, 2.8 mirrored); its code is read
@@ -523,14 +556,15 @@ class CardDetector:
         mirrored = np.flatnonzero(boxes.class_id == SEEN_MIRRORED)
         mirrored_down = None
         if len(mirrored):
-            mirrored_down = self._classify(np.ascontiguousarray(tensor[mirrored][..., ::-1]))[1] * [-1.0, 1.0]
+            mirrored_down = self._classify_once(np.ascontiguousarray(tensor[mirrored][..., ::-1]),
+                                                [keys[i] for i in mirrored], memo.mirrored)[1] * [-1.0, 1.0]
             down[mirrored] = mirrored_down
         # Unsure is judged after a card's two corners are read together: a corner its sure
         # partner settles needs no more views (most corners of a spread card).
         joint = self._weighed(read_corners_together(xyxy, probs, down, boxes.confidence, config))
         unsure = np.flatnonzero(joint.max(axis=1) < config.reread_below) if self._extra_views else np.zeros(0, np.intp)
         if len(unsure):
-            self._read_again(image, xyxy, unsure, probs, down)
+            self._read_again(image, xyxy, unsure, probs, down, [keys[i] for i in unsure], memo.more_views)
             if mirrored_down is not None:
                 down[mirrored] = mirrored_down
             joint = self._weighed(read_corners_together(xyxy, probs, down, boxes.confidence, config))
@@ -654,17 +688,23 @@ class CardDetector:
         return self._indices.locate(image_bgr, conf, self.config.iou_threshold, clock, mirrored, memo)
 
     def _read_again(self, image_bgr: np.ndarray, xyxy: np.ndarray, rows: np.ndarray,
-                    probs: np.ndarray, down: np.ndarray) -> None:
+                    probs: np.ndarray, down: np.ndarray, keys: Sequence[bytes],
+                    summed: dict[bytes, Reading]) -> None:
         """Average ``probs[rows]`` and ``down[rows]`` (the centred readings of the boxes
-        ``xyxy[rows]``) with those boxes' readings from the other views, in place."""
+        ``xyxy[rows]``) with those boxes' readings from the other views, in place. The
+        views' sums are kept in ``summed`` by the rows' ``keys``, and taken from it."""
         views = self._extra_views
-        crops = crops_to_tensor([crop_view(image_bgr, xyxy[i], view) for i in rows for view in views])
-        more_probs, more_down = self._classify(crops)
-        shape = (len(rows), len(views))
-        probs[rows] = (probs[rows] + more_probs.reshape(*shape, -1).sum(axis=1)) / (1 + len(views))
-        # A turned crop's down is turned with it; the sum of unit vectors, renormalised, as the ensemble does.
-        turns = np.array([view.turns for view in views])
-        down[rows] = unit_vectors(down[rows] + turn_back(more_down.reshape(*shape, 2), turns).sum(axis=1))
+        todo = [row for row, key in zip(rows, keys) if key not in summed]
+        if todo:
+            crops = crops_to_tensor([crop_view(image_bgr, xyxy[i], view) for i in todo for view in views])
+            more_probs, more_down = self._classify(crops)
+            shape = (len(todo), len(views))
+            # A turned crop's down is turned with it; the sum of unit vectors, renormalised, as the ensemble does.
+            turns = np.array([view.turns for view in views])
+            sums = zip(more_probs.reshape(*shape, -1).sum(axis=1), turn_back(more_down.reshape(*shape, 2), turns).sum(axis=1))
+            summed.update(zip([key for row, key in zip(rows, keys) if key not in summed], sums))
+        probs[rows] = (probs[rows] + np.stack([summed[key][0] for key in keys])) / (1 + len(views))
+        down[rows] = unit_vectors(down[rows] + np.stack([summed[key][1] for key in keys]))
 
     def _weighed(self, probs: np.ndarray) -> np.ndarray:
         """``probs`` with the codes weighed by ``code_weights``, between the codes only: whether
@@ -679,6 +719,17 @@ class CardDetector:
         weighted = codes * self._code_weights
         probs[:, : len(CARD_CODES)] = weighted * (mass / np.maximum(weighted.sum(axis=1, keepdims=True), 1e-12))
         return probs
+
+    def _classify_once(self, tensor: np.ndarray, keys: Sequence[bytes],
+                       readings: dict[bytes, Reading]) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`_classify` of ``tensor``, whose rows are the crops of ``keys``: a key
+        already in ``readings`` is not read again, and a new one is kept there."""
+        todo = [i for i, key in enumerate(keys) if key not in readings]
+        if todo:
+            readings.update(zip([keys[i] for i in todo], zip(*self._classify(tensor[todo]))))
+        if not keys:
+            return self._classify(tensor)
+        return (np.stack([readings[key][0] for key in keys]), np.stack([readings[key][1] for key in keys]))
 
     def _classify(self, tensor: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Run the classifier (in chunks when the export has a fixed batch size)."""

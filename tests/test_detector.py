@@ -24,7 +24,9 @@ from onze_vision.detector import (
     DetectorConfig,
     ModelNotFoundError,
     PhotoReading,
+    ReadingMemo,
     UnknownDeckCornersError,
+    _Stopwatch,
     letterbox,
 )
 from onze_vision.looks import plan_closer_look
@@ -305,6 +307,39 @@ def test_unsure_indices_are_read_again_from_other_views(
     np.testing.assert_allclose(indices.data["class_prob"], [0.731, 0.731], atol=1e-3)
     if not crop_turns:  # this fake reads (0, 1) from a turned crop too; see the test below
         np.testing.assert_allclose(indices.data["down"], [[0, 1], [0, 1]], atol=1e-6)
+
+
+def _same(a: Detections, b: Detections) -> bool:
+    return (np.array_equal(a.xyxy, b.xyxy) and np.array_equal(a.confidence, b.confidence)
+            and np.array_equal(a.class_id, b.class_id)
+            and all(np.array_equal(a.data[key], b.data[key]) for key in a.data))
+
+
+def test_a_photo_named_again_has_only_the_boxes_a_second_look_added_read(tmp_path: Path) -> None:
+    # A four-corner deck's photo is looked at again mirrored, and its boxes named again:
+    # those the first naming read are not cut and read a second time.
+    make_fake_models(tmp_path, [[160, 160, 32, 16, 0.9], [16, 56, 8, 8, 0.8]], 320, "QH", runner_up="KH")
+    config = replace(DetectorConfig(), crop_shift=0.05, crop_turns=True, reread_below=0.9, min_class_prob=0.3)
+    detector = CardDetector(tmp_path, config=config)
+    image = np.full((300, 400, 3), 200, np.uint8)
+    boxes = detector.locate_indices(image, 0.25)
+    added = Detections.merge([boxes, Detections(np.array([[300, 200, 340, 220]], np.float32),
+                                                np.array([0.7], np.float32), np.array([SEEN_MIRRORED]))])
+    seen: list[int] = []
+    recording_classifier(detector, seen)
+    memo, clock = ReadingMemo(), _Stopwatch(None)
+    first = detector._name(image, 1.0, boxes, config, clock, memo)
+    assert seen == [2, 14]                          # two centred crops; both unsure: seven views each
+    assert _same(detector._name(image, 1.0, boxes, config, clock, memo)[0], first[0])
+    assert seen == [2, 14]                          # named again, read again never
+    second = detector._name(image, 1.0, added, config, clock, memo)
+    assert seen == [2, 14, 1, 1, 7]                 # the added box alone: centred, mirrored, its views
+    seen.clear()
+    assert _same(second[0], detector._name(image, 1.0, added, config, clock, ReadingMemo())[0])
+    assert seen == [3, 1, 21]                       # what a naming from nothing reads: the same result
+    seen.clear()
+    detector._name(image.copy(), 1.0, boxes, config, clock, memo)
+    assert seen == [2, 14]                          # another image: nothing of the first carries over
 
 
 @pytest.mark.parametrize(("code_weights", "read", "prob"), [
