@@ -51,8 +51,9 @@ CONFIG_KEYS = {
 #: Keys ``detector.json`` carries as notes for a reader, which set nothing: written by the
 #: training recipe (``center_spread_p90``: how far the fitted ``center_offset`` misses, at
 #: the 90th percentile; ``classes``: the classifier's outputs) and by
-#: ``scripts/sweep_thresholds.py --write`` (``operating_point``: how it was chosen).
-NOTE_KEYS = ("center_spread_p90", "classes", "operating_point")
+#: ``scripts/sweep_thresholds.py --write`` (``operating_point``: how it was chosen); and
+#: ``pair_tolerance``, a setting retired on 23 Nov 2026 that models trained before still carry.
+NOTE_KEYS = ("center_spread_p90", "classes", "operating_point", "pair_tolerance")
 
 
 @dataclass(frozen=True)

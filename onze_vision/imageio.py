@@ -338,6 +338,9 @@ def _jpeg_has_end(data: bytes) -> bool:
         if marker == 0xFF:  # fill byte
             pos += 1
             continue
+        if marker == 0x00:  # a stuffed zero outside a scan: stray bytes, which libjpeg skips
+            pos += 2
+            continue
         if marker == 0xDA:  # start of scan
             return data.find(b"\xff\xd9", pos) >= 0
         if 0xD0 <= marker <= 0xD7 or marker == 0x01:

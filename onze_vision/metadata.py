@@ -10,16 +10,18 @@ the EXIF orientation, and drops everything else.
 
 Kept, per format:
 
-- JPEG: every segment the image data needs (tables, frame, scans), JFIF (APP0), the ICC
-  profile (APP2 ``ICC_PROFILE``) and Adobe's colour transform (APP14); EXIF becomes a
-  minimal block holding the orientation alone. Dropped: every other APPn (EXIF's GPS,
+- JPEG: every segment the image data needs (tables, frame, scans), the JFIF header (APP0,
+  without its thumbnail), the ICC profile (APP2 ``ICC_PROFILE``) and Adobe's colour
+  transform (APP14); the first EXIF block (the one readers take) becomes a minimal block
+  holding the orientation alone. Dropped: every other APPn (EXIF's GPS,
   maker notes and thumbnail, XMP, IPTC, MPF), comments, and whatever follows the end of
   the image (the extra images of multi-picture and gain-map JPEGs).
 - PNG: the critical chunks and those that shape the pixels' colour or animation
-  (:data:`PNG_KEPT_CHUNKS`); ``eXIf`` becomes the orientation alone; text, time and
-  private chunks are dropped.
-- WebP: the image, alpha, animation and ICC chunks; ``EXIF`` becomes the orientation
-  alone, ``XMP`` and unknown chunks are dropped, and the ``VP8X`` flags follow.
+  (:data:`PNG_KEPT_CHUNKS`); the last ``eXIf`` before the image data (the one readers
+  take) becomes the orientation alone; text, time and private chunks are dropped.
+- WebP: the image, alpha, animation and ICC chunks; the first ``EXIF``, where the
+  ``VP8X`` header says there is one (as readers take it), becomes the orientation alone;
+  ``XMP`` and unknown chunks are dropped, and the ``VP8X`` flags follow.
 """
 
 from __future__ import annotations
@@ -161,6 +163,8 @@ def _jpeg_without_metadata(data: bytes) -> bytes:
             raise MetadataError("the JPEG ends inside a marker")
         marker = data[pos]
         pos += 1
+        if marker == 0x00:  # a stuffed zero outside a scan: stray bytes, skipped as libjpeg does
+            continue
         if marker == 0xD9:  # EOI: what follows (other images) is left behind
             kept.append(b"\xff\xd9")
             return b"".join(kept)
@@ -181,6 +185,10 @@ def _jpeg_without_metadata(data: bytes) -> bytes:
             kept.append(segment)
             kept.append(data[pos:scan_end])
             pos = scan_end
+        elif marker == 0xE0 and payload.startswith(b"JFIF\x00") and len(payload) >= 14:
+            # The header alone (version, density), its thumbnail said to be 0x0 and left out.
+            header = payload[:12] + b"\x00\x00"
+            kept.append(b"\xff\xe0" + (len(header) + 2).to_bytes(2, "big") + header)
         elif _jpeg_keeps(marker, payload):
             kept.append(segment)
         elif marker == 0xE1 and payload.startswith(_EXIF_HEADER) and not orientation_written:
@@ -214,6 +222,8 @@ def _png_chunk(kind: bytes, body: bytes) -> bytes:
 def _png_without_metadata(data: bytes) -> bytes:
     kept = [_PNG_SIGNATURE]
     pos = len(_PNG_SIGNATURE)
+    exif: bytes | None = None  # the last eXIf before the image data: the one readers take
+    image_started = False
     while pos < len(data):
         if pos + 8 > len(data):
             raise MetadataError(f"a PNG chunk header at byte {pos} is cut short")
@@ -221,12 +231,15 @@ def _png_without_metadata(data: bytes) -> bytes:
         end = pos + 12 + length
         if end > len(data):
             raise MetadataError(f"the PNG chunk {kind!r} at byte {pos} runs past the end of the file")
-        if kind in PNG_KEPT_CHUNKS:
-            kept.append(data[pos:end])
-        elif kind == b"eXIf":
-            block = orientation_only(data[pos + 8:pos + 8 + length])
+        if kind == b"IDAT" and not image_started:
+            image_started = True
+            block = orientation_only(exif) if exif is not None else None
             if block is not None:
                 kept.append(_png_chunk(b"eXIf", block[len(_EXIF_HEADER):]))
+        if kind in PNG_KEPT_CHUNKS:
+            kept.append(data[pos:end])
+        elif kind == b"eXIf" and not image_started:
+            exif = data[pos + 8:pos + 8 + length]
         pos = end
         if kind == b"IEND":
             return b"".join(kept)
@@ -238,6 +251,8 @@ def _png_without_metadata(data: bytes) -> bytes:
 def _webp_without_metadata(data: bytes) -> bytes:
     riff_end = min(len(data), 8 + int.from_bytes(data[4:8], "little"))
     chunks: list[tuple[bytes, bytes]] = []
+    # Readers take the first EXIF chunk, and only where the extended header says there is one.
+    exif_said = data[12:16] == b"VP8X" and len(data) > 20 and bool(data[20] & _WEBP_EXIF_FLAG)
     pos = 12
     while pos + 8 <= riff_end:
         kind = data[pos:pos + 4]
@@ -248,16 +263,15 @@ def _webp_without_metadata(data: bytes) -> bytes:
         body = data[pos + 8:body_end]
         if kind in WEBP_KEPT_CHUNKS:
             chunks.append((kind, body))
-        elif kind == b"EXIF":
+        elif kind == b"EXIF" and exif_said:
+            exif_said = False
             block = orientation_only(body)
             if block is not None:
                 chunks.append((b"EXIF", block[len(_EXIF_HEADER):]))
         pos = body_end + (length & 1)  # chunks are padded to an even size
     if not chunks:
         raise MetadataError("the WebP holds no image chunk")
-    if chunks[0][0] != b"VP8X":  # a simple WebP has no place for EXIF: readers ignore it there
-        chunks = [(kind, body) for kind, body in chunks if kind != b"EXIF"]
-    else:  # the extended header says which chunks follow
+    if chunks[0][0] == b"VP8X":  # the extended header says which chunks follow
         has_exif = any(kind == b"EXIF" for kind, _ in chunks)
         flags = chunks[0][1][0] & ~(_WEBP_EXIF_FLAG | _WEBP_XMP_FLAG)
         flags |= _WEBP_EXIF_FLAG if has_exif else 0

@@ -119,3 +119,19 @@ def test_a_book_that_cannot_be_written_is_refused_before_serving(
     code, out, err = _serve(capsys, "--port", str(free_port()), "--database", str(book))
     assert code == 2 and out == ""
     assert said.format(book=book) in err
+
+
+@pytest.mark.parametrize(("state", "said"), [
+    ("full", "the disk that holds '{book}' is full: free some space on it"),
+    ("read-only", "'{book}' is on a disk mounted read-only: mount it writable"),
+])
+def test_a_book_on_a_full_or_read_only_disk_is_refused_before_serving(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, state: str, said: str
+) -> None:
+    from webapp import db
+
+    book = tmp_path / "scores.sqlite"
+    monkeypatch.setattr(db, "disk_state", lambda folder: state)
+    code, out, err = _serve(capsys, "--port", str(free_port()), "--database", str(book))
+    assert code == 2 and out == "" and said.format(book=book) in err
+    assert not book.exists()                       # no empty book left behind

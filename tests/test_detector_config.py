@@ -125,7 +125,7 @@ SHIPPED = DEFAULT_MODEL_DIR / "detector.json"
     ("unsure_bellow", "'unsure_below'"),
     ("zoom_tile", "'zoom_tiles'"),
     ("mirrored_looks", "'mirrored_look'"),
-    ("pair_tolerance", "'pair_distance'"),  # a key of older configs: it set nothing then either
+    ("pair_distanse", "'pair_distance'"),
 ])
 def test_a_misspelt_key_is_refused_naming_it_and_the_key_meant(tmp_path: Path, key: str, suggested: str) -> None:
     with pytest.raises(UnknownConfigKeyError, match=f"unknown key '{key}': it sets nothing; did you mean .*{suggested}"):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -118,3 +119,85 @@ def test_where_the_file_cannot_be_walked_its_pixels_are_kept_upright(monkeypatch
     assert upright.orientation == 1
     assert upright.image.shape == load_image(data).image.shape  # turned as the EXIF said
     assert np.abs(upright.image.astype(int) - load_image(data).image).mean() < 8
+
+
+def _webp_chunks(data: bytes) -> list[tuple[bytes, bytes]]:
+    chunks, pos = [], 12
+    while pos + 8 <= len(data):
+        kind, length = data[pos:pos + 4], int.from_bytes(data[pos + 4:pos + 8], "little")
+        chunks.append((kind, data[pos + 8:pos + 8 + length]))
+        pos += 8 + length + (length & 1)
+    return chunks
+
+
+def _webp(chunks: list[tuple[bytes, bytes]]) -> bytes:
+    body = b"WEBP" + b"".join(kind + len(c).to_bytes(4, "little") + c + b"\x00" * (len(c) & 1) for kind, c in chunks)
+    return b"RIFF" + len(body).to_bytes(4, "little") + body
+
+
+def _exif_without_orientation() -> bytes:
+    exif = Image.Exif()
+    exif[0x010F] = "PhoneMaker"
+    return exif.tobytes()
+
+
+def webp_exif_unflagged() -> bytes:
+    chunks = _webp_chunks(phone_webp())
+    header = chunks[0][1]
+    chunks[0] = (b"VP8X", bytes((header[0] & ~0x08,)) + header[1:])
+    return _webp(chunks)
+
+
+def webp_two_exif_first_without_orientation() -> bytes:
+    chunks = _webp_chunks(phone_webp())
+    at = next(i for i, (kind, _) in enumerate(chunks) if kind == b"EXIF")
+    chunks.insert(at, (b"EXIF", _exif_without_orientation()[6:]))
+    return _webp(chunks)
+
+
+def png_two_exif_the_last_upright() -> bytes:
+    data = phone_png()
+    at = data.index(b"IDAT") - 4
+    body = Image.Exif()
+    body[0x0112] = 1
+    chunk = body.tobytes()[6:]
+    import struct
+    import zlib
+    extra = struct.pack(">I", len(chunk)) + b"eXIf" + chunk + struct.pack(">I", zlib.crc32(b"eXIf" + chunk))
+    return data[:at] + extra + data[at:]
+
+
+def jpeg_jfif_with_a_thumbnail() -> bytes:
+    data = phone_jpeg()
+    app0 = data.index(b"\xff\xe0")
+    length = int.from_bytes(data[app0 + 2:app0 + 4], "big")
+    payload = data[app0 + 4:app0 + 2 + length]
+    thumbnail = bytes(payload[:12]) + b"\x01\x01" + b"taken at home"[:3] * 1  # 1x1 RGB thumbnail
+    segment = b"\xff\xe0" + (len(thumbnail) + 2).to_bytes(2, "big") + thumbnail
+    return data[:app0] + segment + data[app0 + 2 + length:]
+
+
+def jpeg_stuffed_zero_before_exif() -> bytes:
+    data = phone_jpeg()
+    sos = data.index(b"\xff\xda")
+    exif = b"Exif\x00\x00" + phone_exif_bytes()
+    return data[:sos] + b"\xff\x00" + b"\xff\xe1" + (len(exif) + 2).to_bytes(2, "big") + exif + data[sos:]
+
+
+def phone_exif_bytes() -> bytes:
+    from phone_photos import phone_exif
+
+    return phone_exif(8)[6:]
+
+
+@pytest.mark.parametrize("make", [webp_exif_unflagged, webp_two_exif_first_without_orientation,
+                                  png_two_exif_the_last_upright, jpeg_jfif_with_a_thumbnail,
+                                  jpeg_stuffed_zero_before_exif])
+def test_odd_files_keep_the_orientation_readers_take_and_nothing_private(make: Any) -> None:
+    data = make()
+    kept = without_metadata(data)
+    assert load_image(kept).orientation == load_image(data).orientation
+    assert np.array_equal(load_image(kept).image, load_image(data).image)
+    for text in PRIVATE_TEXT:
+        assert text not in kept, text
+    assert b"tak" not in kept.split(b"\xff\xda")[0]          # no thumbnail bytes in the JFIF header

@@ -119,10 +119,16 @@ def test_a_photo_sent_is_asked_for_again(client: Any, token: str, game_id: int, 
     import io
 
     response = client.post(f"/games/{game_id}/hands/1/players/2/photo",
-                           data={"csrf_token": token, "photo": (io.BytesIO(jpeg_bytes), "IMG_0042.jpg")})
+                           data={"csrf_token": token, "photo": (io.BytesIO(jpeg_bytes), "IMG_0042.jpg"),
+                                 "cards_text": "QH 7S"},
+                           headers={"Referer": f"http://localhost/games/{game_id}/hands/1/players/2"})
     assert response.status_code == 503
-    page = response.get_data(as_text=True)
-    assert trouble.message in html.unescape(page) and "The photo (IMG_0042.jpg) was not kept: choose it again" in page
+    page = html.unescape(response.get_data(as_text=True))
+    assert trouble.message in page
+    assert (f'The photo (IMG_0042.jpg) was not kept: choose it again on '
+            f'<a href="/games/{game_id}/hands/1/players/2">its page</a>') in page
+    assert "<dd>QH 7S</dd>" in page                 # the cards typed before are shown
+    assert "Send it again" not in page              # without the photo it would be refused
 
 
 def test_a_book_moved_away_is_not_replaced_by_an_empty_one(app: Any, client: Any, api: Any, game_id: int) -> None:
@@ -155,3 +161,51 @@ def test_an_error_after_sqlite_ended_the_transaction_itself_is_the_one_raised(ap
         assert not connection.in_transaction
     finally:
         connection.close()
+
+
+@pytest.mark.parametrize(("error", "disk", "said"), [
+    # On a disk with no room left SQLite cannot make its shared-memory file: "disk I/O error".
+    ("disk I/O error", "full", "The disk that holds the book (book.sqlite) is full"),
+    ("database or disk is full", None, "The disk that holds the book (book.sqlite) is full"),
+    ("unable to open database file", "read-only", "The disk that holds the book (/home/ann) is mounted read-only"),
+    ("attempt to write a readonly database", "read-only", "is mounted read-only"),
+    ("attempt to write a readonly database", None, "cannot be written: the file or its folder is read-only"),
+    ("database is locked", None, "Another program has the book open"),
+    ("file is not a database", None, "is damaged or is no longer an SQLite database (was it replaced?)"),
+    ("disk I/O error", None, "The book's disk (/home/ann) failed to read or write"),
+], ids=["I/O error on a full disk", "full", "read-only mount, cannot open", "read-only mount", "read-only file",
+        "locked", "replaced", "I/O error"])
+def test_each_trouble_is_named_for_its_cause(monkeypatch: pytest.MonkeyPatch, error: str, disk: str | None,
+                                             said: str) -> None:
+    monkeypatch.setattr(book, "disk_state", lambda folder: disk)
+    assert said in (book.book_trouble(sqlite3.OperationalError(error), "/home/ann/book.sqlite") or "")
+
+
+@pytest.mark.parametrize("error", [sqlite3.OperationalError("no such column: seats"),
+                                   sqlite3.IntegrityError("UNIQUE constraint failed: player.seat")])
+def test_an_error_of_the_sheets_own_is_no_trouble_of_the_book(error: sqlite3.DatabaseError) -> None:
+    assert book.book_trouble(error, "/home/ann/book.sqlite") is None
+
+
+def test_a_bug_is_a_500_not_a_request_to_try_again(app: Any, client: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    from webapp import model
+
+    def broken() -> list[Any]:
+        raise sqlite3.OperationalError("no such column: seats")
+
+    monkeypatch.setattr(model, "list_games", broken)
+    app.config["PROPAGATE_EXCEPTIONS"] = False
+    response = client.get("/history")
+    assert response.status_code == 500 and "try again" not in response.get_data(as_text=True).lower()
+
+
+def test_a_book_replaced_by_another_file_while_serving_is_said_to_be(app: Any, client: Any, game_id: int) -> None:
+    path = Path(app.config["DATABASE"])
+    with sqlite3.connect(path) as db:
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    for leftover in path.parent.glob(path.name + "-*"):
+        leftover.unlink()
+    path.write_bytes(b"Ann 12, Bo 30\n" * 400)
+    response = client.get(f"/games/{game_id}")
+    assert response.status_code == 503
+    assert "is damaged or is no longer an SQLite database" in response.get_data(as_text=True)

@@ -223,8 +223,9 @@ def test_a_download_with_no_room_for_the_copy_says_so_and_leaves_nothing(client:
     monkeypatch.setattr(shutil, "disk_usage", lambda path: real(path)._replace(free=5 * 2**20))
     response = client.get("/history/onze-book.sqlite")
     assert response.status_code == 503
-    page = response.get_data(as_text=True)
-    assert "Copying the book to download it needs about" in page and f"in {copies_folder}, which has 5 MB free" in page
+    page = html.unescape(response.get_data(as_text=True))
+    assert re.search(rf"Copying the book to download it needs about 1\d MB free in {re.escape(str(copies_folder))}, "
+                     r"which has 5 MB, so nothing was sent\.", page), page
     assert list(copies_folder.iterdir()) == []
 
 
@@ -233,13 +234,39 @@ def test_copies_a_stopped_server_left_behind_are_removed_by_the_next(client: Any
     import os
     import time
 
-    old, recent = copies_folder / "onze-book-k1x9.sqlite", copies_folder / "onze-book-a7q2.sqlite"
+    from webapp.db import SNAPSHOT_FOLDER_PREFIX
+
+    old, recent = copies_folder / f"{SNAPSHOT_FOLDER_PREFIX}k1x9", copies_folder / f"{SNAPSHOT_FOLDER_PREFIX}a7q2"
+    # A book a family downloaded into the same folder days ago, named as downloads are.
+    downloaded = copies_folder / "onze-book-2026-11-21.sqlite"
     for leftover in (old, recent):
-        leftover.write_bytes(b"SQLite format 3\x00" + b"\x00" * 100)
+        leftover.mkdir()
+        (leftover / "book.sqlite").write_bytes(b"SQLite format 3\x00" + b"\x00" * 100)
+    downloaded.write_bytes(b"SQLite format 3\x00" + b"\x00" * 100)
     a_day_ago = time.time() - 25 * 3600
-    os.utime(old, (a_day_ago, a_day_ago))
+    for made in (old, downloaded):
+        os.utime(made, (a_day_ago, a_day_ago))
     assert client.get("/history/onze-book.sqlite").status_code == 200
-    assert sorted(p.name for p in copies_folder.iterdir()) == [recent.name]   # a download may still send it
+    assert sorted(p.name for p in copies_folder.iterdir()) == sorted([recent.name, downloaded.name])
+
+
+def test_a_book_served_from_the_copies_folder_is_never_taken_for_a_copy(tmp_path: Any, detector: Any,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+    import tempfile
+    import time
+
+    from webapp import create_app
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    book = tmp_path / "onze-book-2026-11-21.sqlite"
+    app = create_app({"TESTING": True, "DATABASE": str(book), "SECRET_KEY": "test", "DETECT": detector})
+    client = app.test_client()
+    client.get("/history")
+    a_week_ago = time.time() - 7 * 24 * 3600
+    os.utime(book, (a_week_ago, a_week_ago))
+    assert client.get("/history/onze-book.sqlite").status_code == 200
+    assert book.exists() and client.get("/history").status_code == 200
 
 
 def test_the_history_shows_twenty_games_a_page_and_counts_them_all(client: Any, api: Any) -> None:

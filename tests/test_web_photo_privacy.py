@@ -76,13 +76,17 @@ def test_a_game_deleted_for_good_leaves_its_photo_nowhere_in_the_file(client: An
         db.close()
 
 
-def _old_book(path: Path, photos: list[bytes]) -> None:
-    """A book as the sheet kept it before photos were made private: photos as uploaded."""
+def _old_book(path: Path, photos: list[bytes], deleted: list[bytes] = ()) -> None:  # type: ignore[assignment]
+    """A book as the sheet kept it before photos were made private: photos as uploaded, and
+    ``deleted`` ones removed by an SQLite that left freed pages as they were."""
     db = connect(str(path))
+    db.execute("PRAGMA secure_delete = OFF")  # as some builds have it
     db.executescript(schema_sql())
     db.execute("INSERT INTO game (id, variant, decks, first_dealer) VALUES (1, 'llenroc', 2, 1)")
-    for data in photos:
+    for data in [*deleted, *photos]:
         db.execute("INSERT INTO photo (game_id, mime, data, reading) VALUES (1, 'image/jpeg', ?, '{}')", (data,))
+    db.execute("DELETE FROM photo WHERE id <= ?", (len(deleted),))
+    db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     db.execute("PRAGMA user_version = 0")
     db.close()
 
@@ -92,17 +96,20 @@ def test_an_older_book_has_its_photos_made_private_once(tmp_path: Path, detector
 
     path = tmp_path / "old.sqlite"
     photos = [phone_jpeg(), phone_jpeg(progressive=True), b"bytes that are no photo"]
-    _old_book(path, photos)
+    # A photo deleted long ago, larger than what the upgrade writes (which reuses free pages).
+    deleted = phone_jpeg(orientation=3) + b"GPS of a deleted photo " * 20_000
+    _old_book(path, photos, deleted=[deleted])
+    assert b"GPS of a deleted photo" in path.read_bytes()
     app = create_app({"TESTING": True, "DATABASE": str(path), "SECRET_KEY": "test", "DETECT": detector})
     client = app.test_client()
-    for photo_id, sent in enumerate(photos[:2], start=1):
+    for photo_id, sent in enumerate(photos[:2], start=2):
         served = client.get(f"/photos/{photo_id}").data
         assert not any(text in served for text in PRIVATE_TEXT)
         assert np.array_equal(load_image(served).image, load_image(sent).image)
     with sqlite3.connect(path) as db:
         assert db.execute("PRAGMA user_version").fetchone()[0] == BOOK_VERSION
-        assert db.execute("SELECT data FROM photo WHERE id = 3").fetchone()[0] == photos[2]  # left as it was
-    for text in PRIVATE_TEXT:
+        assert db.execute("SELECT data FROM photo WHERE id = 4").fetchone()[0] == photos[2]  # left as it was
+    for text in (*PRIVATE_TEXT, b"GPS of a deleted photo"):
         assert text not in path.read_bytes(), text
 
 

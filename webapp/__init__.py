@@ -12,6 +12,7 @@ import secrets
 import sqlite3
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from flask import Flask, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
@@ -37,6 +38,17 @@ def _secret_key(instance_path: str) -> str:
         return path.read_text(encoding="utf-8").strip()
     except OSError:
         return secrets.token_hex(32)
+
+
+def _same_site_referrer() -> str | None:
+    """The page a request came from, where it is this sheet's own; else None."""
+    referrer = request.referrer
+    if not referrer:
+        return None
+    parts = urlsplit(referrer)
+    if parts.netloc != request.host or parts.scheme not in ("http", "https"):
+        return None
+    return parts.path + (f"?{parts.query}" if parts.query else "")
 
 
 def create_app(test_config: dict[str, Any] | None = None) -> Flask:
@@ -95,13 +107,18 @@ def _register_error_pages(app: Flask) -> None:
             return jsonify(error=message), 413
         return render_template("error.html", code=413, message=message), 413
 
-    @app.errorhandler(sqlite3.OperationalError)
+    @app.errorhandler(sqlite3.DatabaseError)
     @app.errorhandler(BookUnavailableError)
     def book_unavailable(error: Exception) -> Any:
-        # The disk is full, the book read-only, locked or gone: nothing was saved, and what
-        # was sent comes back to be sent again once that is mended (a photo is chosen again).
-        message = (book_trouble(error, app.config["DATABASE"]) if isinstance(error, sqlite3.OperationalError)
-                   else str(error))
+        # The disk is full, the book read-only, locked, damaged or gone: nothing was saved,
+        # and what was sent comes back to be sent again once that is mended. An error of the
+        # sheet's own (a bug, "no such column") stays a 500.
+        if isinstance(error, sqlite3.DatabaseError):
+            message = book_trouble(error, app.config["DATABASE"])
+            if message is None:
+                raise error
+        else:
+            message = str(error)
         app.logger.error("the book is unavailable: %s", error)
         if request.path.startswith("/api/"):
             return jsonify(error=message), 503
@@ -111,8 +128,10 @@ def _register_error_pages(app: Flask) -> None:
         # Shown: what a person typed or chose; the page's own bookkeeping is sent again unseen.
         shown = [(name.replace("_", " "), value) for name, value in sent
                  if value and name not in ("mode", "photo_id") and not name.endswith("_was")]
+        # A form that carried a photo cannot be sent again without it: back to its page instead.
+        back = _same_site_referrer() if files else None
         return render_template("error.html", code=503, message=message, sent=sent, shown=shown,
-                               files=files, retry_url=request.path), 503
+                               files=files, retry_url=request.path, back_url=back), 503
 
     @app.errorhandler(HTTPException)
     def http_error(error: HTTPException) -> Any:

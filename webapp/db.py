@@ -7,6 +7,7 @@ failing or overwriting each other.
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 import sqlite3
@@ -41,15 +42,26 @@ class NoRoomForCopyError(BookUnavailableError):
     """Too little free disk space to copy the book for a download."""
 
 
-def book_trouble(error: sqlite3.OperationalError, path: str) -> str:
+#: Free bytes under which the book's disk counts as full: SQLite cannot make its shared
+#: memory file there, and says "disk I/O error" rather than "full".
+FULL_BELOW_BYTES = 256 * 1024
+
+
+def book_trouble(error: sqlite3.DatabaseError, path: str) -> str | None:
     """What went wrong with the book at ``path``, and what to do, for the family at the
-    table. Every such error leaves the book as it was: nothing of the request is saved."""
+    table; None where the error is the sheet's own (a bug, not the book's trouble). Every
+    such error leaves the book as it was: nothing of the request is saved."""
     name = getattr(error, "sqlite_errorname", "")  # Python 3.11+; the text below otherwise
     text = str(error).lower()
     book = Path(path).name
-    if name == "SQLITE_FULL" or "is full" in text:
+    folder = Path(path).parent
+    disk = disk_state(folder)
+    if name == "SQLITE_FULL" or "is full" in text or (disk == "full" and not isinstance(error, sqlite3.IntegrityError)):
         return (f"The disk that holds the book ({book}) is full, so nothing was saved. "
                 "Free some space on the computer running the score sheet, then try again.")
+    if disk == "read-only":
+        return (f"The disk that holds the book ({folder}) is mounted read-only, so nothing was saved. "
+                "Mount it writable (or start the score sheet with --database on another disk), then try again.")
     if name.startswith("SQLITE_READONLY") or "readonly" in text:
         return (f"The book ({path}) cannot be written: the file or its folder is read-only, "
                 "so nothing was saved. Make both writable (a leftover read-only "
@@ -60,7 +72,22 @@ def book_trouble(error: sqlite3.OperationalError, path: str) -> str:
     if name.startswith("SQLITE_CANTOPEN") or "unable to open" in text:
         return (f"The book ({path}) cannot be opened: its folder is missing or not readable. "
                 "Nothing was saved.")
-    return f"The book ({book}) could not be read or written ({error}), so nothing was saved. Try again."
+    if name.startswith(("SQLITE_NOTADB", "SQLITE_CORRUPT")) or "not a database" in text or "malformed" in text:
+        return (f"The book ({path}) is damaged or is no longer an SQLite database (was it replaced?), "
+                "so nothing was saved. Put back a good copy (History's download is one).")
+    if name.startswith("SQLITE_IOERR") or "disk i/o error" in text:
+        return f"The book's disk ({folder}) failed to read or write, so nothing was saved. Try again."
+    return None
+
+
+def disk_state(folder: Path) -> str | None:
+    """"full", "read-only" or None (fine, or not known) for the disk holding ``folder``."""
+    try:
+        if os.statvfs(folder).f_flag & os.ST_RDONLY:
+            return "read-only"
+        return "full" if shutil.disk_usage(folder).free < FULL_BELOW_BYTES else None
+    except (OSError, AttributeError):  # gone, or no statvfs (Windows)
+        return None
 
 
 def connect(path: str) -> sqlite3.Connection:
@@ -147,6 +174,13 @@ def bring_up_to_date(db: sqlite3.Connection) -> None:
     if db.execute("PRAGMA user_version").fetchone()[0] < BOOK_VERSION:
         make_photos_private(db)
         db.execute(f"PRAGMA user_version = {BOOK_VERSION}")
+        if db.execute("SELECT 1 FROM photo LIMIT 1").fetchone():
+            # Rewritten whole, once: pages an older SQLite freed without overwriting them
+            # (secure_delete off) may still hold the metadata of photos deleted long ago.
+            try:
+                db.execute("VACUUM")
+            except sqlite3.OperationalError as error:  # no room for the copy VACUUM makes
+                logging.getLogger(__name__).warning("the book was not rewritten (VACUUM): %s", error)
 
 
 def ensure_schema(path: str) -> None:
@@ -202,9 +236,11 @@ def transaction(db: sqlite3.Connection | None = None) -> Iterator[sqlite3.Connec
 # for it eight times at once would read it eight times over.
 _snapshot_lock = threading.Lock()
 
-#: How the temporary copies of the book are named, and how old one must be to be a
-#: leftover (a download the server did not live to finish) that the next copy removes.
-SNAPSHOT_PREFIX = "onze-book-"
+#: The folders the book is copied into for a download (one per copy, made by
+#: :func:`snapshot`), and how old one must be to be a leftover (a download the server did
+#: not live to finish) that the next copy removes. Only such folders are ever removed.
+SNAPSHOT_FOLDER_PREFIX = "onze-vision-download-"
+SNAPSHOT_NAME = "book.sqlite"
 STALE_SNAPSHOT_SECONDS = 24 * 3600
 
 # Room kept free beside a copy, so that making one never fills the disk to its last byte.
@@ -216,44 +252,57 @@ def snapshot(db: sqlite3.Connection) -> Path:
     pages only, not the space deleted games left), consistent even while others write,
     for a family to keep or to open elsewhere with ``--database``.
 
-    Returns a temporary file's path: the caller sends it and removes it (it is as large
-    as the book, photos and all, so it is never held in memory). Copies an earlier server
-    left behind are removed first.
+    Returns the copy's path, alone in a folder of its own: the caller sends it and removes
+    it with :func:`remove_snapshot` (it is as large as the book, photos and all, so it is
+    never held in memory). Copies an earlier server left behind are removed first.
 
     Raises:
         NoRoomForCopyError: The temporary folder has too little free space for the copy.
     """
-    folder = Path(tempfile.gettempdir())
-    remove_stale_snapshots(folder)
-    page_size = db.execute("PRAGMA page_size").fetchone()[0]
-    live_pages = db.execute("PRAGMA page_count").fetchone()[0] - db.execute("PRAGMA freelist_count").fetchone()[0]
-    needed, room = live_pages * page_size, shutil.disk_usage(folder).free
-    if needed + SNAPSHOT_SPARE_BYTES > room:
-        raise NoRoomForCopyError(
-            f"Copying the book to download it needs about {_megabytes(needed)} in {folder}, which has "
-            f"{_megabytes(room)} free, so nothing was sent. Free some space there (or start the "
-            "score sheet with TMPDIR set to a roomier folder), then download again.")
-    handle, name = tempfile.mkstemp(prefix=SNAPSHOT_PREFIX, suffix=".sqlite", dir=folder)
-    os.close(handle)
-    path = Path(name)
-    try:
-        with _snapshot_lock:
-            db.execute("VACUUM INTO ?", (name,))  # a single file, not a WAL pair: it opens on its own
-    except BaseException:
-        path.unlink(missing_ok=True)
-        path.with_name(path.name + "-journal").unlink(missing_ok=True)
-        raise
+    temp = Path(tempfile.gettempdir())
+    remove_stale_snapshots(temp)
+    with _snapshot_lock:
+        # Checked under the lock: copies made meanwhile have taken their room already.
+        page_size = db.execute("PRAGMA page_size").fetchone()[0]
+        live_pages = db.execute("PRAGMA page_count").fetchone()[0] - db.execute("PRAGMA freelist_count").fetchone()[0]
+        needed, room = live_pages * page_size + SNAPSHOT_SPARE_BYTES, shutil.disk_usage(temp).free
+        if needed > room:
+            raise _no_room(needed, room, temp)
+        folder = Path(tempfile.mkdtemp(prefix=SNAPSHOT_FOLDER_PREFIX, dir=temp))
+        path = folder / SNAPSHOT_NAME
+        try:
+            db.execute("VACUUM INTO ?", (str(path),))  # a single file, not a WAL pair: it opens on its own
+        except BaseException as error:
+            remove_snapshot(path)
+            if isinstance(error, sqlite3.OperationalError) and book_trouble(error, str(path)) and (
+                    "full" in str(error).lower() or disk_state(folder.parent) == "full"):
+                raise _no_room(needed, shutil.disk_usage(temp).free, temp) from None
+            raise
     return path
 
 
+def _no_room(needed: int, room: int, folder: Path) -> NoRoomForCopyError:
+    return NoRoomForCopyError(
+        f"Copying the book to download it needs about {_megabytes(needed)} free in {folder}, which has "
+        f"{_megabytes(room)}, so nothing was sent. Free some space there (or start the score sheet "
+        "with TMPDIR set to a roomier folder), then download again.")
+
+
+def remove_snapshot(path: Path) -> None:
+    """Remove a copy made by :func:`snapshot`, with its folder."""
+    if path.parent.name.startswith(SNAPSHOT_FOLDER_PREFIX):
+        shutil.rmtree(path.parent, ignore_errors=True)
+
+
 def remove_stale_snapshots(folder: Path, older_than: float = STALE_SNAPSHOT_SECONDS) -> list[Path]:
-    """Remove the book copies in ``folder`` older than ``older_than`` seconds; return them."""
+    """Remove the copies' folders in ``folder`` older than ``older_than`` seconds (nothing
+    else: a book a family downloaded keeps its name wherever it lies); return them."""
     removed = []
     cutoff = time.time() - older_than
-    for leftover in folder.glob(SNAPSHOT_PREFIX + "*.sqlite*"):
+    for leftover in folder.glob(SNAPSHOT_FOLDER_PREFIX + "*"):
         try:
-            if leftover.stat().st_mtime < cutoff:
-                leftover.unlink()
+            if leftover.is_dir() and not leftover.is_symlink() and leftover.stat().st_mtime < cutoff:
+                shutil.rmtree(leftover)
                 removed.append(leftover)
         except OSError:  # gone meanwhile, or still open on a system that keeps it
             continue

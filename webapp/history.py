@@ -15,7 +15,7 @@ from typing import Any
 from flask import Blueprint, Response, abort, flash, redirect, render_template, request, url_for
 
 from . import model
-from .db import get_db, snapshot
+from .db import get_db, remove_snapshot, snapshot
 
 bp = Blueprint("history", __name__)
 
@@ -34,7 +34,7 @@ def index() -> str:
     total = len(every_game)
     pages = max(1, math.ceil(total / GAMES_PER_PAGE))
     asked = request.args.get("page", "1")
-    page = int(asked) if asked.isascii() and asked.isdigit() else 0
+    page = int(asked) if asked.isascii() and asked.isdigit() and len(asked) <= 9 else 0
     if not 1 <= page <= pages:
         abort(404, f"Page {asked} of the history doesn't exist: it has pages 1-{pages}.")
     first = (page - 1) * GAMES_PER_PAGE
@@ -122,7 +122,7 @@ def export_book() -> Response:
                 while block := copy.read(1 << 20):
                     yield block
         finally:
-            path.unlink(missing_ok=True)
+            remove_snapshot(path)
 
     return Response(chunks(), mimetype="application/vnd.sqlite3",
                     headers={"Content-Disposition": f'attachment; filename="{name}"',

@@ -119,8 +119,10 @@ def database_problem(path: str, shown: str) -> str | None:
     """Why the score sheet cannot keep its book at ``path`` (``shown`` as the user gave it); else None.
 
     Said before anything is written: a folder, or a file that is something other than an
-    SQLite database, is never touched.
+    SQLite database, is never touched; nor is a book that could not be written.
     """
+    from webapp.db import disk_state
+
     target = Path(path)
     if target.is_dir():
         return f"'{shown}' is a folder: give a file name in it, e.g. '{Path(shown) / 'onze.sqlite'}'"
@@ -132,6 +134,15 @@ def database_problem(path: str, shown: str) -> str | None:
             return f"cannot read '{shown}': {error.strerror or error}"
         if head and head != b"SQLite format 3\x00":
             return f"'{shown}' is not an SQLite database (the score sheet's book is one): choose another file"
+    folder = target.parent
+    if not folder.exists():
+        return None  # made with the book
+    state = disk_state(folder)
+    if state == "read-only":
+        return f"'{shown}' is on a disk mounted read-only: mount it writable, or give a --database on another disk"
+    if state == "full":
+        return f"the disk that holds '{shown}' is full: free some space on it, or give a --database on another disk"
+    if target.exists():
         if not os.access(target, os.W_OK):
             return (f"'{shown}' is read-only, and the score sheet writes every score into it: "
                     f"make it writable (chmod u+w '{shown}'), or give another --database")
@@ -139,8 +150,7 @@ def database_problem(path: str, shown: str) -> str | None:
         if shared_memory.exists() and not os.access(shared_memory, os.W_OK):
             return (f"'{shown}-shm', left beside the book by an earlier run, is read-only: "
                     f"remove it or make it writable (SQLite makes it again)")
-    folder = target.parent if target.parent.exists() else None
-    if folder is not None and not os.access(folder, os.W_OK | os.X_OK):
+    if not os.access(folder, os.W_OK | os.X_OK):
         return (f"the folder of '{shown}' cannot be written, and SQLite keeps its -wal and -shm "
                 f"files beside the book: choose a folder you can write to")
     return None
