@@ -274,8 +274,9 @@ def snapshot(db: sqlite3.Connection) -> Path:
             db.execute("VACUUM INTO ?", (str(path),))  # a single file, not a WAL pair: it opens on its own
         except BaseException as error:
             remove_snapshot(path)
-            if isinstance(error, sqlite3.OperationalError) and book_trouble(error, str(path)) and (
-                    "full" in str(error).lower() or disk_state(folder.parent) == "full"):
+            # The copy filled the disk (others took the room meanwhile): said as such.
+            if isinstance(error, sqlite3.OperationalError) and (
+                    "full" in str(error).lower() or disk_state(temp) == "full"):
                 raise _no_room(needed, shutil.disk_usage(temp).free, temp) from None
             raise
     return path
