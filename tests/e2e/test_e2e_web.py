@@ -730,3 +730,30 @@ def test_points_typed_while_the_book_is_read_only_are_sent_again_with_one_tap(
     page.click("button:has-text('Send it again')")
     page.wait_for_selector(".flash-ok")
     assert _api(live_server, "/api/games/" + game_url.rsplit("/", 1)[1])["hands"][0]["scores"][1]["points"] == 37
+
+
+def test_a_book_of_many_games_shows_its_history_a_page_at_a_time(page: Any, tmp_path: Path) -> None:
+    from http.cookiejar import CookieJar
+
+    from .conftest import LiveServer
+
+    server = LiveServer(tmp_path / "many-games.sqlite")
+    try:
+        opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(CookieJar()))
+        with opener.open(server.url + "/api/csrf", timeout=30) as response:
+            token = json.loads(response.read())["token"]
+        for number in range(1, 23):
+            request = urllib.request.Request(
+                server.url + "/api/games", data=json.dumps({"variant": "once", "players": ["Ann", f"Guest {number}"]}).encode(),
+                headers={"Content-Type": "application/json", "X-CSRF-Token": token})
+            opener.open(request, timeout=30).close()
+        page.goto(server.url + "/history")
+        assert page.locator("article.history-game").count() == 20
+        assert "games 1-20 of 22 · page 1 of 2" in page.inner_text("nav.pager >> nth=0")
+        shoot(page, "25-history-pages")
+        page.click("nav.pager >> nth=0 >> text=Older games")
+        page.wait_for_url("**/history?page=2")
+        assert page.locator("article.history-game").count() == 2
+        assert "Guest 1" in page.inner_text("article.history-game >> nth=1")
+    finally:
+        server.stop()
