@@ -757,3 +757,33 @@ def test_a_book_of_many_games_shows_its_history_a_page_at_a_time(page: Any, tmp_
         assert "Guest 1" in page.inner_text("article.history-game >> nth=1")
     finally:
         server.stop()
+
+
+@pytest.mark.skipif(not (DATA.parent.parent / "models" / "index_detector.onnx").exists(),
+                    reason="needs the shipped model")
+def test_a_photo_taken_sideways_is_shown_upright_with_its_boxes_on_the_cards_and_kept_without_location(
+        page: Any, live_server: Any, tmp_path: Path) -> None:
+    """A phone holds a sideways photo's pixels turned and says so in EXIF (orientation 6),
+    beside where it was taken. The kept copy loses the place but not the turn: the photo is
+    shown upright, its boxes on the cards read upright (Q♣ 10♠ 9♥)."""
+    from PIL import Image
+
+    upright = Image.open(DATA / "web_edje_IMG_2571.jpg")
+    exif = Image.Exif()
+    exif[0x0112] = 6                                              # turn a quarter clockwise to show
+    exif[0x8825] = {1: "N", 2: (48.0, 51.0, 29.5), 3: "E", 4: (2.0, 17.0, 40.2)}
+    sideways = tmp_path / "IMG_0007.jpg"
+    upright.transpose(Image.Transpose.ROTATE_90).save(sideways, quality=95, exif=exif.tobytes())
+    _photo_on_player_page(page, live_server, ["Quin", "Rae"], 1, 2, sideways)
+    page.wait_for_selector("figure.photo img")
+    assert sorted(page.locator("svg.boxes text").all_text_contents()) == ["10♠", "9♥", "Q♣"]
+    # Shown as taken, upright: the browser turns it by the EXIF kept, to the reading's grid.
+    shown = page.locator("figure.photo img").evaluate("img => [img.naturalWidth, img.naturalHeight]")
+    assert shown == list(upright.size)
+    assert page.locator("svg.boxes").get_attribute("viewBox") == f"0 0 {upright.size[0]} {upright.size[1]}"
+    src = page.locator("figure.photo img").get_attribute("src")
+    with urllib.request.urlopen(live_server.url + src, timeout=30) as response:
+        kept = response.read()
+    with Image.open(__import__("io").BytesIO(kept)) as image:
+        assert dict(image.getexif()) == {0x0112: 6}               # the turn, and nothing else
+    shoot(page, "04g-photo-taken-sideways")
