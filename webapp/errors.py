@@ -1,0 +1,70 @@
+"""Error answers: JSON under /api/, a page elsewhere, with the same message; a book that
+cannot be used now (full disk, read-only, locked, damaged, moved away) answers 503 with
+what was sent, to send again."""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any
+from urllib.parse import urlsplit
+
+from flask import Flask, jsonify, render_template, request
+from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
+
+from .db import BookUnavailableError, book_trouble
+
+
+def init_app(app: Flask) -> None:
+    """Errors as JSON under /api/, as a page elsewhere; the message is the same."""
+
+    @app.errorhandler(RequestEntityTooLarge)
+    def too_large(error: RequestEntityTooLarge) -> Any:
+        limit_mb = app.config["MAX_CONTENT_LENGTH"] / (1024 * 1024)
+        message = f"The upload is too large: the limit is {limit_mb:g} MB."
+        if request.path.startswith("/api/"):
+            return jsonify(error=message), 413
+        return render_template("error.html", code=413, message=message), 413
+
+    @app.errorhandler(sqlite3.DatabaseError)
+    @app.errorhandler(BookUnavailableError)
+    def book_unavailable(error: Exception) -> Any:
+        # The disk is full, the book read-only, locked, damaged or gone: nothing was saved,
+        # and what was sent comes back to be sent again once that is mended. An error of the
+        # sheet's own (a bug, "no such column") stays a 500.
+        if isinstance(error, sqlite3.DatabaseError):
+            message = book_trouble(error, app.config["DATABASE"])
+            if message is None:
+                raise error
+        else:
+            message = str(error)
+        app.logger.error("the book is unavailable: %s", error)
+        if request.path.startswith("/api/"):
+            return jsonify(error=message), 503
+        sent = [(name, value) for name, values in request.form.lists() if name != "csrf_token"
+                for value in values] if request.method == "POST" else []
+        files = [upload.filename or name for name, upload in request.files.items(multi=True) if upload]
+        # Shown: what a person typed or chose; the page's own bookkeeping is sent again unseen.
+        shown = [(name.replace("_", " "), value) for name, value in sent
+                 if value and name not in ("mode", "photo_id") and not name.endswith("_was")]
+        # A form that carried a photo cannot be sent again without it: back to its page instead.
+        back = _same_site_referrer() if files else None
+        return render_template("error.html", code=503, message=message, sent=sent, shown=shown,
+                               files=files, retry_url=request.path, back_url=back), 503
+
+    @app.errorhandler(HTTPException)
+    def http_error(error: HTTPException) -> Any:
+        message = error.description or error.name
+        if request.path.startswith("/api/"):
+            return jsonify(error=message), error.code
+        return render_template("error.html", code=error.code, message=message), error.code
+
+
+def _same_site_referrer() -> str | None:
+    """The page a request came from, where it is this sheet's own; else None."""
+    referrer = request.referrer
+    if not referrer:
+        return None
+    parts = urlsplit(referrer)
+    if parts.netloc != request.host or parts.scheme not in ("http", "https"):
+        return None
+    return parts.path + (f"?{parts.query}" if parts.query else "")
