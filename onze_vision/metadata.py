@@ -135,14 +135,18 @@ def orientation_only(exif: bytes) -> bytes | None:
 # --- JPEG ---------------------------------------------------------------------------
 
 def _jpeg_keeps(marker: int, payload: bytes) -> bool:
-    """Whether a JPEG segment stays: every non-APP segment, and three APPs of colour."""
+    """Whether a JPEG segment stays as it is: every non-APP segment, and two APPs of colour
+    (the JFIF header is cut to its first 14 bytes by the caller)."""
     if marker == 0xFE:  # COM: free text
         return False
     if not 0xE0 <= marker <= 0xEF:  # tables, frames, restart intervals: the image itself
         return True
-    return ((marker == 0xE0 and payload.startswith(b"JFIF\x00"))
-            or (marker == 0xE2 and payload.startswith(b"ICC_PROFILE\x00"))
+    return ((marker == 0xE2 and payload.startswith(b"ICC_PROFILE\x00"))
             or (marker == 0xEE and payload.startswith(b"Adobe")))
+
+
+def _jpeg_segment(marker: int, payload: bytes) -> bytes:
+    return bytes((0xFF, marker)) + (len(payload) + 2).to_bytes(2, "big") + payload
 
 
 def _jpeg_without_metadata(data: bytes) -> bytes:
@@ -187,8 +191,7 @@ def _jpeg_without_metadata(data: bytes) -> bytes:
             pos = scan_end
         elif marker == 0xE0 and payload.startswith(b"JFIF\x00") and len(payload) >= 14:
             # The header alone (version, density), its thumbnail said to be 0x0 and left out.
-            header = payload[:12] + b"\x00\x00"
-            kept.append(b"\xff\xe0" + (len(header) + 2).to_bytes(2, "big") + header)
+            kept.append(_jpeg_segment(0xE0, payload[:12] + b"\x00\x00"))
         elif _jpeg_keeps(marker, payload):
             kept.append(segment)
         elif marker == 0xE1 and payload.startswith(_EXIF_HEADER) and not orientation_written:
@@ -196,7 +199,7 @@ def _jpeg_without_metadata(data: bytes) -> bytes:
             orientation_written = True
             block = orientation_only(payload)
             if block is not None:
-                kept.append(b"\xff\xe1" + (len(block) + 2).to_bytes(2, "big") + block)
+                kept.append(_jpeg_segment(0xE1, block))
 
 
 def _entropy_end(data: bytes, pos: int) -> int:
