@@ -694,15 +694,15 @@ class CardDetector:
         ``xyxy[rows]``) with those boxes' readings from the other views, in place. The
         views' sums are kept in ``summed`` by the rows' ``keys``, and taken from it."""
         views = self._extra_views
-        todo = [row for row, key in zip(rows, keys) if key not in summed]
+        todo = [(row, key) for row, key in zip(rows, keys) if key not in summed]
         if todo:
-            crops = crops_to_tensor([crop_view(image_bgr, xyxy[i], view) for i in todo for view in views])
+            crops = crops_to_tensor([crop_view(image_bgr, xyxy[row], view) for row, _ in todo for view in views])
             more_probs, more_down = self._classify(crops)
             shape = (len(todo), len(views))
             # A turned crop's down is turned with it; the sum of unit vectors, renormalised, as the ensemble does.
             turns = np.array([view.turns for view in views])
             sums = zip(more_probs.reshape(*shape, -1).sum(axis=1), turn_back(more_down.reshape(*shape, 2), turns).sum(axis=1))
-            summed.update(zip([key for row, key in zip(rows, keys) if key not in summed], sums))
+            summed.update(zip([key for _, key in todo], sums))
         probs[rows] = (probs[rows] + np.stack([summed[key][0] for key in keys])) / (1 + len(views))
         down[rows] = unit_vectors(down[rows] + np.stack([summed[key][1] for key in keys]))
 
