@@ -135,3 +135,22 @@ def test_a_book_on_a_full_or_read_only_disk_is_refused_before_serving(
     code, out, err = _serve(capsys, "--port", str(free_port()), "--database", str(book))
     assert code == 2 and out == "" and said.format(book=book) in err
     assert not book.exists()                       # no empty book left behind
+
+
+def test_a_book_kept_by_an_older_version_is_brought_up_to_date_saying_so(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sqlite3
+
+    from webapp.db import BOOK_VERSION, needs_bringing_up_to_date
+
+    book = tmp_path / "scores.sqlite"
+    sqlite3.connect(book).execute("PRAGMA user_version = 1").connection.close()
+    assert needs_bringing_up_to_date(str(book)) and not needs_bringing_up_to_date(str(tmp_path / "new.sqlite"))
+    monkeypatch.setattr("flask.Flask.run", lambda self, **kw: None)   # start, then stop at once
+    code, out, err = _serve(capsys, "--port", str(free_port()), "--database", str(book))
+    assert code == 0, err
+    assert out.startswith("Bringing the book up to date for this version (once; a large book takes a few seconds)...")
+    assert not needs_bringing_up_to_date(str(book))
+    with sqlite3.connect(book) as db:
+        assert db.execute("PRAGMA user_version").fetchone()[0] == BOOK_VERSION

@@ -196,22 +196,54 @@ def copies_folder(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
     return folder
 
 
-def test_the_book_sent_holds_only_what_is_in_it(client: Any, api: Any, token: str, app: Any,
-                                                copies_folder: Any) -> None:
-    import io
+def _book_on_disk(app: Any) -> int:
+    """The book file's size once its write-ahead log is written into it."""
+    import sqlite3
     from pathlib import Path
+
+    with sqlite3.connect(app.config["DATABASE"]) as db:
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    return Path(app.config["DATABASE"]).stat().st_size
+
+
+def test_a_game_deleted_for_good_gives_its_space_back(client: Any, api: Any, token: str, app: Any,
+                                                      copies_folder: Any) -> None:
+    import io
 
     gone = api.post("/api/games", {"variant": "llenroc", "players": ["Ann", "Bo"]}).get_json()["id"]
     for _ in range(3):
         client.post(f"/games/{gone}/hands/1/players/2/photo",
                     data={"csrf_token": token, "photo": (io.BytesIO(_big_photo()), "hand.jpg")})
+    _finished_game(api, ["Cy", "Di"], {"Di": 5})
+    with_photos = _book_on_disk(app)
+    assert with_photos > 1_500_000                           # three photos of 0.56 MB
     api.delete(f"/api/games/{gone}")
     client.post(f"/games/{gone}/delete-for-good", data={"csrf_token": token})
-    _finished_game(api, ["Cy", "Di"], {"Di": 5})
+    assert _book_on_disk(app) < 300_000                      # the file, not only the download, shrank
     book = client.get("/history/onze-book.sqlite").data
-    on_disk = Path(app.config["DATABASE"]).stat().st_size
-    assert on_disk > 1_500_000 and len(book) < 300_000     # the deleted photos' space is not sent
-    assert list(copies_folder.iterdir()) == []              # the copy is removed once sent
+    assert len(book) < 300_000 and book.startswith(b"SQLite format 3\x00")
+    assert list(copies_folder.iterdir()) == []               # the copy is removed once sent
+
+
+def test_an_older_book_is_made_to_give_space_back_once(tmp_path: Any, detector: Any) -> None:
+    import sqlite3
+
+    from webapp import create_app
+    from webapp.db import BOOK_VERSION, schema_sql
+
+    path = tmp_path / "old.sqlite"
+    with sqlite3.connect(path) as db:                        # as books were made: auto_vacuum none
+        db.execute("PRAGMA journal_mode = WAL")
+        db.executescript(schema_sql())
+        db.execute("INSERT INTO game (id, variant, decks, first_dealer) VALUES (4, 'llenroc', 2, 1)")
+        db.execute("INSERT INTO player (game_id, seat, name) VALUES (4, 1, 'Ann'), (4, 2, 'Bo')")
+        db.execute("PRAGMA user_version = 1")
+        assert db.execute("PRAGMA auto_vacuum").fetchone()[0] == 0
+    app = create_app({"TESTING": True, "DATABASE": str(path), "SECRET_KEY": "test", "DETECT": detector})
+    assert [p["name"] for p in app.test_client().get("/api/games/4").get_json()["players"]] == ["Ann", "Bo"]
+    with sqlite3.connect(path) as db:
+        assert db.execute("PRAGMA auto_vacuum").fetchone()[0] == 1           # FULL
+        assert db.execute("PRAGMA user_version").fetchone()[0] == BOOK_VERSION
 
 
 def test_a_download_with_no_room_for_the_copy_says_so_and_leaves_nothing(client: Any, api: Any, game_id: int,

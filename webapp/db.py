@@ -137,9 +137,10 @@ def add_missing_columns(db: sqlite3.Connection) -> list[str]:
 
 
 #: ``PRAGMA user_version`` of a book this code has brought up to date: 1 = every kept photo
-#: is a private copy (:func:`onze_vision.metadata.private_copy`). Books from before it kept
-#: photos as uploaded, location and all.
-BOOK_VERSION = 1
+#: is a private copy (:func:`onze_vision.metadata.private_copy`; books from before kept
+#: photos as uploaded, location and all); 2 = the file gives back the space of what is
+#: deleted (``auto_vacuum = FULL``; a 953 MB book whose games were all deleted stayed 953 MB).
+BOOK_VERSION = 2
 
 
 def make_photos_private(db: sqlite3.Connection) -> int:
@@ -167,20 +168,45 @@ def make_photos_private(db: sqlite3.Connection) -> int:
 
 
 def bring_up_to_date(db: sqlite3.Connection) -> None:
-    """Make the tables an older book lacks (and their added columns), and its photos private."""
+    """Make the tables an older book lacks (and their added columns), its photos private,
+    and its file one that shrinks when games and photos are deleted (:data:`BOOK_VERSION`)."""
+    # Asked before anything is written: a new book takes it with its first table; an older
+    # one takes it with the VACUUM below.
+    db.execute("PRAGMA auto_vacuum = FULL")
     db.execute("PRAGMA journal_mode = WAL")
     db.executescript(schema_sql())
     add_missing_columns(db)
-    if db.execute("PRAGMA user_version").fetchone()[0] < BOOK_VERSION:
+    version = db.execute("PRAGMA user_version").fetchone()[0]
+    if version >= BOOK_VERSION:
+        return
+    rewrite = db.execute("PRAGMA auto_vacuum").fetchone()[0] == 0
+    if version < 1:
         make_photos_private(db)
-        db.execute(f"PRAGMA user_version = {BOOK_VERSION}")
-        if db.execute("SELECT 1 FROM photo LIMIT 1").fetchone():
-            # Rewritten whole, once: pages an older SQLite freed without overwriting them
-            # (secure_delete off) may still hold the metadata of photos deleted long ago.
-            try:
-                db.execute("VACUUM")
-            except sqlite3.OperationalError as error:  # no room for the copy VACUUM makes
-                logging.getLogger(__name__).warning("the book was not rewritten (VACUUM): %s", error)
+        db.execute("PRAGMA user_version = 1")
+        # Pages an older SQLite freed without overwriting them (secure_delete off) may
+        # still hold the metadata of photos deleted long ago: the book is rewritten whole.
+        rewrite = rewrite or db.execute("SELECT 1 FROM photo LIMIT 1").fetchone() is not None
+    if rewrite:
+        try:
+            db.execute("VACUUM")
+        except sqlite3.OperationalError as error:  # no room for the copy VACUUM makes: next start
+            logging.getLogger(__name__).warning("the book was not rewritten (VACUUM): %s", error)
+            return
+    db.execute(f"PRAGMA user_version = {BOOK_VERSION}")
+
+
+def needs_bringing_up_to_date(path: str) -> bool:
+    """Whether the book at ``path`` exists and was last kept by an older version of the
+    sheet (its first start here rewrites it, a few seconds per gigabyte)."""
+    if not Path(path).is_file():
+        return False
+    db = sqlite3.connect(f"file:{Path(path).as_posix()}?mode=ro", uri=True)
+    try:
+        return int(db.execute("PRAGMA user_version").fetchone()[0]) < BOOK_VERSION
+    except sqlite3.DatabaseError:
+        return False  # said by ensure_schema, with its cause
+    finally:
+        db.close()
 
 
 def ensure_schema(path: str) -> None:

@@ -167,7 +167,7 @@ def serve(args: argparse.Namespace) -> int:
         print(f"onze-vision serve: error: {problem}", file=sys.stderr)
         return 2
     from webapp import create_app
-    from webapp.db import ensure_schema
+    from webapp.db import ensure_schema, needs_bringing_up_to_date
 
     config: dict[str, Any] = {}
     if args.database:
@@ -180,6 +180,9 @@ def serve(args: argparse.Namespace) -> int:
     problem = database_problem(app.config["DATABASE"], args.database or app.config["DATABASE"])
     if problem is None:
         try:
+            if needs_bringing_up_to_date(app.config["DATABASE"]):
+                print("Bringing the book up to date for this version (once; a large book takes a few seconds)...",
+                      flush=True)
             ensure_schema(app.config["DATABASE"])
         except (sqlite3.Error, OSError) as error:
             problem = f"cannot open the database '{args.database or app.config['DATABASE']}': {error}"
