@@ -7,10 +7,16 @@ applied here, so the result does not depend on OpenCV's version. A big phone JPE
 decoded reduced (libjpeg's DCT scaling, ``cv2.IMREAD_REDUCED_COLOR_2/4/8``), which is
 several times faster than a full decode; :attr:`LoadedImage.scale` maps boxes back to
 full-photo pixels.
+
+HEIC (what iPhones, and some Android phones, save by default) is decoded with pi-heif
+(libheif's HEVC decoder, no encoder), imported only when such a photo comes. libheif
+turns the pixels upright itself (the HEIF ``irot``/``imir`` boxes); the copy of the
+orientation in a HEIC's EXIF is informational and is not applied a second time.
 """
 
 from __future__ import annotations
 
+import importlib
 import io
 import math
 import os
@@ -18,6 +24,7 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from collections.abc import Callable
+from types import ModuleType
 from typing import BinaryIO, Union
 
 import cv2
@@ -33,13 +40,18 @@ MAX_PIXELS = 50_000_000
 MIN_SIDE = 16
 
 #: Files larger than this are refused before they are read: a 50 MP photo is far smaller
-#: as a JPEG, PNG or WebP, and reading /dev/zero or a 2 GB video must not fill the memory.
+#: as a JPEG, PNG, WebP or HEIC, and reading /dev/zero or a 2 GB video must not fill the memory.
 MAX_FILE_BYTES = 200 * 1024 * 1024
 
 #: Image sources :func:`load_image` accepts.
 ImageSource = Union[str, os.PathLike, bytes, bytearray, memoryview, np.ndarray, BinaryIO]
 
 EXIF_ORIENTATION_TAG = 0x0112
+
+#: ISO BMFF ``ftyp`` brands of HEIF images coded with HEVC (HEIC), as the major brand or a
+#: compatible one: iPhones write ``heic`` (``mif1`` compatible), some Android phones
+#: ``mif1`` with ``heic`` compatible; ``heix`` is 10-bit, ``heim``/``heis`` layered.
+HEIC_BRANDS = frozenset({b"heic", b"heix", b"heim", b"heis", b"hevc", b"hevx"})
 
 # Magic numbers of files people upload by mistake, to name what was sent instead.
 _OTHER_SIGNATURES: tuple[tuple[bytes, str], ...] = (
@@ -74,7 +86,7 @@ class EmptyImageError(InvalidImageError):
 
 
 class NotAnImageError(InvalidImageError):
-    """The bytes are not a JPEG, PNG or WebP image."""
+    """The bytes are not a JPEG, PNG, WebP or HEIC image."""
 
 
 class TruncatedImageError(InvalidImageError):
@@ -107,8 +119,9 @@ class LoadedImage:
         height: Height of the full photo after rotation, in pixels.
         scale: ``image`` pixels per full-photo pixel (< 1 when decoded reduced); divide
             coordinates measured on ``image`` by it to get full-photo pixels.
-        format: "JPEG", "PNG", "WEBP" or "ARRAY".
-        orientation: The EXIF orientation that was applied (1 = none).
+        format: "JPEG", "PNG", "WEBP", "HEIF" or "ARRAY".
+        orientation: The EXIF orientation that was applied (1 = none; always 1 for a
+            HEIF, which libheif turns upright by its own boxes).
         data: The encoded file, kept when it was decoded reduced, so that
             :func:`decode_finer` can decode it again with more pixels.
     """
@@ -126,7 +139,7 @@ def load_image(src: ImageSource, max_side: int | None = None) -> LoadedImage:
     """Load a photo from a path, bytes, a binary file object or a numpy array.
 
     Args:
-        src: A path, the encoded bytes (JPEG, PNG or WebP), a readable binary file
+        src: A path, the encoded bytes (JPEG, PNG, WebP or HEIC), a readable binary file
             object, or a uint8 array (HxW grey, HxWx3 BGR or HxWx4 BGRA).
         max_side: When given, the decoder may shrink a JPEG by 2, 4 or 8 as long as the
             decoded long side stays >= ``max_side``. ``None`` decodes at full size.
@@ -203,6 +216,8 @@ def _from_bytes(data: bytes, name: str, max_side: int | None) -> LoadedImage:
     if not data:
         raise EmptyImageError(f"{name} is empty (zero bytes)")
     fmt = _sniff_format(data, name)
+    if fmt == "HEIF":
+        return _from_heif(data, name)
     _check_complete(data, fmt, name)
     width, height, orientation = _read_header(data, fmt, name)
     _check_size(width, height, name)
@@ -244,20 +259,34 @@ def _sniff_format(data: bytes, name: str) -> str:
         return "PNG"
     if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
         return "WEBP"
-    raise NotAnImageError(f"{name} is not a JPEG, PNG or WebP image: it looks like {_describe(head)}")
+    if _ftyp_brands(data) & HEIC_BRANDS:
+        return "HEIF"
+    raise NotAnImageError(f"{name} is not a JPEG, PNG, WebP or HEIC image: it looks like {_describe(data)}")
 
 
-def _describe(head: bytes) -> str:
+def _ftyp_brands(data: bytes) -> frozenset[bytes]:
+    """The major and compatible brands of an ISO BMFF file's leading ``ftyp`` box (HEIF,
+    AVIF, MP4, QuickTime), or none."""
+    if data[4:8] != b"ftyp":
+        return frozenset()
+    size = min(int.from_bytes(data[:4], "big"), 4096)
+    box = data[8:max(size, 16)]
+    # The major brand, then after a 4-byte minor version the compatible brands.
+    return frozenset([box[:4]] + [box[i:i + 4] for i in range(8, len(box) - 3, 4)])
+
+
+def _describe(data: bytes) -> str:
     """Name what a buffer that is not a supported image probably is."""
+    head = data[:32]
     for magic, what in _OTHER_SIGNATURES:
         if head.startswith(magic):
             return what
-    if head[4:8] == b"ftyp":
-        brand = head[8:12]
-        if brand in (b"heic", b"heix", b"mif1", b"msf1", b"hevc", b"heim", b"heis"):
-            return "a HEIC/HEIF photo (set the camera to 'Most Compatible' or export as JPEG)"
-        if brand == b"avif":
-            return "an AVIF image"
+    brands = _ftyp_brands(data)
+    if brands:
+        if brands & {b"avif", b"avis"}:
+            return "an AVIF image (export it as JPEG)"
+        if brands & {b"mif1", b"msf1"}:
+            return "a HEIF image coded without HEVC (export it as JPEG)"
         return "an MP4/QuickTime video"
     stripped = head.lstrip()
     if stripped[:1] in (b"<",) and b"html" in head.lower():
@@ -306,6 +335,48 @@ def _read_header(data: bytes, fmt: str, name: str) -> tuple[int, int, int]:
         if orientation not in range(1, 9):
             orientation = 1
     return width, height, orientation
+
+
+def _from_heif(data: bytes, name: str) -> LoadedImage:
+    """Decode a HEIC's primary image, upright, as BGR (libheif reads its size without
+    decoding, so a huge one is refused before any pixel is allocated)."""
+    pi_heif = _pi_heif(name)
+    try:
+        heif = pi_heif.open_heif(io.BytesIO(data), convert_hdr_to_8bit=True, bgr_mode=True)
+        width, height = heif.size
+    except (ValueError, OSError, RuntimeError, EOFError, KeyError) as error:
+        raise _heif_error(error, data, name, "header") from None
+    _check_size(width, height, name)
+    try:
+        pixels = np.asarray(heif)
+    except (ValueError, OSError, RuntimeError, EOFError) as error:
+        raise _heif_error(error, data, name, "image") from None
+    if pixels.ndim == 2:
+        image = cv2.cvtColor(pixels, cv2.COLOR_GRAY2BGR)
+    elif pixels.shape[2] == 4:
+        image = cv2.cvtColor(pixels, cv2.COLOR_BGRA2BGR)
+    else:
+        image = np.array(pixels, order="C", copy=True)   # pixels of its own, not libheif's buffer
+    return LoadedImage(image, width, height, 1.0, "HEIF", 1)
+
+
+def _pi_heif(name: str) -> ModuleType:
+    try:
+        return importlib.import_module("pi_heif")
+    except ImportError:
+        raise NotAnImageError(
+            f"{name} is a HEIC photo, and the HEIC decoder (pi-heif) is not installed: "
+            "pip install pi-heif, or send the photo as JPEG"
+        ) from None
+
+
+def _heif_error(error: Exception, data: bytes, name: str, part: str) -> InvalidImageError:
+    """libheif's complaint as this module's errors: a file cut short is truncated."""
+    said = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+    if any(sign in said.lower() for sign in ("end of file", "too small", "no 'meta' box")):
+        return TruncatedImageError(
+            f"{name} is a truncated HEIC file ({len(data)} bytes): the data ends before the image does")
+    return InvalidImageError(f"{name} has a damaged HEIC {part}: {said}")
 
 
 def _check_complete(data: bytes, fmt: str, name: str) -> None:

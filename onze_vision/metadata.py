@@ -95,8 +95,10 @@ def sniff_mime(data: bytes) -> str:
 
 def private_copy(data: bytes) -> bytes:
     """The photo to keep: :func:`without_metadata`, or where its structure cannot be
-    walked (a damaged segment a decoder skips over), its decoded pixels, upright, as a
-    new JPEG (quality 95). Either way it holds nothing but the picture.
+    walked (a HEIC, which only Safari shows; a damaged segment a decoder skips over), its
+    decoded pixels, upright, as a new JPEG (quality 95, colour at full resolution, so a
+    small red index stays red when it is read again). Either way it holds nothing but
+    the picture.
 
     Raises:
         onze_vision.imageio.InvalidImageError: ``data`` cannot be walked nor decoded.
@@ -109,7 +111,9 @@ def private_copy(data: bytes) -> bytes:
         from onze_vision.imageio import load_image
 
         pixels = load_image(data).image
-        ok, encoded = cv2.imencode(".jpg", pixels, [cv2.IMWRITE_JPEG_QUALITY, 95])
+        ok, encoded = cv2.imencode(".jpg", pixels, [
+            cv2.IMWRITE_JPEG_QUALITY, 95,
+            cv2.IMWRITE_JPEG_SAMPLING_FACTOR, cv2.IMWRITE_JPEG_SAMPLING_FACTOR_444])
         if not ok:
             raise MetadataError("the photo could not be encoded again") from None
         return encoded.tobytes()

@@ -67,6 +67,18 @@ def phone_webp(orientation: int = 6) -> bytes:
     return buffer.getvalue()
 
 
+def phone_heic(orientation: int = 6) -> bytes:
+    """A HEIC as iPhones write it: the pixels as the sensor saw them, ``irot`` to show them
+    upright, and EXIF (with the orientation again) and XMP beside them."""
+    import pillow_heif  # the test extra's encoder; the runtime's pi-heif only decodes
+
+    buffer = io.BytesIO()
+    pillow_heif.from_pillow(picture()).save(buffer, quality=90, exif=phone_exif(orientation), xmp=XMP)
+    return buffer.getvalue()
+
+
+#: The formats whose structure the score sheet walks, keeping the compressed image as is
+#: (a HEIC is kept as a new JPEG instead: ``phone_heic``).
 PHONE_PHOTOS = {
     "baseline JPEG": lambda: phone_jpeg(),
     "progressive JPEG": lambda: phone_jpeg(progressive=True),

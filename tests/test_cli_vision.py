@@ -214,9 +214,9 @@ def test_bad_photos_exit_2_are_named_in_the_json_and_others_still_read(fake_mode
                                                      str(tmp_path / "missing.jpg")]
     assert [("cards" in entry, "error" in entry) for entry in entries] == [
         (False, True), (True, False), (False, True), (False, True)]
-    assert "is not a JPEG, PNG or WebP image" in entries[0]["error"]
+    assert "is not a JPEG, PNG, WebP or HEIC image" in entries[0]["error"]
     assert "is empty" in entries[2]["error"] and "no such file" in entries[3]["error"]
-    assert "notes.jpg' is not a JPEG, PNG or WebP image" in captured.err
+    assert "notes.jpg' is not a JPEG, PNG, WebP or HEIC image" in captured.err
     assert "empty.jpg' is empty" in captured.err
     assert "no such file" in captured.err
 
@@ -240,6 +240,21 @@ def test_detect_real_photo_with_shipped_models_in_a_process() -> None:
     assert result.returncode == 0, result.stderr
     out = json.loads(result.stdout)
     assert out[0]["image"] == str(photo) and isinstance(out[0]["cards"], list)
+
+
+def test_detect_reads_a_heic_and_annotates_it_with_shipped_models(tmp_path: Path) -> None:
+    import pillow_heif  # the test extra's encoder
+    from PIL import Image
+
+    photo = tmp_path / "IMG_0001.HEIC"   # as an iPhone names it, AirDropped to a laptop
+    pillow_heif.from_pillow(Image.open(Path(__file__).parent / "data" / "web_edje_IMG_2560.jpg")).save(
+        photo, quality=90)
+    seen = tmp_path / "seen.png"
+    result = subprocess.run([sys.executable, "-m", "onze_vision", "detect", "--json", str(photo),
+                             "--annotate", str(seen)], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert sorted(card["card"] for card in json.loads(result.stdout)[0]["cards"]) == ["10C", "KC", "QD", "QS"]
+    assert cv2.imread(str(seen)).shape == (504, 378, 3)
 
 
 def _evaluate_args(models: Path, tmp_path: Path, speed_photos: int) -> list[str]:

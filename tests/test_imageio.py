@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import os
 import struct
+import sys
 import zlib
 from pathlib import Path
 
@@ -57,6 +58,19 @@ def jpeg_with_orientation(image_bgr: np.ndarray, orientation: int) -> bytes:
     return out.getvalue()
 
 
+def heic_with_orientation(image_bgr: np.ndarray, orientation: int = 1, quality: int = 95) -> bytes:
+    """A HEIC as a phone writes it: the pixels as the sensor saw them, turned upright by
+    the file's own boxes (libheif writes ``irot``/``imir`` from the EXIF orientation)."""
+    import pillow_heif  # the test extra's encoder; the runtime's pi-heif only decodes
+
+    exif = Image.Exif()
+    exif[0x0112] = orientation
+    out = io.BytesIO()
+    pillow_heif.from_pillow(Image.fromarray(image_bgr[:, :, ::-1])).save(
+        out, quality=quality, exif=exif.tobytes())
+    return out.getvalue()
+
+
 def png_header_only(width: int, height: int) -> bytes:
     """A syntactically valid PNG claiming ``width`` x ``height``, a few hundred bytes long."""
 
@@ -102,6 +116,51 @@ def test_exif_rotation_places_pixels() -> None:
     top_right = loaded.image[4, 27].astype(int)
     assert np.abs(top_left - [255, 0, 0]).max() < 40  # blue: was bottom-left
     assert np.abs(top_right - [0, 0, 255]).max() < 40  # red: was top-left
+
+
+def test_heic_decodes_with_its_colours() -> None:
+    loaded = load_image(heic_with_orientation(quadrants(64, 32)))
+    assert (loaded.format, loaded.width, loaded.height, loaded.scale) == ("HEIF", 64, 32, 1.0)
+    assert loaded.image.dtype == np.uint8 and loaded.image.flags["C_CONTIGUOUS"]
+    assert loaded.image.flags["WRITEABLE"] and loaded.image.flags["OWNDATA"]
+    assert np.abs(loaded.image.astype(int) - quadrants(64, 32)).mean() < 6
+
+
+@pytest.mark.parametrize("orientation", range(1, 9))
+def test_heic_is_turned_upright_once(orientation: int) -> None:
+    # A HEIC shows upright by its own boxes; the EXIF copy of the orientation is not
+    # applied a second time.
+    stored = quadrants(64, 32)
+    loaded = load_image(heic_with_orientation(stored, orientation))
+    shown_as_jpeg = np.asarray(ImageOps.exif_transpose(
+        Image.open(io.BytesIO(jpeg_with_orientation(stored, orientation)))))[:, :, ::-1]
+    assert loaded.orientation == 1
+    assert loaded.image.shape == shown_as_jpeg.shape
+    assert (loaded.height, loaded.width) == shown_as_jpeg.shape[:2]
+    assert np.abs(loaded.image.astype(int) - shown_as_jpeg).mean() < 6
+
+
+def test_heic_too_large_is_refused_from_its_header() -> None:
+    data = bytearray(heic_with_orientation(np.full((64, 64, 3), 255, np.uint8)))
+    size_box = data.find(b"ispe")  # image spatial extents: version, width, height
+    data[size_box + 8:size_box + 16] = struct.pack(">II", 20000, 20000)
+    with pytest.raises(TooManyPixelsError, match=r"20000x20000 = 400 MP; the limit is 50 MP"):
+        load_image(bytes(data))
+
+
+@pytest.mark.parametrize("kept", [28, 300, 0.5, -10])
+def test_truncated_heic(kept: float) -> None:
+    data = heic_with_orientation(quadrants(256, 128), quality=60)
+    cut = data[:int(len(data) * kept)] if isinstance(kept, float) else data[:kept]
+    with pytest.raises(TruncatedImageError, match=rf"a truncated HEIC file \({len(cut)} bytes\)"):
+        load_image(cut)
+
+
+def test_heic_without_its_decoder_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "pi_heif", None)  # as if not installed
+    with pytest.raises(NotAnImageError, match=r"is a HEIC photo, and the HEIC decoder \(pi-heif\) "
+                                              r"is not installed: pip install pi-heif"):
+        load_image(heic_with_orientation(quadrants()))
 
 
 def test_reduced_decode_keeps_long_side(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -209,7 +268,7 @@ def test_paths_that_name_no_file(path: str, message: str) -> None:
 def test_text_file_is_named(tmp_path: Path) -> None:
     path = tmp_path / "notes.jpg"
     path.write_text("my hand: QH 10S\n")
-    with pytest.raises(NotAnImageError, match=r"not a JPEG, PNG or WebP image: it looks like text starting 'my hand"):
+    with pytest.raises(NotAnImageError, match=r"not a JPEG, PNG, WebP or HEIC image: it looks like text starting 'my hand"):
         load_image(path)
 
 
@@ -218,9 +277,10 @@ def test_text_file_is_named(tmp_path: Path) -> None:
     [
         (b"%PDF-1.7\n...", "a PDF document"),
         (b"GIF89a\x01\x00\x01\x00", "a GIF image"),
-        (b"\x00\x00\x00\x18ftypheic\x00\x00\x00\x00", "HEIC"),
+        (b"\x00\x00\x00\x18ftypmif1\x00\x00\x00\x00mif1jpeg", "a HEIF image coded without HEVC"),
         (b"<!DOCTYPE html><html>", "an HTML page"),
         (b"\x00\x00\x00\x1cftypavif" + bytes(20), "an AVIF image"),
+        (b"\x00\x00\x00\x1cftypmif1\x00\x00\x00\x00mif1avifmiaf", "an AVIF image"),
         (b"\x00\x00\x00\x20ftypisom" + bytes(20), "an MP4/QuickTime video"),
         (b'{"cards": ["QH", "7S"]}', "JSON text"),
         (b'<svg xmlns="http://www.w3.org/2000/svg"></svg>', "XML/SVG text"),

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from phone_photos import PHONE_PHOTOS, PRIVATE_TEXT, phone_jpeg, phone_png, phone_webp
+from phone_photos import PHONE_PHOTOS, PRIVATE_TEXT, phone_heic, phone_jpeg, phone_png, phone_webp
 from PIL import Image
 
 from onze_vision import metadata
@@ -119,6 +119,19 @@ def test_where_the_file_cannot_be_walked_its_pixels_are_kept_upright(monkeypatch
     assert upright.orientation == 1
     assert upright.image.shape == load_image(data).image.shape  # turned as the EXIF said
     assert np.abs(upright.image.astype(int) - load_image(data).image).mean() < 8
+
+
+def test_a_heic_is_kept_as_an_upright_jpeg_with_nothing_private() -> None:
+    # Browsers other than Safari show no HEIC, and its boxes cannot be walked here: its
+    # pixels are kept, upright, as a JPEG.
+    data = phone_heic(orientation=6)
+    assert all(text in data for text in (b"SN-4471", b"taken at home"))   # the phone wrote them
+    kept = private_copy(data)
+    assert sniff_mime(kept) == "image/jpeg"
+    assert not any(text in kept for text in PRIVATE_TEXT)
+    upright, sent = load_image(kept), load_image(data)
+    assert (upright.orientation, upright.image.shape) == (1, sent.image.shape)
+    assert np.abs(upright.image.astype(int) - sent.image).mean() < 8
 
 
 def _webp_chunks(data: bytes) -> list[tuple[bytes, bytes]]:

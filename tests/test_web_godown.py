@@ -74,7 +74,7 @@ def test_photo_go_down_reads_the_cards(client: Any, token: str, detector: Any, j
 def test_photo_that_is_not_an_image_is_refused(client: Any, token: str) -> None:
     response = _check(client, token, photo=(io.BytesIO(b"hello world"), "notes.txt"))
     assert response.status_code == 400
-    assert ("the image data is not a JPEG, PNG or WebP image: it looks like text starting 'hello world'"
+    assert ("the image data is not a JPEG, PNG, WebP or HEIC image: it looks like text starting 'hello world'"
             in html.unescape(response.get_data(as_text=True)))
 
 

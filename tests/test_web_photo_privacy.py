@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from phone_photos import PHONE_PHOTOS, PRIVATE_TEXT, phone_jpeg
+from phone_photos import PHONE_PHOTOS, PRIVATE_TEXT, phone_heic, phone_jpeg
 from PIL import Image
 
 from onze_vision.imageio import load_image
@@ -39,6 +39,18 @@ def test_a_photo_is_kept_without_location_time_or_device(client: Any, token: str
     kept, sent = load_image(served.data), load_image(data)
     assert kept.orientation == sent.orientation == 6     # shown, and read again, turned as taken
     assert np.array_equal(kept.image, sent.image)          # the very same pixels
+
+
+def test_a_heic_is_kept_as_a_jpeg_every_browser_shows(client: Any, token: str, game_id: int) -> None:
+    data = phone_heic(orientation=6)
+    photo_id = _upload(client, token, game_id, data)
+    served = client.get(f"/photos/{photo_id}")
+    assert served.status_code == 200 and served.mimetype == "image/jpeg"
+    for text in PRIVATE_TEXT:
+        assert text not in served.data, text
+    kept, sent = load_image(served.data), load_image(data)
+    assert kept.image.shape == sent.image.shape == (64, 48, 3)   # upright, as the HEIC shows
+    assert np.abs(kept.image.astype(int) - sent.image).mean() < 8
 
 
 def test_the_downloaded_book_holds_no_photo_metadata(client: Any, token: str, game_id: int) -> None:

@@ -56,7 +56,8 @@ def _photo_bytes() -> bytes:
     upload = request.files.get("photo")
     if upload is not None:
         return upload.read()
-    if request.mimetype in ("image/jpeg", "image/png", "image/webp", "application/octet-stream"):
+    if request.mimetype in ("image/jpeg", "image/png", "image/webp", "image/heic", "image/heif",
+                            "application/octet-stream"):
         return request.get_data()
     raise model.InputError("No photo was sent: post it as the multipart field \"photo\".")
 

@@ -751,12 +751,17 @@ PHOTOS_READ_AT_ONCE = 2
 _reading_slots = threading.BoundedSemaphore(PHOTOS_READ_AT_ONCE)
 
 
+def _sent_photo(data: bytes | None) -> bytes:
+    if not data:
+        raise InputError("The photo is empty: choose or take a photo of the cards.")
+    return data
+
+
 def read_photo(data: bytes | None, corners: Any = "auto") -> dict[str, Any]:
     """Run the card detector on uploaded bytes; JSON-ready reading. ``corners``: which
     corners of the deck's cards carry an index (:data:`DECK_CORNERS`)."""
     corners = _deck_corners(corners)
-    if not data:
-        raise InputError("The photo is empty: choose or take a photo of the cards.")
+    data = _sent_photo(data)
     try:
         with _reading_slots:
             reading = _detector()(data, corners=corners)
@@ -777,8 +782,12 @@ def store_photo(data: bytes | None, game_id: int | None = None) -> dict[str, Any
     (so the page can draw the boxes on it), without its location, time and device
     (:func:`~onze_vision.metadata.private_copy`): the book is shared whole."""
     corners = "auto" if game_id is None else _game_row(game_id)["corners"]
-    reading = read_photo(data, corners)
-    kept = private_copy(data or b"")
+    data = _sent_photo(data)
+    with _reading_slots:   # a HEIC is decoded to be kept as a JPEG: as heavy as a reading
+        kept = private_copy(data)
+    # The kept copy is what is read, now and when read again: the same pixels (a HEIC's
+    # JPEG copy also decodes reduced, several times faster than the HEIC).
+    reading = read_photo(kept, corners)
     with transaction() as db:
         cur = db.execute("INSERT INTO photo (game_id, mime, data, reading) VALUES (?, ?, ?, ?)",
                          (game_id, sniff_mime(kept), kept, json.dumps(reading)))

@@ -35,7 +35,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     detect = subparsers.add_parser(
         "detect",
         help="read the cards in one or more photos",
-        description="Read the cards in photos (JPEG, PNG or WebP). One line per card, or JSON.\n"
+        description="Read the cards in photos (JPEG, PNG, WebP or HEIC). One line per card, or JSON.\n"
                     "A card read unsure also names its next most likely code (JSON: \"alternative\"),\n"
                     "and a card read faintly is marked to check (JSON: \"check\": true): check it\n"
                     "against the photo. In a photo without colour (JSON: \"colourless\": true) red and\n"
