@@ -344,12 +344,12 @@ def _from_heif(data: bytes, name: str) -> LoadedImage:
     try:
         heif = pi_heif.open_heif(io.BytesIO(data), convert_hdr_to_8bit=True, bgr_mode=True)
         width, height = heif.size
-    except (ValueError, OSError, RuntimeError, EOFError, KeyError) as error:
+    except _HEIF_ERRORS as error:
         raise _heif_error(error, data, name, "header") from None
     _check_size(width, height, name)
     try:
         pixels = np.asarray(heif)
-    except (ValueError, OSError, RuntimeError, EOFError) as error:
+    except _HEIF_ERRORS as error:
         raise _heif_error(error, data, name, "image") from None
     if pixels.ndim == 2:
         image = cv2.cvtColor(pixels, cv2.COLOR_GRAY2BGR)
@@ -358,6 +358,12 @@ def _from_heif(data: bytes, name: str) -> LoadedImage:
     else:
         image = np.array(pixels, order="C", copy=True)   # pixels of its own, not libheif's buffer
     return LoadedImage(image, width, height, 1.0, "HEIF", 1)
+
+
+# What pi-heif raises for a broken file (found by fuzzing): ValueError for libheif's
+# invalid input, SyntaxError for an unsupported feature, IndexError for a file with no
+# image in it.
+_HEIF_ERRORS = (ValueError, SyntaxError, IndexError, KeyError, OSError, RuntimeError, EOFError)
 
 
 def _pi_heif(name: str) -> ModuleType:
@@ -376,6 +382,8 @@ def _heif_error(error: Exception, data: bytes, name: str, part: str) -> InvalidI
     if any(sign in said.lower() for sign in ("end of file", "too small", "no 'meta' box")):
         return TruncatedImageError(
             f"{name} is a truncated HEIC file ({len(data)} bytes): the data ends before the image does")
+    if isinstance(error, IndexError):
+        return InvalidImageError(f"{name} is a HEIC file with no image in it")
     return InvalidImageError(f"{name} has a damaged HEIC {part}: {said}")
 
 

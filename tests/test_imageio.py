@@ -156,6 +156,40 @@ def test_truncated_heic(kept: float) -> None:
         load_image(cut)
 
 
+def _damaged(data: bytes, rng: np.random.Generator) -> bytes:
+    """``data`` with 1-16 bytes changed, cut out or put in, mostly in its boxes (the first
+    600 bytes), where a decoder's parser is the most exposed."""
+    damaged = bytearray(data)
+    for _ in range(int(rng.choice([1, 2, 4, 16]))):
+        pos = int(rng.integers(min(len(damaged), int(rng.choice([600, len(damaged)])))))
+        kind = rng.random()
+        if kind < 0.6:
+            damaged[pos] = int(rng.integers(256))
+        elif kind < 0.8:
+            del damaged[pos:pos + int(rng.integers(1, 64))]
+        else:
+            damaged[pos:pos] = rng.integers(0, 256, int(rng.integers(1, 16)), np.uint8).tobytes()
+    return bytes(damaged)
+
+
+def test_a_damaged_heic_is_read_or_refused_by_name_never_an_other_error() -> None:
+    # Fuzzing found pi-heif raising SyntaxError (a feature libheif does not support) and
+    # IndexError (a file with no image left in it) besides ValueError.
+    data = heic_with_orientation(cv2.resize(quadrants(), (160, 96)), quality=60)
+    rng = np.random.default_rng(5)
+    outcomes: dict[str, int] = {}
+    for _ in range(400):
+        try:
+            loaded = load_image(_damaged(data, rng))
+            assert loaded.image.shape == (loaded.height, loaded.width, 3)
+            outcome = "read"
+        except InvalidImageError as error:
+            assert str(error).startswith("the image data "), error
+            outcome = type(error).__name__
+        outcomes[outcome] = outcomes.get(outcome, 0) + 1
+    assert {"read", "TruncatedImageError", "InvalidImageError"} <= set(outcomes), outcomes
+
+
 def test_heic_without_its_decoder_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "pi_heif", None)  # as if not installed
     with pytest.raises(NotAnImageError, match=r"is a HEIC photo, and the HEIC decoder \(pi-heif\) "
