@@ -17,6 +17,7 @@ from PIL import Image, ImageOps
 from onze_vision.shared import real_photos_dir
 from onze_vision.imageio import (
     read_image_file,
+    HEIC_BRANDS,
     MAX_FILE_BYTES,
     MAX_PIXELS,
     MIN_SIDE,
@@ -138,6 +139,22 @@ def test_heic_is_turned_upright_once(orientation: int) -> None:
     assert loaded.image.shape == shown_as_jpeg.shape
     assert (loaded.height, loaded.width) == shown_as_jpeg.shape[:2]
     assert np.abs(loaded.image.astype(int) - shown_as_jpeg).mean() < 6
+
+
+@pytest.mark.parametrize(("mode", "pixels"), [
+    ("RGB;16", np.full((48, 64, 3), 128 * 257, np.uint16)),   # 10-bit (heix), as phones save HDR
+    ("L", np.full((48, 64), 128, np.uint8)),                    # grey
+    ("RGBA", np.full((48, 64, 4), 128, np.uint8)),              # with an alpha plane
+], ids=["10-bit", "grey", "alpha"])
+def test_every_kind_of_heic_comes_as_8_bit_bgr(mode: str, pixels: np.ndarray) -> None:
+    import pillow_heif
+
+    out = io.BytesIO()
+    pillow_heif.from_bytes(mode=mode, size=(64, 48), data=pixels.tobytes()).save(out, quality=90)
+    assert out.getvalue()[8:12] in HEIC_BRANDS
+    loaded = load_image(out.getvalue())
+    assert (loaded.image.dtype, loaded.image.shape) == (np.uint8, (48, 64, 3))
+    assert np.abs(loaded.image.astype(int) - 128).max() <= 3
 
 
 def test_heic_too_large_is_refused_from_its_header() -> None:
