@@ -42,7 +42,7 @@ TROUBLES: dict[str, tuple[MakeTrouble, str]] = {
     "disk full": (disk_full, "The disk that holds the book (onze-test.sqlite) is full, so nothing was saved. "
                              "Free some space"),
     "read-only": (read_only, "cannot be written: the file or its folder is read-only, so nothing was saved"),
-    "locked": (locked_by_another_program, "Another program has the book open and is writing to it"),
+    "locked": (locked_by_another_program, "The book is busy: something has been writing to it for over ten seconds"),
 }
 
 
@@ -170,7 +170,7 @@ def test_an_error_after_sqlite_ended_the_transaction_itself_is_the_one_raised(ap
     ("unable to open database file", "read-only", "The disk that holds the book (/home/ann) is mounted read-only"),
     ("attempt to write a readonly database", "read-only", "is mounted read-only"),
     ("attempt to write a readonly database", None, "cannot be written: the file or its folder is read-only"),
-    ("database is locked", None, "Another program has the book open"),
+    ("database is locked", None, "The book is busy: something has been writing to it"),
     ("file is not a database", None, "is damaged or is no longer an SQLite database (was it replaced?)"),
     ("disk I/O error", None, "The book's disk (/home/ann) failed to read or write"),
 ], ids=["I/O error on a full disk", "full", "read-only mount, cannot open", "read-only mount", "read-only file",

@@ -220,6 +220,73 @@ def test_photos_no_score_uses_are_forgotten_after_a_week(client: Any, api: Any, 
     assert client.get(f"/api/photos/{fresh}").status_code == 200
 
 
+def test_a_backlog_of_old_photos_goes_a_few_per_transaction_after_each_photo_kept(
+        client: Any, token: str, app: Any, game_id: int, jpeg_bytes: bytes, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What is deleted is overwritten: 1.3 GB of old photos cleared in one transaction held
+    every other phone's save for ten seconds. They go a few per transaction, after the
+    photo that occasioned it is kept, and a backlog over the next photos."""
+    import sqlite3
+
+    from webapp import model
+
+    def upload() -> int:
+        response = client.post("/api/photos", data={"game_id": str(game_id), "photo": (io.BytesIO(jpeg_bytes), "h.jpg")},
+                               headers={"X-CSRF-Token": token})
+        assert response.status_code == 201, response.get_json()
+        return int(response.get_json()["id"])
+
+    backlog = [upload() for _ in range(40)]
+    with app.app_context():
+        from webapp.db import get_db
+        get_db().execute("UPDATE photo SET created = datetime('now', '-8 days')")
+
+    cleared: list[int] = []
+    forget = model.forget_unused_photos
+
+    def watched(db: sqlite3.Connection, limit: int) -> int:
+        assert db.in_transaction
+        with sqlite3.connect(app.config["DATABASE"]) as other:   # the new photo is saved already
+            assert other.execute("SELECT count(*) FROM photo WHERE id = ?", (newest[-1],)).fetchone() == (1,)
+        cleared.append(forget(db, limit=limit))
+        return cleared[-1]
+
+    monkeypatch.setattr(model, "forget_unused_photos", watched)
+    newest = [max(backlog) + 1]
+    upload()
+    assert cleared == [model.PHOTOS_FORGOTTEN_AT_ONCE] * model.CLEARINGS_PER_SAVE == [4] * 8
+    newest.append(newest[-1] + 1)
+    cleared.clear()
+    upload()
+    assert cleared == [4, 4, 0]
+    assert [client.get(f"/api/photos/{old}").status_code for old in backlog] == [404] * 40
+    assert [client.get(f"/api/photos/{photo}").status_code for photo in newest] == [200, 200]
+
+
+def test_a_clearing_the_book_refuses_now_is_left_for_later_and_the_photo_is_kept(
+        client: Any, token: str, app: Any, game_id: int, jpeg_bytes: bytes, monkeypatch: pytest.MonkeyPatch) -> None:
+    import sqlite3
+
+    from webapp import model
+
+    def busy(db: sqlite3.Connection, limit: int) -> int:
+        raise sqlite3.OperationalError("database is locked")
+
+    monkeypatch.setattr(model, "forget_unused_photos", busy)
+    response = client.post("/api/photos", data={"game_id": str(game_id), "photo": (io.BytesIO(jpeg_bytes), "h.jpg")},
+                           headers={"X-CSRF-Token": token})
+    assert response.status_code == 201
+    assert client.get(f"/api/photos/{response.get_json()['id']}").status_code == 200
+
+
+def test_every_connection_cuts_the_write_ahead_log_back_to_64_mb_after_a_checkpoint(app: Any) -> None:
+    # A game cleared with its photos grew the log to the size of what it overwrote (1 GB).
+    from webapp.db import WAL_KEPT_BYTES
+
+    with app.app_context():
+        from webapp.db import get_db
+        assert get_db().execute("PRAGMA journal_size_limit").fetchone()[0] == WAL_KEPT_BYTES == 64 * 2**20
+
+
 def _another_phone_between_read_and_write(monkeypatch: pytest.MonkeyPatch, change: Any) -> None:
     """Run ``change`` (another phone's save) right after the model's first read of the game:
     the moment a save that trusted that read would write over it."""

@@ -67,8 +67,9 @@ def book_trouble(error: sqlite3.DatabaseError, path: str) -> str | None:
                 "so nothing was saved. Make both writable (a leftover read-only "
                 f"{book}-shm file beside it counts too), then try again.")
     if name.startswith("SQLITE_BUSY") or "locked" in text:
-        return ("Another program has the book open and is writing to it (a backup, or an SQLite "
-                "browser?), so nothing was saved. Close it, then try again.")
+        return ("The book is busy: something has been writing to it for over ten seconds (another "
+                "program such as a backup or an SQLite browser, or a large save), so nothing was saved. "
+                "Try again in a moment; if it stays busy, close the other program.")
     if name.startswith("SQLITE_CANTOPEN") or "unable to open" in text:
         return (f"The book ({path}) cannot be opened: its folder is missing or not readable. "
                 "Nothing was saved.")
@@ -90,6 +91,10 @@ def disk_state(folder: Path) -> str | None:
         return None
 
 
+#: Bytes of write-ahead log kept after a checkpoint (SQLite's ``journal_size_limit``).
+WAL_KEPT_BYTES = 64 * 1024 * 1024
+
+
 def connect(path: str) -> sqlite3.Connection:
     """Open ``path`` in autocommit mode (transactions are explicit), WAL, foreign keys on."""
     Path(path).parent.mkdir(parents=True, exist_ok=True)
@@ -102,6 +107,9 @@ def connect(path: str) -> sqlite3.Connection:
     # What is deleted is overwritten, not left in free pages: a game deleted for good (and
     # its photos) must not be readable in a copy of the book.
     db.execute("PRAGMA secure_delete = ON")
+    # A large save (a photo, a game cleared with its photos) grows the write-ahead log to
+    # its size; it is cut back to this after each checkpoint rather than kept at its peak.
+    db.execute(f"PRAGMA journal_size_limit = {WAL_KEPT_BYTES}")
     return db
 
 

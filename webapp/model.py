@@ -560,6 +560,38 @@ def game_changes(game_id: int) -> int:
 #: Days a deleted game is kept to bring back (:func:`restore_game`) before it goes for good.
 DELETED_GAME_DAYS = 30
 
+# What is old is cleared a few at a time, each few in a transaction of its own, after the
+# save that occasioned it: what is deleted is overwritten (secure_delete), and clearing
+# 1.3 GB of old photos in one transaction held every other phone's save for ten seconds
+# (some got "busy"; 190 MB held them a second).
+#: Old unused photos (a few MB each) deleted per transaction.
+PHOTOS_FORGOTTEN_AT_ONCE = 4
+#: Games deleted for good per transaction (each with its photos).
+GAMES_FORGOTTEN_AT_ONCE = 1
+#: At most this many such transactions after one save; a larger backlog goes over the next saves.
+CLEARINGS_PER_SAVE = 8
+
+
+def clear_old(forget: Callable[..., int], at_once: int) -> int:
+    """Run ``forget(db, limit=at_once)`` in short transactions of its own until it finds
+    fewer than ``at_once`` (or :data:`CLEARINGS_PER_SAVE` times); return how many went.
+
+    The save that called it is kept already: a clearing the book refuses now (busy, a
+    full disk) is logged and left to the next save.
+    """
+    cleared = 0
+    for _ in range(CLEARINGS_PER_SAVE):
+        try:
+            with transaction() as db:
+                gone = forget(db, limit=at_once)
+        except sqlite3.Error as error:
+            current_app.logger.warning("Clearing old photos or games is left for later: %s", error)
+            break
+        cleared += gone
+        if gone < at_once:
+            break
+    return cleared
+
 
 def delete_game(game_id: int) -> dict[str, Any]:
     """Take a game out of the book; return it as it was (404 if none). It is kept
@@ -568,7 +600,7 @@ def delete_game(game_id: int) -> dict[str, Any]:
     with transaction() as db:
         db.execute("UPDATE game SET deleted = strftime('%Y-%m-%d %H:%M:%S', 'now') WHERE id = ?", (game_id,))
         _touch(db, game_id)   # a page open on another phone learns of it
-        forget_deleted_games(db)
+    clear_old(forget_deleted_games, GAMES_FORGOTTEN_AT_ONCE)
     return game
 
 
@@ -589,9 +621,12 @@ def delete_game_for_good(game_id: int) -> dict[str, Any]:
     return game
 
 
-def forget_deleted_games(db: sqlite3.Connection, days: int = DELETED_GAME_DAYS) -> int:
-    """Remove the games deleted more than ``days`` ago, with everything they hold."""
-    cur = db.execute("DELETE FROM game WHERE deleted < datetime('now', ?)", (f"-{days} days",))
+def forget_deleted_games(db: sqlite3.Connection, days: int = DELETED_GAME_DAYS,
+                         limit: int = GAMES_FORGOTTEN_AT_ONCE) -> int:
+    """Remove up to ``limit`` of the games deleted more than ``days`` ago, those deleted
+    first, with everything they hold; return how many."""
+    cur = db.execute("DELETE FROM game WHERE id IN (SELECT id FROM game WHERE deleted < datetime('now', ?)"
+                     " ORDER BY deleted LIMIT ?)", (f"-{days} days", limit))
     return cur.rowcount
 
 
@@ -791,7 +826,7 @@ def store_photo(data: bytes | None, game_id: int | None = None) -> dict[str, Any
     with transaction() as db:
         cur = db.execute("INSERT INTO photo (game_id, mime, data, reading) VALUES (?, ?, ?, ?)",
                          (game_id, sniff_mime(kept), kept, json.dumps(reading)))
-        forget_unused_photos(db)
+    clear_old(forget_unused_photos, PHOTOS_FORGOTTEN_AT_ONCE)
     return {"id": _inserted_id(cur), "game_id": game_id, **reading}
 
 
@@ -819,11 +854,14 @@ def read_photo_again(photo_id: int, game_id: int) -> dict[str, Any]:
 UNUSED_PHOTO_DAYS = 7
 
 
-def forget_unused_photos(db: sqlite3.Connection, days: int = UNUSED_PHOTO_DAYS) -> int:
-    """Delete photos older than ``days`` that no score refers to; return how many."""
+def forget_unused_photos(db: sqlite3.Connection, days: int = UNUSED_PHOTO_DAYS,
+                         limit: int = PHOTOS_FORGOTTEN_AT_ONCE) -> int:
+    """Delete up to ``limit`` of the photos older than ``days`` that no score refers to,
+    the oldest first; return how many."""
     cur = db.execute(
-        "DELETE FROM photo WHERE created < datetime('now', ?)"
-        " AND id NOT IN (SELECT photo_id FROM score WHERE photo_id IS NOT NULL)", (f"-{days} days",))
+        "DELETE FROM photo WHERE id IN (SELECT id FROM photo WHERE created < datetime('now', ?)"
+        " AND id NOT IN (SELECT photo_id FROM score WHERE photo_id IS NOT NULL) ORDER BY created LIMIT ?)",
+        (f"-{days} days", limit))
     return cur.rowcount
 
 
