@@ -71,6 +71,44 @@ def test_listening_on_every_address_names_the_addresses_a_phone_can_open(
     assert (tmp_path / "onze.sqlite").exists()
 
 
+def test_the_sheet_drops_a_connection_idle_for_a_minute(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    started: dict[str, Any] = {}
+    monkeypatch.setattr("flask.Flask.run", lambda app, **kwargs: started.update(kwargs))
+    assert _serve(capsys, "--database", str(tmp_path / "onze.sqlite"))[0] == 0
+    assert started["request_handler"].timeout == web.IDLE_CONNECTION_SECONDS == 60
+
+
+def test_a_stalled_upload_is_dropped_and_frees_its_thread_while_others_are_served(tmp_path: Path) -> None:
+    """A phone that sleeps mid-upload: what it sent is dropped after the idle time (1 s
+    here), and another phone is served meanwhile."""
+    import threading
+    import urllib.request
+
+    from werkzeug.serving import make_server
+
+    from webapp import create_app
+
+    app = create_app({"DATABASE": str(tmp_path / "book.sqlite"), "SECRET_KEY": "t"})
+    server = make_server("127.0.0.1", 0, app, threaded=True, request_handler=web.request_handler(1.0))
+    port = server.socket.getsockname()[1]
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        stalled = socket.create_connection(("127.0.0.1", port), timeout=30)
+        stalled.sendall(b"POST /api/detect HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: image/jpeg\r\n"
+                        b"Content-Length: 5000000\r\n\r\n" + b"\xff" * 100_000)   # then nothing more
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/cards", timeout=30) as other:
+            assert other.status == 200
+        reply = b""
+        while chunk := stalled.recv(65536):   # the server answers and closes: it does not wait forever
+            reply += chunk
+        stalled.close()
+        assert reply.startswith(b"HTTP/1.1 400")
+    finally:
+        server.shutdown()
+
+
 def test_the_addresses_named_for_phones_leave_out_loopback_and_say_each_once(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(web, "_candidate_addresses",
                         lambda: ["192.168.1.23", "127.0.1.1", "192.168.1.23", "0.0.0.0", "10.0.0.5"])

@@ -19,6 +19,19 @@ from typing import Any
 #: Hosts that mean "every address of this machine": phones reach it at its network addresses.
 ALL_ADDRESSES = ("0.0.0.0", "::", "")
 
+#: Seconds a connection may send nothing (or take nothing of a reply) before it is dropped.
+#: Without it a phone that slept or left the Wi-Fi mid-upload held a thread and its half-sent
+#: photo (and a book download its copy of the book) until the server stopped; a slow upload
+#: that keeps sending is never cut off.
+IDLE_CONNECTION_SECONDS = 60
+
+
+def request_handler(idle_seconds: float = IDLE_CONNECTION_SECONDS) -> type:
+    """Werkzeug's request handler, dropping a connection idle for ``idle_seconds``."""
+    from werkzeug.serving import WSGIRequestHandler   # with Flask; only when serving
+
+    return type("IdleTimeoutRequestHandler", (WSGIRequestHandler,), {"timeout": idle_seconds})
+
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``serve`` subcommand."""
@@ -194,5 +207,6 @@ def serve(args: argparse.Namespace) -> int:
     if args.host in ALL_ADDRESSES:
         for address in network_addresses():
             print(f"  on a phone on the same network: http://{address}:{args.port}/", flush=True)
-    app.run(host=args.host, port=args.port, threaded=True, debug=args.debug, use_reloader=False)
+    app.run(host=args.host, port=args.port, threaded=True, debug=args.debug, use_reloader=False,
+            request_handler=request_handler())
     return 0
