@@ -67,14 +67,34 @@ def phone_webp(orientation: int = 6) -> bytes:
     return buffer.getvalue()
 
 
+def heic(pixels: Image.Image, *, orientation: int = 1, quality: int = 90,
+         exif: bytes | None = None, xmp: bytes | None = None) -> bytes:
+    """``pixels`` saved as a HEIC, with the test extra's pillow-heif (the runtime's pi-heif
+    only decodes). libheif writes ``irot``/``imir`` from the EXIF orientation, so the file
+    shows the pixels turned as a JPEG with that orientation does; ``exif`` replaces the
+    orientation-only block."""
+    import pillow_heif
+
+    if exif is None:
+        block = Image.Exif()
+        block[0x0112] = orientation
+        exif = block.tobytes()
+    buffer = io.BytesIO()
+    options = {"xmp": xmp} if xmp is not None else {}
+    pillow_heif.from_pillow(pixels.convert("RGB")).save(buffer, quality=quality, exif=exif, **options)
+    return buffer.getvalue()
+
+
+def iphone_heic(upright: Image.Image) -> bytes:
+    """``upright`` as an iPhone saves it: the pixels as the sensor saw them (a quarter
+    turned), and ``irot`` with EXIF orientation 6 to show them upright."""
+    return heic(upright.convert("RGB").transpose(Image.Transpose.ROTATE_90), orientation=6)
+
+
 def phone_heic(orientation: int = 6) -> bytes:
     """A HEIC as iPhones write it: the pixels as the sensor saw them, ``irot`` to show them
     upright, and EXIF (with the orientation again) and XMP beside them."""
-    import pillow_heif  # the test extra's encoder; the runtime's pi-heif only decodes
-
-    buffer = io.BytesIO()
-    pillow_heif.from_pillow(picture()).save(buffer, quality=90, exif=phone_exif(orientation), xmp=XMP)
-    return buffer.getvalue()
+    return heic(picture(), exif=phone_exif(orientation), xmp=XMP)
 
 
 #: The formats whose structure the score sheet walks, keeping the compressed image as is

@@ -12,6 +12,7 @@ import cv2
 import numpy as np
 import pytest
 from fake_models import SHIPPED, make_fake_models
+from phone_photos import heic
 
 from onze_vision.cli import main
 from onze_vision.commands.vision import annotation_paths
@@ -243,12 +244,10 @@ def test_detect_real_photo_with_shipped_models_in_a_process() -> None:
 
 
 def test_detect_reads_a_heic_and_annotates_it_with_shipped_models(tmp_path: Path) -> None:
-    import pillow_heif  # the test extra's encoder
     from PIL import Image
 
     photo = tmp_path / "IMG_0001.HEIC"   # as an iPhone names it, AirDropped to a laptop
-    pillow_heif.from_pillow(Image.open(Path(__file__).parent / "data" / "web_edje_IMG_2560.jpg")).save(
-        photo, quality=90)
+    photo.write_bytes(heic(Image.open(Path(__file__).parent / "data" / "web_edje_IMG_2560.jpg")))
     seen = tmp_path / "seen.png"
     result = subprocess.run([sys.executable, "-m", "onze_vision", "detect", "--json", str(photo),
                              "--annotate", str(seen)], capture_output=True, text=True, timeout=120)

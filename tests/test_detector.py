@@ -32,6 +32,8 @@ from onze_vision.detector import (
 from onze_vision.looks import plan_closer_look
 
 from fake_models import SHIPPED, make_fake_models
+from phone_photos import iphone_heic
+from PIL import Image
 from synthetic_indices import CONFIG, FOUR_CORNERS, card_indices, index_boxes
 
 DATA = Path(__file__).parent / "data"
@@ -464,27 +466,11 @@ def test_shipped_models_read_a_real_photo() -> None:
     assert box_iou(np.array([ace.box], np.float32), labelled)[0, 0] > 0.5
 
 
-def _as_iphone_heic(photo: Path) -> bytes:
-    """The photo as an iPhone saves it: HEIC, the pixels as the sensor saw them (turned
-    a quarter) and ``irot``/EXIF orientation 6 to show them upright."""
-    import io
-
-    import pillow_heif  # the test extra's encoder
-    from PIL import Image
-
-    exif = Image.Exif()
-    exif[0x0112] = 6
-    sideways = Image.open(photo).convert("RGB").transpose(Image.Transpose.ROTATE_90)
-    out = io.BytesIO()
-    pillow_heif.from_pillow(sideways).save(out, quality=90, exif=exif.tobytes())
-    return out.getvalue()
-
-
 @needs_models
 @pytest.mark.parametrize("photo", ["vision_edje_IMG_2383.jpg", "web_edje_IMG_2560.jpg"])
 def test_shipped_models_read_a_heic_as_they_read_its_jpeg(photo: str) -> None:
     as_jpeg = CardDetector().detect_cards(DATA / photo)
-    as_heic = CardDetector().detect_cards(_as_iphone_heic(DATA / photo))
+    as_heic = CardDetector().detect_cards(iphone_heic(Image.open(DATA / photo)))   # stored turned, irot
     assert (as_heic.width, as_heic.height) == (as_jpeg.width, as_jpeg.height) == (378, 504)
     assert [card.card for card in as_heic.cards] == [card.card for card in as_jpeg.cards] != []
     for heic_card, jpeg_card in zip(as_heic.cards, as_jpeg.cards):

@@ -15,6 +15,7 @@ import pytest
 from PIL import Image, ImageOps
 
 from onze_vision.shared import real_photos_dir
+from phone_photos import heic
 from onze_vision.imageio import (
     read_image_file,
     HEIC_BRANDS,
@@ -61,15 +62,8 @@ def jpeg_with_orientation(image_bgr: np.ndarray, orientation: int) -> bytes:
 
 def heic_with_orientation(image_bgr: np.ndarray, orientation: int = 1, quality: int = 95) -> bytes:
     """A HEIC as a phone writes it: the pixels as the sensor saw them, turned upright by
-    the file's own boxes (libheif writes ``irot``/``imir`` from the EXIF orientation)."""
-    import pillow_heif  # the test extra's encoder; the runtime's pi-heif only decodes
-
-    exif = Image.Exif()
-    exif[0x0112] = orientation
-    out = io.BytesIO()
-    pillow_heif.from_pillow(Image.fromarray(image_bgr[:, :, ::-1])).save(
-        out, quality=quality, exif=exif.tobytes())
-    return out.getvalue()
+    the file's own boxes."""
+    return heic(Image.fromarray(image_bgr[:, :, ::-1]), orientation=orientation, quality=quality)
 
 
 def png_header_only(width: int, height: int) -> bytes:
@@ -147,7 +141,7 @@ def test_heic_is_turned_upright_once(orientation: int) -> None:
     ("RGBA", np.full((48, 64, 4), 128, np.uint8)),              # with an alpha plane
 ], ids=["10-bit", "grey", "alpha"])
 def test_every_kind_of_heic_comes_as_8_bit_bgr(mode: str, pixels: np.ndarray) -> None:
-    import pillow_heif
+    import pillow_heif  # a mode Pillow has no image for: the encoder's own constructor
 
     out = io.BytesIO()
     pillow_heif.from_bytes(mode=mode, size=(64, 48), data=pixels.tobytes()).save(out, quality=90)
