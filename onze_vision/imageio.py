@@ -31,6 +31,8 @@ import cv2
 import numpy as np
 from PIL import Image, ImageFile, JpegImagePlugin, PngImagePlugin, WebPImagePlugin
 
+from onze_vision.metadata import sniff_mime
+
 #: Photos with more pixels than this are refused from their header (a 200 MP phone
 #: photo is 200_000_000; 50 MP covers every common phone camera's default mode).
 MAX_PIXELS = 50_000_000
@@ -251,14 +253,13 @@ def decode_finer(loaded: LoadedImage, scale: float) -> LoadedImage:
     return _from_bytes(loaded.data, "the photo", max_side)
 
 
+# Pillow's format names of the types metadata.sniff_mime tells apart.
+_FORMAT_OF_MIME = {"image/jpeg": "JPEG", "image/png": "PNG", "image/webp": "WEBP"}
+
+
 def _sniff_format(data: bytes, name: str) -> str:
-    head = data[:32]
-    if head.startswith(b"\xff\xd8\xff"):
-        return "JPEG"
-    if head.startswith(b"\x89PNG\r\n\x1a\n"):
-        return "PNG"
-    if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
-        return "WEBP"
+    if fmt := _FORMAT_OF_MIME.get(sniff_mime(data)):
+        return fmt
     if _ftyp_brands(data) & HEIC_BRANDS:
         return "HEIF"
     raise NotAnImageError(f"{name} is not a JPEG, PNG, WebP or HEIC image: it looks like {_describe(data)}")

@@ -82,8 +82,8 @@ def without_metadata(data: bytes) -> bytes:
 
 
 def sniff_mime(data: bytes) -> str:
-    """The MIME type of ``data`` among the photo formats the detector reads, else
-    ``application/octet-stream``."""
+    """The MIME type of ``data`` among the formats a kept photo has (JPEG, PNG, WebP;
+    a HEIC is kept as a JPEG), else ``application/octet-stream``."""
     if data[:3] == b"\xff\xd8\xff":
         return "image/jpeg"
     if data[:8] == _PNG_SIGNATURE:
