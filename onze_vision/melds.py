@@ -46,7 +46,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from onze_vision.cards import SUITS, Card, format_cards, parse_cards
-from onze_vision.scoring import check_possible
+from onze_vision.scoring import MAX_HAND_CARDS, TooManyCardsError, check_hand_size, check_possible
 from onze_vision.variants import (
     RUN_MIN,
     SET_MIN,
@@ -71,16 +71,6 @@ __all__ = [
     "meld_problem",
     "meld_problems",
 ]
-
-#: The most cards a go-down check or a whole hand may hold: the 13 dealt in hand 7 and as
-#: many again drawn or bought. The exact search grows fast past it (36 cards with Jokers
-#: took 17 s), and no hand at a table reaches it.
-MAX_HAND_CARDS = 26
-
-
-class TooManyCardsError(ValueError):
-    """More cards than :data:`MAX_HAND_CARDS` were given to a go-down check."""
-
 
 _INF = 1 << 20
 _LONGEST_RUN = 13  # A..K or 2..A: a run never holds the same Ace twice (no wrapping)
@@ -875,11 +865,7 @@ def _prepare(
     v = get_variant(variant)
     contract = v.contract(hand)
     card_list = parse_cards(cards)
-    if len(card_list) > MAX_HAND_CARDS:
-        raise TooManyCardsError(
-            f"{len(card_list)} cards: a hand holds at most {MAX_HAND_CARDS} "
-            f"(13 dealt and as many drawn or bought), so these cannot be one player's go-down or hand"
-        )
+    check_hand_size(card_list)
     check_possible(card_list, v, players=players, decks=decks)
     return v, contract, card_list
 

@@ -14,7 +14,31 @@ from typing import Any
 from onze_vision.cards import Card, parse_cards
 from onze_vision.variants import ImpossibleHandError, Variant, get_variant
 
-__all__ = ["HandScore", "ImpossibleHandError", "check_possible", "resolve_decks", "score_hand"]
+__all__ = ["MAX_HAND_CARDS", "HandScore", "ImpossibleHandError", "TooManyCardsError", "check_hand_size",
+           "check_possible", "resolve_decks", "score_hand"]
+
+#: The most cards one player's hand (or go-down) may hold: the 13 dealt in hand 7 and as
+#: many again drawn or bought. The exact go-down search grows fast past it (36 cards with
+#: Jokers took 17 s), and no hand at a table reaches it.
+MAX_HAND_CARDS = 26
+
+
+class TooManyCardsError(ValueError):
+    """More than :data:`MAX_HAND_CARDS` cards were given as one player's hand or go-down."""
+
+
+def check_hand_size(cards: Iterable[Card | str]) -> None:
+    """Refuse more cards than one player can hold.
+
+    Raises:
+        TooManyCardsError: more than :data:`MAX_HAND_CARDS` cards, saying how many.
+    """
+    count = sum(1 for _ in cards)
+    if count > MAX_HAND_CARDS:
+        raise TooManyCardsError(
+            f"{count} cards: a hand holds at most {MAX_HAND_CARDS} "
+            f"(13 dealt and as many drawn or bought), so these cannot be one player's hand or go-down"
+        )
 
 
 def resolve_decks(variant: Variant, *, players: int | None = None, decks: int | None = None) -> int:
@@ -124,10 +148,12 @@ def score_hand(
 
     Raises:
         ImpossibleHandError: cards the decks cannot hold, naming the card.
+        TooManyCardsError: more than :data:`MAX_HAND_CARDS` cards.
         NoSplashError: ``splash`` in a variant without the splash rule.
     """
     variant = get_variant(variant)
     card_list = parse_cards(cards)
+    check_hand_size(card_list)
     check_possible(card_list, variant, players=players, decks=decks)
     doubled = variant.doubles(hand, splash)
     breakdown = [(card, variant.card_value(card)) for card in card_list]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from onze_vision.cards import Card, parse_cards
-from onze_vision.scoring import HandScore, ImpossibleHandError, check_possible, score_hand
+from onze_vision.scoring import MAX_HAND_CARDS, HandScore, ImpossibleHandError, TooManyCardsError, check_possible, score_hand
 from onze_vision.variants import InvalidPlayerCountError, NoSplashError
 
 
@@ -96,3 +96,17 @@ def test_a_possible_hand_passes(variant: str, cards: str, kwargs: dict[str, int]
 def test_players_outside_the_variant_are_an_error() -> None:
     with pytest.raises(InvalidPlayerCountError, match="onze is played by 3 to 7 players, not 9"):
         score_hand(["QH"], "onze", players=9)
+
+
+# 26 distinct cards: two decks hold them all, so only the count can refuse the 27th.
+_TWENTY_SIX = [f"{rank}{suit}" for rank in ("2", "3", "4", "5", "6", "7", "8") for suit in "CDHS"][:26]
+
+
+def test_a_hand_of_as_many_cards_as_a_player_can_hold_is_scored() -> None:
+    assert len(score_hand(_TWENTY_SIX, "llenroc").cards) == MAX_HAND_CARDS == 26
+
+
+def test_more_cards_than_a_player_can_hold_are_not_one_hand() -> None:
+    with pytest.raises(TooManyCardsError, match=r"^27 cards: a hand holds at most 26 \(13 dealt and as many "
+                                                r"drawn or bought\), so these cannot be one player's hand or go-down$"):
+        score_hand([*_TWENTY_SIX, "9C"], "llenroc")

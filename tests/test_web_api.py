@@ -254,7 +254,8 @@ def test_the_api_corrects_the_players_names_in_seat_order(api: Any, game_id: int
     ({"players": ["Ann", "Bo", "Cy"]}, "Game 1 has 4 players and 3 names were given"),
     ({"players": ["Ann"]}, "Game 1 has 4 players and 1 name was given: a name is corrected in its seat"),
     ({"players": "Ann Bo Cy Di"}, "The players' names come as a list in seat order, not 'Ann Bo Cy Di'."),
-    ({}, "The players' names come as a list in seat order, not None."),
+    ({}, 'Send {"players": ...}: the JSON object sent has no "players".'),
+    ({"players": None}, "The players' names come as a list in seat order, not None."),
     ({"players": ["Ann", "Bo", "Cy", 7]}, "The player name must be text, not 7."),
 ])
 def test_the_api_refuses_names_it_cannot_save_and_saves_none(api: Any, game_id: int, body: dict[str, Any],
@@ -277,3 +278,87 @@ def test_points_that_are_not_a_whole_number_are_refused_and_quoted(api: Any, gam
     assert response.status_code == 400
     assert response.get_json()["error"] == f"For Bo: Score {points!r} is not a whole number of points."
     assert api.get(f"/api/games/{game_id}").get_json()["hands"][0]["scores"][1] is None
+
+
+# What docs/api.md promises, held where an audit found the API doing otherwise.
+
+@pytest.mark.parametrize(("splash", "points"), [
+    (False, 10), ("false", 10), ("no", 10), ("0", 10), (0, 10),
+    (True, 20), ("true", 20), ("yes", 20), (1, 20),
+])
+def test_a_splash_said_in_words_is_read_as_the_hands_call_reads_it(client: Any, splash: Any, points: int) -> None:
+    response = client.post("/api/score", json={"variant": "llenroc", "cards": ["QH"], "hand": 1, "splash": splash})
+    assert response.status_code == 200 and response.get_json()["points"] == points
+
+
+def test_a_splash_that_is_neither_true_nor_false_is_refused(client: Any) -> None:
+    response = client.post("/api/score", json={"variant": "llenroc", "cards": ["QH"], "hand": 1, "splash": "maybe"})
+    assert response.status_code == 400
+    assert response.get_json()["error"] == "Splash must be true or false, not 'maybe'."
+
+
+@pytest.mark.parametrize("players", [["Ann", "  ", "Bo"], ["Ann", None, "Bo"], ["Ann", "Bo", ""]])
+def test_a_game_with_a_blank_name_is_refused_not_started_with_the_seats_shifted(api: Any, players: list[Any]) -> None:
+    response = api.post("/api/games", {"variant": "llenroc", "players": players})
+    assert response.status_code == 400
+    assert "name is blank: name every player, in seat order." in response.get_json()["error"]
+    assert api.get("/api/games").get_json()["games"] == []
+
+
+@pytest.mark.parametrize(("call", "key"), [("corners", "corners"), ("note", "note"), ("players", "players")])
+def test_a_call_that_replaces_a_value_without_the_value_is_refused_and_changes_nothing(
+        api: Any, game_id: int, call: str, key: str) -> None:
+    api.post(f"/api/games/{game_id}/corners", {"corners": "four"})
+    api.post(f"/api/games/{game_id}/note", {"note": "Family night"})
+    before = api.get(f"/api/games/{game_id}").get_json()
+    response = api.post(f"/api/games/{game_id}/{call}", {})
+    assert response.status_code == 400
+    assert response.get_json()["error"] == f'Send {{"{key}": ...}}: the JSON object sent has no "{key}".'
+    assert api.get(f"/api/games/{game_id}").get_json() == before
+
+
+@pytest.mark.parametrize("mode", ["sideways", "Hand", "", None, 1])
+def test_a_go_down_mode_other_than_down_or_hand_is_refused(client: Any, mode: Any) -> None:
+    response = client.post("/api/godown", json={"variant": "once", "hand": 1, "cards": ["7H", "7S", "JK"], "mode": mode})
+    assert response.status_code == 400
+    assert response.get_json()["error"].startswith('"mode" is "down" (the cards laid down, every one in a meld) or "hand"')
+
+
+def test_a_go_down_without_a_mode_checks_the_cards_laid_down(client: Any) -> None:
+    response = client.post("/api/godown", json={"variant": "once", "hand": 1, "cards": ["7H", "7S", "JK"]})
+    assert response.status_code == 200 and response.get_json()["mode"] == "down"
+
+
+@pytest.mark.parametrize(("method", "path", "status"), [
+    ("post", "/api/nope", 404), ("post", "/api/cards", 405), ("delete", "/api/variants", 405),
+])
+def test_a_call_to_no_route_is_told_so_even_without_a_token(client: Any, method: str, path: str, status: int) -> None:
+    response = getattr(client, method)(path)
+    assert response.status_code == status and response.is_json
+
+
+def test_a_405_says_which_methods_the_path_takes(client: Any) -> None:
+    response = client.delete("/api/cards")
+    assert response.status_code == 405 and response.is_json
+    assert set(response.headers["Allow"].split(", ")) >= {"GET", "HEAD"}
+
+
+def test_the_api_root_answers_in_json(client: Any) -> None:
+    response = client.get("/api")
+    assert response.status_code == 404 and response.is_json and response.get_json()["error"]
+
+
+def test_more_cards_than_a_hand_holds_are_refused_as_a_score(api: Any, client: Any, game_id: int) -> None:
+    codes = [f"{rank}{suit}" for rank in ("2", "3", "4", "5", "6", "7", "8", "9", "10") for suit in "CDHS"][:27]
+    for response in (api.post(f"/api/games/{game_id}/hands/1/scores/2", {"cards": codes}),
+                     client.post("/api/score", json={"variant": "llenroc", "cards": codes})):
+        assert response.status_code == 400
+        assert response.get_json()["error"].startswith("27 cards: a hand holds at most 26 (13 dealt")
+    assert api.get(f"/api/games/{game_id}").get_json()["totals"] == [0, 0, 0, 0]
+
+
+@pytest.mark.parametrize("photo_id", [2.9, True, "2.9", [1]])
+def test_a_photo_number_that_is_not_a_whole_number_is_refused(api: Any, game_id: int, photo_id: Any) -> None:
+    response = api.post(f"/api/games/{game_id}/hands/1/scores/2", {"cards": ["QH"], "photo_id": photo_id})
+    assert response.status_code == 400
+    assert response.get_json()["error"] == f"Photo {photo_id!r} is not a photo number."

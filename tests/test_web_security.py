@@ -97,8 +97,24 @@ def test_the_sheets_own_pages_and_tools_without_a_browser_are_served(client: Any
 def test_a_json_body_past_the_limit_is_refused_before_it_is_read(client: Any) -> None:
     text = "QH " * (MAX_JSON_BYTES // 3 + 10)
     response = client.post("/api/cards/parse", json={"text": text})
-    assert response.status_code == 400
-    assert f"a call takes at most {MAX_JSON_BYTES // 1024} KB" in response.get_json()["error"]
+    assert response.status_code == 413
+    size = response.request.content_length
+    assert response.get_json()["error"] == f"The JSON sent is {size / 1024:.0f} KB; a call takes at most 256 KB."
+
+
+def test_a_chunked_json_body_whose_size_is_not_said_is_cut_off_at_the_limit(client: Any) -> None:
+    body = b'{"text": "' + b"QH " * MAX_JSON_BYTES + b'"}'   # 768 KB
+    response = client.post("/api/cards/parse", input_stream=io.BytesIO(body), content_type="application/json",
+                           headers={"Transfer-Encoding": "chunked"}, environ_overrides={"wsgi.input_terminated": True})
+    assert response.status_code == 413
+    assert response.get_json()["error"] == "The JSON sent is over 256 KB; a call takes at most 256 KB."
+
+
+def test_a_chunked_json_body_under_the_limit_is_read(client: Any) -> None:
+    response = client.post("/api/cards/parse", input_stream=io.BytesIO(b'{"text": "qh 10s"}'),
+                           content_type="application/json", headers={"Transfer-Encoding": "chunked"},
+                           environ_overrides={"wsgi.input_terminated": True})
+    assert response.status_code == 200 and response.get_json()["cards"] == ["QH", "10S"]
 
 
 def test_json_nested_deeper_than_python_reads_is_bad_input_not_a_crash(client: Any) -> None:

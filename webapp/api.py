@@ -1,15 +1,16 @@
 """The JSON API under /api/: everything the pages do, with the same messages.
 
 Errors are ``{"error": "..."}`` with 400 (bad input), 404 (no such game, hand,
-player or photo) or 413 (upload too large). Calls that change data need the CSRF
+player or photo) or 413 (upload or JSON body too large). Calls that change data need the CSRF
 token from ``GET /api/csrf`` in the ``X-CSRF-Token`` header (same session cookie).
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
-from flask import Blueprint, Response, jsonify, request, url_for
+from flask import Blueprint, Response, abort, jsonify, request, url_for
 
 from . import csrf, model, rules
 from .history import game_csv
@@ -35,17 +36,31 @@ MAX_JSON_BYTES = 256 * 1024
 
 
 def _json() -> dict[str, Any]:
-    size = request.content_length or 0
-    if size > MAX_JSON_BYTES:
-        raise model.InputError(f"The JSON sent is {size / 1024:.0f} KB; "
-                               f"a call takes at most {MAX_JSON_BYTES // 1024} KB.")
+    size = request.content_length
+    if size is not None and size > MAX_JSON_BYTES:
+        abort(413, f"The JSON sent is {size / 1024:.0f} KB; a call takes at most {MAX_JSON_BYTES // 1024} KB.")
+    # Read to one byte past the limit: a chunked body says no size, and must not be taken whole.
+    body, left = bytearray(), MAX_JSON_BYTES + 1
+    while left > 0 and (chunk := request.stream.read(left)):
+        body += chunk
+        left -= len(chunk)
+    if len(body) > MAX_JSON_BYTES:
+        abort(413, f"The JSON sent is over {MAX_JSON_BYTES // 1024} KB; a call takes at most "
+                   f"{MAX_JSON_BYTES // 1024} KB.")
     try:
-        data = request.get_json(silent=True)
-    except RecursionError:   # "[[[[..." deeper than Python parses: not silenced by silent=True
+        data = json.loads(body) if request.is_json else None
+    except (ValueError, RecursionError):   # not JSON, or "[[[[..." deeper than Python parses
         data = None
     if not isinstance(data, dict):
         raise model.InputError("Send a JSON object (Content-Type: application/json).")
     return data
+
+
+def _field(data: dict[str, Any], key: str) -> Any:
+    """``data[key]``, or a refusal: a call that replaces a value must say the new one."""
+    if key not in data:
+        raise model.InputError(f"Send {{\"{key}\": ...}}: the JSON object sent has no \"{key}\".")
+    return data[key]
 
 
 def _game_json(game: dict[str, Any]) -> dict[str, Any]:
@@ -161,20 +176,20 @@ def game_export_csv(game_id: int) -> Response:
 @bp.route("/games/<int:game_id>/note", methods=("POST", "PUT"))
 def game_note(game_id: int) -> Response:
     """Replace the game's note: {"note": "..."}."""
-    return jsonify(_game_json(model.set_game_note(game_id, _json().get("note", ""))))
+    return jsonify(_game_json(model.set_game_note(game_id, _field(_json(), "note"))))
 
 
 @bp.route("/games/<int:game_id>/players", methods=("POST", "PUT"))
 def game_players(game_id: int) -> Response:
     """Correct the players' names, in seat order: {"players": ["Ann", "Bo", ...]}."""
-    return jsonify(_game_json(model.set_player_names(game_id, _json().get("players"))))
+    return jsonify(_game_json(model.set_player_names(game_id, _field(_json(), "players"))))
 
 
 @bp.route("/games/<int:game_id>/corners", methods=("POST", "PUT"))
 def game_corners(game_id: int) -> Response:
     """Say which corners of the game's deck carry an index: {"corners": "auto" | "two" | "four"};
     photos read from then on join a card's corners so."""
-    return jsonify(_game_json(model.set_game_corners(game_id, _json().get("corners"))))
+    return jsonify(_game_json(model.set_game_corners(game_id, _field(_json(), "corners"))))
 
 
 @bp.route("/games/<int:game_id>/hands/<int:hand>", methods=("POST", "PUT"))
@@ -209,7 +224,7 @@ def score_cards() -> Response:
     engine's HandScore (points, breakdown, splash); an impossible hand is a 400.
     """
     data = _json()
-    kwargs: dict[str, Any] = {"splash": bool(data.get("splash", False))}
+    kwargs: dict[str, Any] = {"splash": model.parse_splash(data.get("splash", False))}
     variant = data.get("variant", "")
     if data.get("game_id") is not None:
         g = model.load_game(_int(data["game_id"], "game_id"))
@@ -247,8 +262,11 @@ def godown() -> Response:
             hand = g["current_hand"] or 7
     if hand is None:
         raise model.InputError("Say which hand (1-7) the go-down is for.")
-    return jsonify(model.check_go_down(variant, hand, data.get("cards"), whole_hand=data.get("mode") == "hand",
-                                       **in_game))
+    mode = data.get("mode", "down")
+    if mode not in ("down", "hand"):
+        raise model.InputError(f"\"mode\" is \"down\" (the cards laid down, every one in a meld) or \"hand\" "
+                               f"(find the contract in a whole hand), not {mode!r}.")
+    return jsonify(model.check_go_down(variant, hand, data.get("cards"), whole_hand=mode == "hand", **in_game))
 
 
 @bp.post("/detect")

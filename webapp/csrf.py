@@ -34,12 +34,17 @@ def exempt(view: F) -> F:
 def _check() -> None:
     if request.method in ("GET", "HEAD", "OPTIONS") or not current_app.config["CSRF_ENABLED"]:
         return
+    if request.routing_exception is not None:
+        return   # no view will run: the answer is the 404 or 405, not a token's absence
     view = current_app.view_functions.get(request.endpoint or "")
     if view is not None and f"{view.__module__}.{view.__name__}" in _exempt_views:
         return
     sent = request.headers.get("X-CSRF-Token") or request.form.get("csrf_token", "")
     expected = session.get("csrf_token")
     if not expected or not hmac.compare_digest(str(sent), expected):
+        if request.path.startswith("/api/"):
+            abort(400, "The security token (the X-CSRF-Token header) is missing or out of date: send "
+                       "the one GET /api/csrf gives, with the session cookie it sets.")
         abort(400, "The form's security token is missing or out of date: reload the page and try again.")
 
 

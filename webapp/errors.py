@@ -4,6 +4,7 @@ what was sent, to send again."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from typing import Any
 from urllib.parse import urlsplit
@@ -19,9 +20,13 @@ def init_app(app: Flask) -> None:
 
     @app.errorhandler(RequestEntityTooLarge)
     def too_large(error: RequestEntityTooLarge) -> Any:
-        limit_mb = app.config["MAX_CONTENT_LENGTH"] / (1024 * 1024)
-        message = f"The upload is too large: the limit is {limit_mb:g} MB."
-        if request.path.startswith("/api/"):
+        # Werkzeug's own words (an upload over MAX_CONTENT_LENGTH) are replaced by the limit;
+        # a view's own (a JSON body over its limit) are kept.
+        message = error.description
+        if message == RequestEntityTooLarge.description:
+            limit_mb = app.config["MAX_CONTENT_LENGTH"] / (1024 * 1024)
+            message = f"The upload is too large: the limit is {limit_mb:g} MB."
+        if is_api_request():
             return jsonify(error=message), 413
         return render_template("error.html", code=413, message=message), 413
 
@@ -38,7 +43,7 @@ def init_app(app: Flask) -> None:
         else:
             message = str(error)
         app.logger.error("the book is unavailable: %s", error)
-        if request.path.startswith("/api/"):
+        if is_api_request():
             return jsonify(error=message), 503
         sent = [(name, value) for name, values in request.form.lists() if name != "csrf_token"
                 for value in values] if request.method == "POST" else []
@@ -54,9 +59,19 @@ def init_app(app: Flask) -> None:
     @app.errorhandler(HTTPException)
     def http_error(error: HTTPException) -> Any:
         message = error.description or error.name
-        if request.path.startswith("/api/"):
-            return jsonify(error=message), error.code
+        if is_api_request():
+            # The response Werkzeug would have sent carries the headers that go with the
+            # code (Allow on a 405); only its body becomes JSON.
+            answer = error.get_response()
+            answer.set_data(json.dumps({"error": message}))
+            answer.mimetype = "application/json"
+            return answer
         return render_template("error.html", code=error.code, message=message), error.code
+
+
+def is_api_request() -> bool:
+    """Whether the request is for the JSON API (``/api`` or under ``/api/``), answered in JSON."""
+    return request.path == "/api" or request.path.startswith("/api/")
 
 
 def _same_site_referrer() -> str | None:

@@ -229,7 +229,9 @@ def create_game(variant_name: str, names: Iterable[Any], first_dealer: Any = 1, 
     ``corners`` which corners of the deck's cards carry an index (:data:`DECK_CORNERS`)."""
     variant = get_variant(str(variant_name or "").strip())
     players = [_clean_text(name, "player name", MAX_NAME_LENGTH) for name in names]
-    players = [name for name in players if name]
+    for seat, name in enumerate(players, start=1):
+        if not name:
+            raise InputError(f"Player {seat}'s name is blank: name every player, in seat order.")
     _check_visible(players)
     info = variant_info(variant)
     low, high = info["min_players"], info["max_players"]
@@ -536,10 +538,9 @@ def _typed_final(variant: Variant, base: int, doubled: bool) -> int:
 def _photo_ref(photo_id: Any, game_id: int) -> int | None:
     if photo_id in (None, ""):
         return None
-    try:
-        photo = int(photo_id)
-    except (TypeError, ValueError):
-        raise InputError(f"Photo {photo_id!r} is not a photo number.") from None
+    photo = _whole_number(photo_id)
+    if photo is None:
+        raise InputError(f"Photo {photo_id!r} is not a photo number.")
     row = _row_by_id("SELECT game_id FROM photo WHERE id = ?", photo)
     if row is None or row["game_id"] not in (None, game_id):
         raise InputError(f"Photo {photo} doesn't exist in game {game_id}.")
@@ -653,7 +654,7 @@ def save_hand(game_id: int, hand: int, *, out: Any = _UNSET, splash: Any = _UNSE
     variant = get_variant(game["variant"]["name"])
     players, decks = len(game["players"]), game["decks"]
     asked_out = None if out is _UNSET else _out_seat(out, game)
-    asked_splash = None if splash is _UNSET else _flag(splash)
+    asked_splash = None if splash is _UNSET else parse_splash(splash)
     asked_note = None if note is _UNSET else _clean_text(note, "hand note", MAX_NOTE_LENGTH)
     with transaction() as db:
         # What is not asked to change keeps its value as stored now, read inside the write
@@ -695,7 +696,8 @@ def save_hand(game_id: int, hand: int, *, out: Any = _UNSET, splash: Any = _UNSE
     return load_game(game_id)
 
 
-def _flag(value: Any) -> bool:
+def parse_splash(value: Any) -> bool:
+    """Whether a hand was a splash, from JSON's true/false or a form's words ("on", "no"...)."""
     if isinstance(value, bool):
         return value
     if value in (None, "", 0, "0", "false", "off", "no"):

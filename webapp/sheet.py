@@ -28,7 +28,8 @@ def new_game() -> Any:
         form = {"variant": request.form.get("variant", ""), "names": names,
                 "first_dealer": request.form.get("first_dealer", "1"), "note": request.form.get("note", ""),
                 "corners": request.form.get("corners", "auto")}
-        # The dealer is picked by slot on the form; blank slots before it shift the seats.
+        # The form has a slot per possible player: blank ones are left out, and so shift the
+        # seats after them (the dealer is picked by slot).
         try:
             filled = [i for i, n in enumerate(names, start=1) if n.strip()]
             slot = _slot(form["first_dealer"])
@@ -37,7 +38,8 @@ def new_game() -> Any:
                 raise model.InputError(f"The first dealer (player {slot}) has no name: "
                                        "pick one of the named players.")
             dealer = filled.index(slot) + 1 if slot in filled else 1
-            game_id = model.create_game(form["variant"], names, dealer, form["note"], form["corners"])
+            game_id = model.create_game(form["variant"], [names[i - 1] for i in filled], dealer, form["note"],
+                                        form["corners"])
         except ValueError as error:
             flash(str(error), "error")
             return _new_game_page(form), 400
