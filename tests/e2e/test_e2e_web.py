@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -165,8 +166,11 @@ def test_photo_boxes_are_drawn_on_the_cards(page: Any, live_server: Any) -> None
         live_server.app.config["DETECT"] = saved
 
 
-def test_a_far_shot_is_shown_zoomed_to_its_cards(page: Any, live_server: Any, tmp_path: Path) -> None:
-    """Cards in a small part of a large photo: the frame shows that part, the boxes on the cards."""
+def _far_shot_on_player_page(page: Any, live_server: Any, tmp_path: Path, players: list[str],
+                             reload: bool = False) -> None:
+    """Upload a photo whose two cards lie in a small part of it, and check that the frame
+    shows that part with the boxes on the cards (``reload``: on the page loaded again, not
+    the one the upload was redirected to)."""
     import cv2
     import numpy as np
 
@@ -182,27 +186,83 @@ def test_a_far_shot_is_shown_zoomed_to_its_cards(page: Any, live_server: Any, tm
     live_server.app.config["DETECT"] = lambda data, corners="auto": PhotoReading(
         3000, 2000, [DetectedCard("QH", 0.95, boxes[0]), DetectedCard("7S", 0.95, boxes[1])])
     try:
-        _photo_on_player_page(page, live_server, ["Kim", "Lou"], 1, 1, path)
-        page.wait_for_selector("figure.photo .photo-frame.zoomed img")
-        page.wait_for_function("document.querySelector('figure.photo img').complete")
-        frame = page.locator("figure.photo .photo-frame").bounding_box()
-        img = page.locator("figure.photo img").bounding_box()
-        # The whole photo is laid out larger than the frame, which shows the cards' part.
-        assert img["width"] > 4 * frame["width"]
-        for rect in page.locator("svg.boxes rect").all():
-            box = rect.bounding_box()
-            assert frame["x"] <= box["x"] and box["x"] + box["width"] <= frame["x"] + frame["width"] + 1
-            assert frame["y"] <= box["y"] and box["y"] + box["height"] <= frame["y"] + frame["height"] + 1
-            assert box["width"] > 40  # a card's box is large enough to see on a phone
-        # And the white card is under its box: the frame shows the photo's pixels there.
-        first = page.locator("svg.boxes rect").first.bounding_box()
-        shot = page.screenshot(clip={"x": first["x"] + first["width"] / 2, "y": first["y"] + first["height"] / 2,
-                                     "width": 1, "height": 1})
-        pixel = cv2.imdecode(np.frombuffer(shot, np.uint8), cv2.IMREAD_COLOR)[0, 0]
-        assert pixel.min() > 180, pixel
-        shoot(page, "04d-far-shot-zoomed")
+        _photo_on_player_page(page, live_server, players, 1, 1, path)
     finally:
         live_server.app.config["DETECT"] = saved
+    if reload:
+        page.goto(page.url)
+    page.wait_for_selector("figure.photo .photo-frame.zoomed img")
+    page.wait_for_function("document.querySelector('figure.photo img').complete")
+    frame = page.locator("figure.photo .photo-frame").bounding_box()
+    img = page.locator("figure.photo img").bounding_box()
+    # The whole photo is laid out larger than the frame, which shows the cards' part.
+    assert frame["height"] > 100 and img["width"] > 4 * frame["width"]
+    for rect in page.locator("svg.boxes rect").all():
+        box = rect.bounding_box()
+        assert frame["x"] <= box["x"] and box["x"] + box["width"] <= frame["x"] + frame["width"] + 1
+        assert frame["y"] <= box["y"] and box["y"] + box["height"] <= frame["y"] + frame["height"] + 1
+        assert box["width"] > 40  # a card's box is large enough to see on a phone
+    # And the white card is under its box: the frame shows the photo's pixels there.
+    first = page.locator("svg.boxes rect").first.bounding_box()
+    shot = page.screenshot(clip={"x": first["x"] + first["width"] / 2, "y": first["y"] + first["height"] / 2,
+                                 "width": 1, "height": 1})
+    pixel = cv2.imdecode(np.frombuffer(shot, np.uint8), cv2.IMREAD_COLOR)[0, 0]
+    assert pixel.min() > 180, pixel
+
+
+def test_a_far_shot_is_shown_zoomed_to_its_cards(page: Any, live_server: Any, tmp_path: Path) -> None:
+    """Cards in a small part of a large photo: the frame shows that part, the boxes on the cards."""
+    _far_shot_on_player_page(page, live_server, tmp_path, ["Kim", "Lou"])
+    shoot(page, "04d-far-shot-zoomed")
+
+
+@pytest.fixture
+def old_phone_page(browser: Any) -> Iterator[Any]:
+    """A page laid out as an old phone's browser lays it out (iOS 12-14, Chrome before 84):
+    no aspect-ratio, inset or flex gap, no form.requestSubmit; the style sheet's blocks for
+    such browsers, which Chromium would skip, are taken. (Playwright routes a redirect's
+    first request only: a page reached by one must be loaded again to be seen so.)"""
+    import re
+
+    from .conftest import PHONE
+    context = browser.new_context(viewport=PHONE, device_scale_factor=1)
+    context.add_init_script("delete HTMLFormElement.prototype.requestSubmit;"
+                            "document.addEventListener('DOMContentLoaded', function () {"
+                            "  document.querySelectorAll('*').forEach(function (e) {"
+                            "    if (getComputedStyle(e).display.indexOf('flex') >= 0) e.style.gap = 'normal'; }); });")
+
+    def old_css(route: Any) -> None:
+        css = route.fetch().text()
+        assert "@supports not (inset: 0)" in css and "@supports not (aspect-ratio: 1)" in css
+        css = css.replace("inset: 0;", "").replace("@supports not (inset: 0)", "@supports (display: block)")
+        route.fulfill(status=200, content_type="text/css",
+                      body=css.replace("@supports not (aspect-ratio: 1)", "@supports (display: block)"))
+
+    def without_aspect_ratio(route: Any) -> None:
+        if route.request.method != "GET":
+            route.continue_()
+            return
+        answer = route.fetch()
+        route.fulfill(response=answer, body=re.sub(r"aspect-ratio:[^;]*;", "", answer.text()))
+
+    context.route("**/static/style.css", old_css)
+    context.route(re.compile(r".*/players/\d+(\?.*)?$"), without_aspect_ratio)
+    page = context.new_page()
+    page.set_default_timeout(20_000)
+    yield page
+    context.close()
+
+
+def test_an_old_phone_shows_a_far_shot_zoomed_and_saves_typed_cards_with_enter(
+        old_phone_page: Any, live_server: Any, tmp_path: Path) -> None:
+    _far_shot_on_player_page(old_phone_page, live_server, tmp_path, ["Abe", "Bea"], reload=True)
+    assert "aspect-ratio" not in old_phone_page.content()
+    old_phone_page.screenshot(path=str(ARTIFACTS / "04m-old-phone-far-shot.png"), full_page=True)
+    old_phone_page.fill("input.cards-text", "QH 8S 7S")
+    old_phone_page.press("input.cards-text", "Enter")
+    old_phone_page.wait_for_selector(".flash-ok")
+    game_id = old_phone_page.url.split("/games/")[1].split("/")[0]
+    assert _api(live_server, f"/api/games/{game_id}")["hands"][0]["scores"][0]["points"] == 25
 
 
 def test_an_unsure_card_is_fixed_with_one_tap(page: Any, live_server: Any) -> None:

@@ -34,7 +34,8 @@ document.addEventListener("DOMContentLoaded", function () {
   document.querySelectorAll("time.utc").forEach(function (element) {
     const date = new Date(element.getAttribute("datetime"));
     if (!isNaN(date)) {
-      element.textContent = date.toLocaleString([], { dateStyle: "medium", timeStyle: "short" });
+      element.textContent = date.toLocaleString([], {   // not dateStyle/timeStyle: iOS before 14.5 ignores them
+        year: "numeric", month: "short", day: "numeric", hour: "numeric", minute: "2-digit" });
       element.title = element.getAttribute("datetime").replace("T", " ").replace("Z", " UTC");
     }
   });

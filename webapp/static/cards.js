@@ -200,7 +200,10 @@
       cards = boxCards();
       render();
       await rescore();
-      if (!editor.classList.contains("has-error") && !(saveBtn && saveBtn.disabled)) form.requestSubmit(saveBtn || undefined);
+      if (editor.classList.contains("has-error") || (saveBtn && saveBtn.disabled)) return;
+      // A click on the submit button, not form.requestSubmit: iOS before 16 lacks it.
+      const submitter = saveBtn || form.querySelector("[type=submit]");
+      if (submitter) submitter.click(); else form.submit();
     });
     text.addEventListener("input", function () {
       cards = typedCards();
