@@ -3,17 +3,9 @@
 Every rule that differs between variants is a field of :class:`Variant`, and the
 variants are the entries of one table, :data:`VARIANTS`. The rest of the engine
 reads those fields and never tests a variant's name, so a sixth variant is one more
-entry here. Adding one:
-
-1. its :class:`Variant` entry in :data:`VARIANTS`, with ``source`` naming its text in
-   ``../shared/seeds/`` (``NNN_*.txt``);
-2. its column in the table of ``docs/rules.md`` §5 (its choices marked *chosen* where the
-   text is silent);
-3. its values and wild cards in ``tests/test_variants.py``'s tables, and its name in the
-   list of ``test_the_five_variants_in_order``.
-
-The command line, the score sheet's forms and its Rules pages read :data:`VARIANTS` and
-need no change; ``tests/test_variants.py`` checks that each variant has its column and text.
+entry here; ``docs/extending.md`` says how to add one (the entry, its column in
+``docs/rules.md`` §5, its rows in ``tests/test_variants.py``'s tables). The command line
+and the score sheet read :data:`VARIANTS` and need no change.
 
     >>> v = get_variant("once")
     >>> str(v.contract(6)), v.cards_dealt(7), v.card_value(Card.from_code("AH"))
@@ -163,7 +155,8 @@ class Variant:
 
     Attributes:
         name: the short name used on the command line, e.g. ``"once"``.
-        title: a longer name for people.
+        title: a longer name for people, ``"Name (an aside)"``: the score sheet's forms
+            list the name, and its one-line summary leads with the aside.
         source: the seed text the rules come from.
         min_players: fewest players.
         max_players: most players.

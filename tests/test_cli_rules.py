@@ -97,7 +97,7 @@ def test_variants_players_json_adds_the_table(capsys: pytest.CaptureFixture[str]
 
 
 @pytest.mark.parametrize(("argv", "message"), [
-    (["variants", "gin"], "unknown variant 'gin': choose one of llenroc, onze, scorecard, once, ons"),
+    (["variants", "gin"], f"unknown variant 'gin': choose one of {', '.join(VARIANTS)}"),
     (["variants", "once", "--players", "9"], "once is played by 2 to 6 players, not 9"),
     (["variants", "--players", "4"], "--players N gives one variant's table: name the variant too"),
 ])

@@ -61,12 +61,13 @@ def test_listening_on_every_address_names_the_addresses_a_phone_can_open(
     started: dict[str, Any] = {}
     monkeypatch.setattr(web, "network_addresses", lambda: ["192.168.1.23"])
     monkeypatch.setattr("flask.Flask.run", lambda app, **kwargs: started.update(kwargs))
-    code, out, _ = _serve(capsys, "--host", "0.0.0.0", "--port", "8000", "--database", str(tmp_path / "onze.sqlite"))
+    port = free_port()   # serve checks the port is free before it starts
+    code, out, _ = _serve(capsys, "--host", "0.0.0.0", "--port", str(port), "--database", str(tmp_path / "onze.sqlite"))
     assert code == 0
-    assert started["host"] == "0.0.0.0" and started["port"] == 8000
+    assert started["host"] == "0.0.0.0" and started["port"] == port
     assert out.splitlines() == [
-        f"Onze Vision score sheet on http://127.0.0.1:8000/ (database {tmp_path / 'onze.sqlite'})",
-        "  on a phone on the same network: http://192.168.1.23:8000/",
+        f"Onze Vision score sheet on http://127.0.0.1:{port}/ (database {tmp_path / 'onze.sqlite'})",
+        f"  on a phone on the same network: http://192.168.1.23:{port}/",
     ]
     assert (tmp_path / "onze.sqlite").exists()
 
@@ -76,7 +77,7 @@ def test_the_sheet_drops_a_connection_idle_for_a_minute(
 ) -> None:
     started: dict[str, Any] = {}
     monkeypatch.setattr("flask.Flask.run", lambda app, **kwargs: started.update(kwargs))
-    assert _serve(capsys, "--database", str(tmp_path / "onze.sqlite"))[0] == 0
+    assert _serve(capsys, "--port", str(free_port()), "--database", str(tmp_path / "onze.sqlite"))[0] == 0
     assert started["request_handler"].timeout == web.IDLE_CONNECTION_SECONDS == 60
 
 

@@ -21,7 +21,7 @@ from onze_vision.melds import (
     meld_problem,
 )
 from onze_vision.scoring import ImpossibleHandError
-from onze_vision.variants import InvalidRoundError, UnknownVariantError, get_variant
+from onze_vision.variants import VARIANTS, InvalidRoundError, UnknownVariantError, get_variant
 
 
 def rule(variant: str, cards: str, valid: bool, why: str):  # type: ignore[no-untyped-def]
@@ -130,7 +130,7 @@ CONTRACT_HANDS = {
 }
 
 
-@pytest.mark.parametrize("variant", ["llenroc", "onze", "scorecard", "once", "ons"])
+@pytest.mark.parametrize("variant", list(VARIANTS))
 @pytest.mark.parametrize("hand", range(1, 8))
 def test_each_hand_contract_is_recognised(variant: str, hand: int) -> None:
     result = check_down(variant, hand, CONTRACT_HANDS[hand])
@@ -309,7 +309,7 @@ def test_players_decide_the_decks_for_the_impossible_hand_check() -> None:
         check_down("llenroc", 1, cards, players=4)
 
 
-@pytest.mark.parametrize("variant", ["llenroc", "onze", "scorecard", "once", "ons"])
+@pytest.mark.parametrize("variant", list(VARIANTS))
 def test_the_worst_case_is_fast(variant: str) -> None:
     # The benchmark script measures properly; this only guards against blow-ups.
     wilds = {"llenroc": "JK JK JK JK", "ons": "AH AH AD AD"}.get(variant, "JK JK AH AD")

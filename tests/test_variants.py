@@ -43,7 +43,8 @@ def test_each_variant_names_the_text_it_comes_from(name: str) -> None:
     seeds = shared_dir() / "seeds"
     if not seeds.is_dir():
         pytest.skip(f"the rules' texts are not here ({seeds}; set ONZE_SHARED)")
-    assert len(list(seeds.glob(f"{VARIANTS[name].source}_*.txt"))) == 1
+    source = VARIANTS[name].source
+    assert len(list(seeds.glob(f"{source}_*.txt"))) == 1, f"{name}'s source {source!r} names no one text {source}_*.txt in {seeds}"
 
 
 @pytest.mark.parametrize("name", ["once", "ONCE", " Once "])
@@ -144,6 +145,13 @@ VALUES = {
 CLASS_CARDS = ("JK", "AH", "AS", "QC", "10D", "2H", "9S")
 
 
+# A sixth variant needs its row in each of these tables; said plainly, not as a KeyError.
+@pytest.mark.parametrize("table", ["VALUES", "WILD", "ACE_POSITIONS"])
+def test_every_variant_has_its_row_in_the_tables_below(table: str) -> None:
+    missing = [name for name in ALL if name not in globals()[table]]
+    assert not missing, f"add {missing} to {table} in tests/test_variants.py"
+
+
 @pytest.mark.parametrize("name", ALL)
 def test_card_values_for_every_card_class(name: str) -> None:
     variant = get_variant(name)
@@ -172,10 +180,12 @@ def test_which_cards_are_wild(name: str) -> None:
     assert tuple(variant.is_wild(Card.from_code(c)) for c in codes) == WILD[name]
 
 
-@pytest.mark.parametrize(
-    ("name", "low", "high"),
-    [("llenroc", True, True), ("onze", True, False), ("scorecard", True, True), ("once", True, False), ("ons", False, True)],
-)
+# Where an Ace may go in a run: (low, high).
+ACE_POSITIONS = {"llenroc": (True, True), "onze": (True, False), "scorecard": (True, True), "once": (True, False),
+                 "ons": (False, True)}
+
+
+@pytest.mark.parametrize(("name", "low", "high"), [(name, *where) for name, where in ACE_POSITIONS.items()])
 def test_ace_positions_in_runs(name: str, low: bool, high: bool) -> None:
     variant = get_variant(name)
     assert (variant.ace_low, variant.ace_high) == (low, high)

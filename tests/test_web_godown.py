@@ -6,6 +6,8 @@ import html
 import io
 from typing import Any
 
+import pytest
+
 
 def _check(client: Any, token: str, url: str = "/godown", **fields: Any) -> Any:
     data = {"csrf_token": token, "variant": "llenroc", "hand": "1", "mode": "down", **fields}
@@ -111,3 +113,17 @@ def test_a_photo_that_reads_no_card_keeps_the_typed_list(client: Any, token: str
     assert response.status_code == 400
     assert "No card could be read in this photo: the list below is as it was" in page
     assert 'value="7H 7S JK 8D 8C 8S"' in page
+
+
+def test_the_hand_menu_names_the_contracts_of_the_variant_chosen(client: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A family's variant whose hand 7 is four sets, beside the five that end on three runs.
+    from dataclasses import replace
+
+    from onze_vision.variants import CONTRACTS, VARIANTS, Contract
+    sixteen = replace(VARIANTS["onze"], name="sixteen", title="Sixteen (a family's own)",
+                      contracts=(*CONTRACTS[:6], Contract(("set", "set", "set", "set"))))
+    monkeypatch.setitem(VARIANTS, "sixteen", sixteen)
+    menu = html.unescape(client.get("/godown?variant=sixteen").get_data(as_text=True))
+    assert "7: four sets</option>" in menu
+    menu = html.unescape(client.get("/godown?variant=onze").get_data(as_text=True))
+    assert "7: three runs</option>" in menu

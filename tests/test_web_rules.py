@@ -121,7 +121,7 @@ def test_a_variant_name_is_read_in_any_case(client: Any) -> None:
 
 
 @pytest.mark.parametrize(("url", "status", "message"), [
-    ("/rules/gin", 404, "Variant 'gin' doesn't exist: the rules are those of llenroc, onze, scorecard, once, ons."),
+    ("/rules/gin", 404, f"Variant 'gin' doesn't exist: the rules are those of {', '.join(VARIANTS)}."),
     ("/rules/once?players=9", 400, "Once is played by 2 to 6 players, not 9."),
     ("/rules/onze?players=2", 400, "Onze is played by 3 to 7 players, not 2."),
     ("/rules/once?players=four", 400, "Players must be a whole number, not 'four'."),
@@ -159,7 +159,7 @@ def test_the_api_gives_a_tables_hands_with_players(client: Any) -> None:
 
 
 @pytest.mark.parametrize(("url", "status", "message"), [
-    ("/api/variants/gin", 404, "Variant 'gin' doesn't exist: the rules are those of llenroc, onze, scorecard, once, ons."),
+    ("/api/variants/gin", 404, f"Variant 'gin' doesn't exist: the rules are those of {', '.join(VARIANTS)}."),
     ("/api/variants/once?players=9", 400, "Once is played by 2 to 6 players, not 9."),
     ("/api/variants/once?players=two", 400, "Players must be a whole number, not 'two'."),
 ])
@@ -167,3 +167,12 @@ def test_the_api_says_what_was_wrong_as_json(client: Any, url: str, status: int,
     response = client.get(url)
     assert response.status_code == status
     assert response.get_json() == {"error": message}
+
+
+def test_a_variant_whose_runs_take_no_ace_is_summed_up_and_listed(client: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The engine allows it (ace_low and ace_high both false); the sheet's summary must say so.
+    from dataclasses import replace
+    no_aces = replace(VARIANTS["ons"], name="noaces", title="No Aces (a family's own)", ace_low=False, ace_high=False)
+    monkeypatch.setitem(VARIANTS, "noaces", no_aces)
+    listed = {v["name"]: v for v in client.get("/api/variants").get_json()["variants"]}
+    assert listed["noaces"]["summary"] == "a family's own · 2-8 players · wild: red Aces · runs: one suit, no Ace"

@@ -18,7 +18,7 @@ def check(game_id: int | None = None) -> Any:
     game = model.load_game(game_id) if game_id is not None else None
     default_hand = (game["current_hand"] or 7) if game else 1
     form = {
-        "variant": game["variant"]["name"] if game else request.values.get("variant", "llenroc"),
+        "variant": game["variant"]["name"] if game else request.values.get("variant", model.DEFAULT_VARIANT),
         "hand": request.values.get("hand", str(default_hand)),
         "cards": request.values.get("cards", ""),
         "mode": request.values.get("mode", "down"),
@@ -45,7 +45,8 @@ def check(game_id: int | None = None) -> Any:
             error = str(exc)
             status = 503 if isinstance(exc, model.DetectorUnavailableError) else 400
     variants = model.all_variants()
-    # The hand list names each hand's contract (the same seven in every variant).
-    contracts = {n: str(variants[0].contract(n)) for n in range(1, 8)}
+    # The hand list names each hand's contract in the variant chosen (the first, until one is).
+    shown = next((v for v in variants if v.name == form["variant"]), variants[0])
+    contracts = {n: str(shown.contract(n)) for n in model.HANDS}
     return render_template("godown.html", game=game, form=form, result=result, error=error,
                            photo=photo, variants=variants, contracts=contracts), status

@@ -37,8 +37,12 @@ DECK_CORNERS = {
     "two": "two corners (most decks)",
     "four": "all four corners (Copag-style decks)",
 }
-#: The product's own bounds on the table size; each variant narrows them.
-MIN_PLAYERS, MAX_PLAYERS = 2, 8
+#: The table sizes the sheet has room for: as many as the variants are played by (its
+#: new-game form has a name slot for each).
+MIN_PLAYERS = min(variant.min_players for variant in VARIANTS.values())
+MAX_PLAYERS = max(variant.max_players for variant in VARIANTS.values())
+#: The variant a form offers first: the engine's first.
+DEFAULT_VARIANT = next(iter(VARIANTS))
 _UNSET: Any = object()
 
 
@@ -81,13 +85,12 @@ def _player_range(variant: Variant) -> tuple[int, int]:
 def variant_summary(variant: Variant) -> str:
     """One line a player can choose a variant by: players, wild cards, runs, Aces, splash."""
     low, high = _player_range(variant)
-    wild = " and ".join(name for name, on in (("Jokers", variant.jokers_wild and variant.jokers_per_deck),
-                                               ("red Aces", variant.red_aces_wild)) if on) or "none"
-    ace = {(True, True): "low or high", (True, False): "low", (False, True): "high"}[(variant.ace_low, variant.ace_high)]
+    ace = {(True, True): "Ace low or high", (True, False): "Ace low",
+           (False, True): "Ace high", (False, False): "no Ace"}[(variant.ace_low, variant.ace_high)]
     # The title's words in brackets ("the Caldwell family rules") lead: the list shows the name alone.
     aside = variant.title.partition(" (")[2].rstrip(")")
-    parts = [*([aside] if aside else []), f"{low}-{high} players", f"wild: {wild}",
-             f"runs: {'one suit' if variant.runs_same_suit else 'any suits'}, Ace {ace}"]
+    parts = [*([aside] if aside else []), f"{low}-{high} players", f"wild: {variant.wild_cards_text}",
+             f"runs: {'one suit' if variant.runs_same_suit else 'any suits'}, {ace}"]
     if variant.has_splash:
         parts.append("a splash doubles")
     return " · ".join(parts)

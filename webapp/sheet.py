@@ -21,7 +21,7 @@ def index() -> str:
 @bp.route("/games/new", methods=("GET", "POST"))
 def new_game() -> Any:
     """Start a game: variant, 2-8 named players in seating order, the first dealer."""
-    form: dict[str, Any] = {"variant": "llenroc", "names": [""] * model.MAX_PLAYERS, "first_dealer": "1",
+    form: dict[str, Any] = {"variant": model.DEFAULT_VARIANT, "names": [""] * model.MAX_PLAYERS, "first_dealer": "1",
                             "note": "", "corners": "auto"}
     if request.method == "POST":
         names = [request.form.get(f"player{i}", "") for i in range(1, model.MAX_PLAYERS + 1)]

@@ -28,6 +28,10 @@ EXIT_INVALID = 1
 EXIT_BAD_INPUT = 2
 
 _VARIANT_NAMES = ", ".join(VARIANTS)
+# The variants a rule applies to, for the help that explains it.
+_SPLASH_VARIANTS = ", ".join(name for name, variant in VARIANTS.items() if variant.has_splash)
+_ALWAYS_DOUBLED = "; ".join(f"{name}'s hand {', '.join(map(str, variant.splash_hands))} always doubles"
+                            for name, variant in VARIANTS.items() if variant.splash_hands)
 
 
 def _error(message: object) -> int:
@@ -257,7 +261,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p = subparsers.add_parser(
         "variants",
         help="list the variants and their rules",
-        description="List the variants (llenroc, onze, scorecard, once, ons) and their rules:\n"
+        description=f"List the variants ({_VARIANT_NAMES}) and their rules:\n"
         "players and decks, cards dealt, wild cards and their limits, runs, Aces,\n"
         "card values and each hand's contract.",
         epilog="examples:\n  onze-vision variants\n  onze-vision variants ons --players 8\n"
@@ -289,13 +293,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument(
         "--splash",
         action="store_true",
-        help="someone went down and out in one turn: double the score (llenroc)",
+        help=f"someone went down and out in one turn: double the score ({_SPLASH_VARIANTS})",
     )
     p.add_argument(
         "--round",
         type=_round,
         metavar="N",
-        help="the hand (1-7); llenroc's hand 7 always doubles",
+        help=f"the hand (1-7); {_ALWAYS_DOUBLED}" if _ALWAYS_DOUBLED else "the hand (1-7)",
     )
     p.set_defaults(handler=_guarded(_cmd_score))
 
