@@ -268,7 +268,8 @@ def test_photo_upload_shows_boxes_and_chips(client: Any, token: str, game_id: in
     assert page.count("<rect ") == 3                        # one box per card read
     assert "Q♥" in page and "Joker" in page                 # boxes are named
     assert 'value="QH 7S JK"' in page                       # the list the chips edit
-    assert 'capture="environment"' in page                  # opens the phone's camera
+    # "Take or choose": the phone offers its camera and its photos (capture would force the camera).
+    assert 'accept="image/*,.heic,.heif"' in page and "capture=" not in page
     assert "zoomed" not in page                             # cards fill the photo: shown whole
     image = client.get("/photos/1")
     assert image.status_code == 200 and image.mimetype == "image/jpeg" and image.data == jpeg_bytes
