@@ -14,6 +14,8 @@ from typing import TypeVar
 
 from flask import Flask, abort, current_app, request, session
 
+from .errors import is_api_request
+
 F = TypeVar("F", bound=Callable)
 _exempt_views: set[str] = set()
 
@@ -42,7 +44,7 @@ def _check() -> None:
     sent = request.headers.get("X-CSRF-Token") or request.form.get("csrf_token", "")
     expected = session.get("csrf_token")
     if not expected or not hmac.compare_digest(str(sent), expected):
-        if request.path.startswith("/api/"):
+        if is_api_request():
             abort(400, "The security token (the X-CSRF-Token header) is missing or out of date: send "
                        "the one GET /api/csrf gives, with the session cookie it sets.")
         abort(400, "The form's security token is missing or out of date: reload the page and try again.")
