@@ -262,7 +262,7 @@ def godown() -> Response:
             hand = g["current_hand"] or 7
     if hand is None:
         raise model.InputError("Say which hand (1-7) the go-down is for.")
-    mode = data.get("mode", "down")
+    mode = "down" if data.get("mode") is None else data["mode"]   # null: not said, as "hand" above
     if mode not in ("down", "hand"):
         raise model.InputError(f"\"mode\" is \"down\" (the cards laid down, every one in a meld) or \"hand\" "
                                f"(find the contract in a whole hand), not {mode!r}.")
