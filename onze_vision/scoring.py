@@ -7,7 +7,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,16 +27,15 @@ class TooManyCardsError(ValueError):
     """More than :data:`MAX_HAND_CARDS` cards were given as one player's hand or go-down."""
 
 
-def check_hand_size(cards: Iterable[Card | str]) -> None:
+def check_hand_size(cards: Sequence[Card | str]) -> None:
     """Refuse more cards than one player can hold.
 
     Raises:
         TooManyCardsError: more than :data:`MAX_HAND_CARDS` cards, saying how many.
     """
-    count = sum(1 for _ in cards)
-    if count > MAX_HAND_CARDS:
+    if len(cards) > MAX_HAND_CARDS:
         raise TooManyCardsError(
-            f"{count} cards: a hand holds at most {MAX_HAND_CARDS} "
+            f"{len(cards)} cards: a hand holds at most {MAX_HAND_CARDS} "
             f"(13 dealt and as many drawn or bought), so these cannot be one player's hand or go-down"
         )
 

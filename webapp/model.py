@@ -37,9 +37,8 @@ DECK_CORNERS = {
     "two": "two corners (most decks)",
     "four": "all four corners (Copag-style decks)",
 }
-#: The table sizes the sheet has room for: as many as the variants are played by (its
+#: The most players the sheet has room for: as many as any variant is played by (its
 #: new-game form has a name slot for each).
-MIN_PLAYERS = min(variant.min_players for variant in VARIANTS.values())
 MAX_PLAYERS = max(variant.max_players for variant in VARIANTS.values())
 #: The variant a form offers first: the engine's first.
 DEFAULT_VARIANT = next(iter(VARIANTS))
@@ -64,12 +63,11 @@ def all_variants() -> list[Variant]:
 
 def variant_info(variant: Variant) -> dict[str, Any]:
     """JSON-ready facts about a variant: names, player limits, the seven contracts."""
-    low, high = _player_range(variant)
     return {
         "name": variant.name,
         "title": variant.title,
-        "min_players": low,
-        "max_players": high,
+        "min_players": variant.min_players,
+        "max_players": variant.max_players,
         "has_splash": bool(variant.has_splash),
         "summary": variant_summary(variant),
         "hands": [{"number": n, "contract": str(variant.contract(n)),
@@ -77,19 +75,13 @@ def variant_info(variant: Variant) -> dict[str, Any]:
     }
 
 
-def _player_range(variant: Variant) -> tuple[int, int]:
-    """The variant's player limits within what the sheet holds (2-8)."""
-    return max(MIN_PLAYERS, variant.min_players), min(MAX_PLAYERS, variant.max_players)
-
-
 def variant_summary(variant: Variant) -> str:
     """One line a player can choose a variant by: players, wild cards, runs, Aces, splash."""
-    low, high = _player_range(variant)
     ace = {(True, True): "Ace low or high", (True, False): "Ace low",
            (False, True): "Ace high", (False, False): "no Ace"}[(variant.ace_low, variant.ace_high)]
     # The title's words in brackets ("the Caldwell family rules") lead: the list shows the name alone.
     aside = variant.title.partition(" (")[2].rstrip(")")
-    parts = [*([aside] if aside else []), f"{low}-{high} players", f"wild: {variant.wild_cards_text}",
+    parts = [*([aside] if aside else []), f"{variant.min_players}-{variant.max_players} players", f"wild: {variant.wild_cards_text}",
              f"runs: {'one suit' if variant.runs_same_suit else 'any suits'}, {ace}"]
     if variant.has_splash:
         parts.append("a splash doubles")
