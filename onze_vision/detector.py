@@ -60,7 +60,7 @@ from onze_vision.detector_config import (
     ModelNotFoundError,
     UnknownDeckCornersError,
 )
-from onze_vision.imageio import ImageSource, LoadedImage, decode_finer, is_colourless, load_image
+from onze_vision.imageio import ImageSource, InvalidImageError, LoadedImage, decode_finer, is_colourless, load_image
 from onze_vision.indexcrop import (
     CROP_SIZE,
     NONE_CLASS,
@@ -797,6 +797,6 @@ def detect_cards(src: ImageSource | LoadedImage, *, corners: str = "auto") -> Ph
 
 __all__: Sequence[str] = (
     "CARD_CODES", "DECK_CORNERS", "CardDetector", "DetectedCard", "DetectorConfig", "IndexDetector",
-    "CornerGrouping", "InvalidModelError", "ModelNotFoundError", "PhotoReading", "UnknownDeckCornersError",
+    "CornerGrouping", "InvalidImageError", "InvalidModelError", "ModelNotFoundError", "PhotoReading", "UnknownDeckCornersError",
     "detect_cards", "get_detector", "index_size", "letterbox", "pair_grouping", "pair_groups", "pair_indices",
 )

@@ -111,6 +111,10 @@ class UnsupportedArrayError(InvalidImageError):
     """A numpy array that is not an 8-bit grey, BGR or BGRA image."""
 
 
+class UnsupportedSourceError(InvalidImageError, TypeError):
+    """Not a kind of photo source :func:`load_image` takes (None, a number, a list)."""
+
+
 @dataclass(frozen=True)
 class LoadedImage:
     """A decoded photo.
@@ -159,17 +163,22 @@ def load_image(src: ImageSource, max_side: int | None = None) -> LoadedImage:
     if isinstance(src, (str, os.PathLike)):
         if not os.fspath(src):
             raise ImageNotFoundError("the photo's path is empty: name an image file")
-        data, name = _read_file(Path(src)), f"'{os.fspath(src)}'"
+        data, name = _read_file(Path(src)), _quoted(os.fspath(src))
     elif isinstance(src, (bytes, bytearray, memoryview)):
-        data, name = bytes(src), "the image data"
+        name = "the image data"
+        _check_length(memoryview(src).nbytes, name)  # before bytes() copies it
+        data = bytes(src)
     elif hasattr(src, "read"):
-        data, name = src.read(), "the uploaded file"
+        name = "the uploaded file"
+        # One byte past the limit tells a file over it; /dev/zero must not fill the memory.
+        data = src.read(MAX_FILE_BYTES + 1)
         if not isinstance(data, (bytes, bytearray)):
             raise InvalidImageError(f"expected a binary file object, got one returning {type(data).__name__}")
+        _check_length(len(data), name)
         data = bytes(data)
     else:
-        raise InvalidImageError(
-            f"expected a path, bytes or a numpy array, got {type(src).__name__}"
+        raise UnsupportedSourceError(
+            f"expected a path, bytes, a binary file object or a numpy array, got {type(src).__name__}"
         )
     return _from_bytes(data, name, max_side)
 
@@ -190,28 +199,49 @@ def read_image_file(path: Path | str, flags: int = cv2.IMREAD_COLOR, *, what: st
     return image
 
 
+def _quoted(path: str | bytes) -> str:
+    """``path`` quoted for a message, its middle cut when it is long: a photo's bytes
+    passed as a path string would otherwise fill the error with a whole JPEG."""
+    text = os.fsdecode(path)
+    if len(text) > _LONGEST_QUOTED:
+        half = _LONGEST_QUOTED // 2
+        text = f"{text[:half]}...{text[-half:]} ({len(text)} characters)"
+    return f"'{text}'" if text.isprintable() else repr(text)  # a NUL or a newline shown escaped
+
+
+#: Longest path quoted whole in a message.
+_LONGEST_QUOTED = 200
+
+
+def _check_length(length: int, name: str) -> None:
+    if length > MAX_FILE_BYTES:
+        raise FileTooLargeError(f"{name} is over {MAX_FILE_BYTES / 2**20:.0f} MiB; "
+                                f"a photo file is at most {MAX_FILE_BYTES / 2**20:.0f} MiB")
+
+
 def _read_file(path: Path) -> bytes:
+    quoted = _quoted(os.fspath(path))
     try:
         info = path.stat()
     except FileNotFoundError:
-        raise ImageNotFoundError(f"no such file: '{path}'") from None
+        raise ImageNotFoundError(f"no such file: {quoted}") from None
     except ValueError as error:   # a NUL byte in the path
-        raise ImageNotFoundError(f"{os.fspath(path)!r} is not a usable path: {error}") from None
+        raise ImageNotFoundError(f"{quoted} is not a usable path: {error}") from None
     except OSError as error:
-        raise InvalidImageError(f"cannot read '{path}': {error.strerror or error}") from None
+        raise InvalidImageError(f"cannot read {quoted}: {error.strerror or error}") from None
     if stat.S_ISDIR(info.st_mode):
-        raise ImageNotFoundError(f"'{path}' is a directory, not an image file")
+        raise ImageNotFoundError(f"{quoted} is a directory, not an image file")
     if not stat.S_ISREG(info.st_mode):
         # A pipe or a device would block or never end.
-        raise InvalidImageError(f"'{path}' is not a regular file (a pipe, socket or device)")
+        raise InvalidImageError(f"{quoted} is not a regular file (a pipe, socket or device)")
     if info.st_size > MAX_FILE_BYTES:
-        raise FileTooLargeError(f"'{path}' is {info.st_size / 2**20:.0f} MiB; "
+        raise FileTooLargeError(f"{quoted} is {info.st_size / 2**20:.0f} MiB; "
                                 f"a photo file is at most {MAX_FILE_BYTES / 2**20:.0f} MiB")
     try:
         with path.open("rb") as handle:
             return handle.read(MAX_FILE_BYTES + 1)
     except OSError as error:
-        raise InvalidImageError(f"cannot read '{path}': {error.strerror or error}") from None
+        raise InvalidImageError(f"cannot read {quoted}: {error.strerror or error}") from None
 
 
 def _from_bytes(data: bytes, name: str, max_side: int | None) -> LoadedImage:
@@ -253,6 +283,9 @@ def decode_finer(loaded: LoadedImage, scale: float) -> LoadedImage:
     return _from_bytes(loaded.data, "the photo", max_side)
 
 
+#: How a JPEG, PNG and WebP file begins: a few bytes of one are an upload cut short.
+_IMAGE_STARTS = (b"\xff\xd8\xff", b"\x89PNG\r\n\x1a\n", b"RIFF")
+
 # Pillow's format names of the types metadata.sniff_mime tells apart.
 _FORMAT_OF_MIME = {"image/jpeg": "JPEG", "image/png": "PNG", "image/webp": "WEBP"}
 
@@ -262,6 +295,8 @@ def _sniff_format(data: bytes, name: str) -> str:
         return fmt
     if _ftyp_brands(data) & HEIC_BRANDS:
         return "HEIF"
+    if any(len(data) < len(magic) and magic.startswith(data) for magic in _IMAGE_STARTS):
+        raise TruncatedImageError(f"{name} is the start of an image file cut off after {len(data)} bytes")
     raise NotAnImageError(f"{name} is not a JPEG, PNG, WebP or HEIC image: it looks like {_describe(data)}")
 
 
@@ -301,7 +336,7 @@ def _describe(data: bytes) -> str:
             text = head[: len(head) - cut].decode("utf-8")
         except UnicodeDecodeError:
             continue
-        if all(c.isprintable() or c.isspace() for c in text):
+        if text and all(c.isprintable() or c.isspace() for c in text):
             return f"text starting {text[:20]!r}"
         break
     return f"unknown binary data starting {head[:8].hex(' ')}"
@@ -319,6 +354,14 @@ def _read_header(data: bytes, fmt: str, name: str) -> tuple[int, int, int]:
         with plugin(io.BytesIO(data)) as header:
             width, height = header.size
             exif_bytes = header.info.get("exif")
+    except Image.DecompressionBombError:
+        # The WebP plugin runs Pillow's bomb check while it opens (over ~179 MP, far over
+        # MAX_PIXELS): the size read from the bitstream gets the refusal any large photo gets.
+        size = _webp_size(data)
+        if size is None:
+            raise TooManyPixelsError(f"{name} declares more pixels than can be opened safely; the limit is "
+                                     f"{MAX_PIXELS / 1e6:.0f} MP: send a smaller copy") from None
+        width, height, exif_bytes = *size, None
     except (OSError, SyntaxError, ValueError, EOFError) as error:
         if len(data) < 64:
             raise TruncatedImageError(f"{name} is a truncated {fmt} file ({len(data)} bytes)") from None
@@ -449,6 +492,19 @@ def _apply_orientation(image: np.ndarray, orientation: int) -> np.ndarray:
     return image
 
 
+def _webp_size(data: bytes) -> tuple[int, int] | None:
+    """A WebP's canvas size from its first chunk (VP8X, lossless VP8L or lossy VP8), or None."""
+    chunk, body = data[12:16], data[20:30]
+    if chunk == b"VP8X" and len(body) >= 10:
+        return 1 + int.from_bytes(body[4:7], "little"), 1 + int.from_bytes(body[7:10], "little")
+    if chunk == b"VP8L" and len(body) >= 5 and body[0] == 0x2F:
+        bits = int.from_bytes(body[1:5], "little")
+        return 1 + (bits & 0x3FFF), 1 + ((bits >> 14) & 0x3FFF)
+    if chunk == b"VP8 " and len(body) >= 10 and body[3:6] == b"\x9d\x01\x2a":
+        return int.from_bytes(body[6:8], "little") & 0x3FFF, int.from_bytes(body[8:10], "little") & 0x3FFF
+    return None
+
+
 def _megapixels(pixels: int) -> str:
     # One decimal where a whole number would read "50 MP; the limit is 50 MP".
     whole = f"{pixels / 1e6:.0f}"
@@ -477,6 +533,9 @@ def _from_array(array: np.ndarray) -> LoadedImage:
         )
     if array.ndim in (2, 3) and 0 in array.shape[:2]:
         raise EmptyImageError(f"the image array has no pixels (shape {array.shape})")
+    if array.ndim in (2, 3) and array.shape[0] * array.shape[1] > MAX_PIXELS:
+        # Before the copy or conversion below: a 400 MP array must cost nothing to refuse.
+        _check_size(array.shape[1], array.shape[0], "the image array")
     if array.ndim == 3 and array.shape[2] == 1:
         array = array[:, :, 0]
     if array.ndim == 2:

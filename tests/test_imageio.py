@@ -31,6 +31,8 @@ from onze_vision.imageio import (
     TooManyPixelsError,
     TruncatedImageError,
     UnsupportedArrayError,
+    UnsupportedSourceError,
+    _webp_size,
     decode_finer,
     is_colourless,
     load_image,
@@ -449,15 +451,100 @@ def test_a_file_object_that_gives_text_is_refused() -> None:
         load_image(io.StringIO("QH 7S"))
 
 
-def test_wrong_source_type() -> None:
-    with pytest.raises(InvalidImageError, match="got int"):
-        load_image(42)  # type: ignore[arg-type]
+@pytest.mark.parametrize(("source", "kind"), [(42, "int"), (None, "NoneType"), ([1, 2], "list")])
+def test_wrong_source_type(source: object, kind: str) -> None:
+    with pytest.raises(UnsupportedSourceError, match=f"a binary file object or a numpy array, got {kind}$") as error:
+        load_image(source)  # type: ignore[arg-type]
+    assert isinstance(error.value, TypeError)   # a wrong kind of argument, as Python calls it
+
+
+def test_a_file_object_is_read_no_further_than_the_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    # /dev/zero as a file object never ends: it is read one byte past the limit, then refused.
+    class Endless(io.RawIOBase):
+        given = 0
+
+        def read(self, size: int = -1) -> bytes:
+            assert size >= 0, "an endless file was asked for all of itself"
+            self.given += size
+            return b"\0" * size
+
+    monkeypatch.setattr("onze_vision.imageio.MAX_FILE_BYTES", 1000)
+    endless = Endless()
+    with pytest.raises(FileTooLargeError, match="the uploaded file is over 0 MiB"):
+        load_image(endless)  # type: ignore[arg-type]
+    assert endless.given == 1001
+
+
+def test_bytes_over_the_limit_are_refused_before_they_are_copied(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("onze_vision.imageio.MAX_FILE_BYTES", 1000)
+    for data in (b"\xff" * 1001, bytearray(1001), memoryview(b"\0" * 1001)):
+        with pytest.raises(FileTooLargeError, match="the image data is over"):
+            load_image(data)
+
+
+def test_a_huge_array_is_refused_without_copying_it() -> None:
+    # A 400 MP view of one pixel: converting it first took 6 s and 1.1 GB.
+    view = np.broadcast_to(np.zeros((1, 1, 3), np.uint8), (20000, 20000, 3))
+    grey = np.broadcast_to(np.zeros((1, 1), np.uint8), (20000, 20000))
+    for array in (view, grey):
+        with pytest.raises(TooManyPixelsError, match="the image array is 20000x20000 = 400 MP"):
+            load_image(array)
+
+
+def webp_header(chunk: bytes, body: bytes) -> bytes:
+    """A WebP file's first chunk with nothing after it: enough for its canvas size."""
+    data = chunk + len(body).to_bytes(4, "little") + body
+    return b"RIFF" + (len(data) + 4).to_bytes(4, "little") + b"WEBP" + data
+
+
+@pytest.mark.parametrize("kind", ["lossless", "extended"])
+def test_a_webp_declaring_too_many_pixels_is_refused_by_name(kind: str) -> None:
+    # 16383 x 16383 = 268 MP: Pillow's WebP plugin refuses it with an error of its own, not a ValueError.
+    if kind == "lossless":
+        bits = 16382 | 16382 << 14
+        data = webp_header(b"VP8L", b"\x2f" + bits.to_bytes(4, "little") + bytes(20))
+    else:
+        data = webp_header(b"VP8X", bytes(4) + (16382).to_bytes(3, "little") * 2)
+    with pytest.raises(TooManyPixelsError, match="the image data is 16383x16383 = 268 MP; the limit is 50 MP"):
+        load_image(data)
+
+
+def test_a_real_large_webp_gets_the_same_size_as_pillow_reads() -> None:
+    buffer = io.BytesIO()
+    Image.new("RGB", (300, 200), "white").save(buffer, "WEBP", lossless=True)
+    assert _webp_size(buffer.getvalue()) == (300, 200)
+    buffer = io.BytesIO()
+    Image.new("RGB", (300, 200), "white").save(buffer, "WEBP", quality=80)
+    assert _webp_size(buffer.getvalue()) == (300, 200)
+
+
+@pytest.mark.parametrize("start", [b"\xff", b"\xff\xd8", b"\x89PN", b"RIF"])
+def test_the_first_bytes_of_an_image_are_a_cut_upload(start: bytes) -> None:
+    with pytest.raises(TruncatedImageError, match=f"cut off after {len(start)} bytes"):
+        load_image(start)
+
+
+def test_undecodable_bytes_are_not_called_text() -> None:
+    with pytest.raises(NotAnImageError, match="unknown binary data starting c3"):
+        load_image(b"\xc3")
+
+
+def test_a_long_path_is_quoted_cut_in_the_middle() -> None:
+    # A photo's bytes passed as a path string by mistake: the message stays readable.
+    path = "/tmp/" + "x" * 100_000 + ".jpg"
+    with pytest.raises(InvalidImageError) as error:
+        load_image(path)
+    message = str(error.value)
+    assert len(message) < 300
+    assert message.startswith("cannot read '/tmp/xxx")
+    assert message.endswith("xx.jpg (100009 characters)': File name too long")
 
 
 def test_errors_are_value_errors() -> None:
     assert issubclass(InvalidImageError, ValueError)
     for cls in (EmptyImageError, ImageNotFoundError, NotAnImageError, TruncatedImageError,
-                TooManyPixelsError, TooFewPixelsError, FileTooLargeError, UnsupportedArrayError):
+                TooManyPixelsError, TooFewPixelsError, FileTooLargeError, UnsupportedArrayError,
+                UnsupportedSourceError):
         assert issubclass(cls, InvalidImageError)
 
 
