@@ -75,6 +75,12 @@ def train(tmp_path: Path, *options: str) -> list[str]:
     pytest.param(["--classifier-widen", "0"], "--classifier-widen 0: must be at least 1", id="widen to nothing"),
     pytest.param(["--freeze", "-1"], "--freeze -1: must be at least 1", id="freezing below 1 layer is refused"),
     pytest.param(["--lr0", "0"], "--lr0 0: must be above 0", id="a detector rate of 0 is refused"),
+    pytest.param(["--imgsz", "100"], "--imgsz 100: must be a multiple of 32 (the detector's stride)",
+                 id="an image size Ultralytics would round to another is refused"),
+    pytest.param(["--classifier-minutes", "0"], "--classifier-minutes 0 ships --classifier-init as it is, and none is "
+                 "given: an untrained classifier would be shipped", id="no minutes and nothing to ship is refused"),
+    pytest.param(["--mine-with", "nowhere"], "--mine-with 'nowhere': no index_detector.onnx there",
+                 id="a detector to mine with is looked for before the detector trains"),
 ])
 def test_train_refuses_numbers_that_make_no_sense(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                   no_training: list[argparse.Namespace], options: list[str],
@@ -126,10 +132,12 @@ def test_stages_that_do_not_train_on_the_device_do_not_ask_for_it(tmp_path: Path
 
 def test_sensible_options_reach_training_with_their_documented_zeros(tmp_path: Path,
                                                                      no_training: list[argparse.Namespace]) -> None:
-    # 0 workers load in the training process; 0 classifier minutes ship --classifier-init as it is.
-    assert main(train(tmp_path, "--workers", "0", "--classifier-minutes", "0", "--hours", "0.5",
-                      "--fraction", "1", "--device", " cpu ")) == 0
-    assert [args.workers for args in no_training] == [0]
+    # 0 workers load in the training process; 0 classifier minutes are no classifier to train
+    # where only the detector trains; mining with --out mines with the detector this run exports.
+    assert main(train(tmp_path, "--workers", "0", "--hours", "0.5", "--fraction", "1", "--device", " cpu ",
+                      "--mine-with", str(tmp_path / "out"))) == 0
+    assert main(train(tmp_path, "--stage", "detector", "--classifier-minutes", "0")) == 0
+    assert [args.workers for args in no_training] == [0, 2]
 
 
 def test_text_that_is_not_a_number_is_refused_by_argparse(capsys: pytest.CaptureFixture[str]) -> None:

@@ -231,6 +231,42 @@ def test_mining_with_a_folder_without_a_detector_says_so(tiny_dataset: Path, tmp
     assert "no index_detector.onnx there" in capsys.readouterr().err
 
 
+def test_exporting_without_a_detector_run_says_so_and_asks_no_network(tiny_dataset: Path, tmp_path: Path, capsys,
+                                                                       monkeypatch: pytest.MonkeyPatch):
+    import ultralytics.utils.downloads as downloads
+
+    def no_network(*args, **kwargs):
+        raise AssertionError("the network was asked")
+
+    monkeypatch.setattr(downloads, "is_url", no_network)
+    args = argparse.Namespace(data=str(tiny_dataset), out=str(tmp_path / "out"), runs=str(tmp_path / "runs"),
+                              stage="export")
+    assert train_all(args) == 2
+    assert "--stage export: no detector run in " in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
+
+
+def test_the_font_ultralytics_checks_for_is_found_without_the_network(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch):
+    import ultralytics.utils as utils
+    import ultralytics.utils.checks as checks
+    import ultralytics.utils.downloads as downloads
+
+    from onze_vision.training.recipe import _offline_font
+
+    def no_network(*args, **kwargs):
+        raise AssertionError("the network was asked")
+
+    for module in (utils, checks):
+        monkeypatch.setattr(module, "USER_CONFIG_DIR", tmp_path)
+    monkeypatch.setattr(downloads, "is_url", no_network)
+    font = _offline_font()
+    assert font == tmp_path / "Arial.ttf" and font.stat().st_size > 100_000   # a whole TrueType font
+    checks.check_font.__wrapped__.cache_clear()   # earlier tests may have asked already
+    assert Path(checks.check_font("Arial.ttf")) == font
+    checks.check_font.__wrapped__.cache_clear()
+
+
 def _random_classifier(seed: int):
     import torch
 

@@ -111,6 +111,11 @@ def _dataset_args_problem(args: argparse.Namespace) -> str | None:
     return None
 
 
+#: The detector's largest stride: its input side is a multiple of it.
+DETECTOR_STRIDE = 32
+#: onze_vision.detector.DETECTOR_FILE, named here without loading OpenCV for a refusal.
+DETECTOR_FILE = "index_detector.onnx"
+
 # --device forms both stages take (Ultralytics for the detector, torch_device for the
 # classifier); a list of CUDA indices trains the detector on several GPUs, never the classifier.
 DEVICE_FORMS = re.compile(r"cpu|mps|cuda(:\d+)?|\d+(,\d+)*")
@@ -130,7 +135,7 @@ def _train_args_problem(args: argparse.Namespace) -> str | None:
     numbers = first(
         at_least("--epochs", args.epochs, 1),
         above("--hours", args.hours, 0, "hours of detector training"),
-        at_least("--imgsz", args.imgsz, 32, "pixels: one stride of the detector"),
+        at_least("--imgsz", args.imgsz, DETECTOR_STRIDE, "pixels: one stride of the detector"),
         at_least("--batch", args.batch, 1, "images per step"),
         at_least("--workers", args.workers, 0, "0 loads the images in the training process"),
         share("--fraction", args.fraction, "the share of the training images used"),
@@ -148,6 +153,14 @@ def _train_args_problem(args: argparse.Namespace) -> str | None:
     )
     if numbers:
         return numbers
+    if args.imgsz % DETECTOR_STRIDE:
+        # Ultralytics would round it up with a warning and train at another size than asked.
+        return f"--imgsz {args.imgsz}: must be a multiple of {DETECTOR_STRIDE} (the detector's stride)"
+    if args.stage in TRAINS_CLASSIFIER and args.classifier_minutes == 0 and args.classifier_init is None:
+        return ("--classifier-minutes 0 ships --classifier-init as it is, and none is given: "
+                "an untrained classifier would be shipped")
+    if mining := _mine_with_problem(args):
+        return mining
     for option, folders in (("--detector-data", args.detector_data), ("--classifier-data", args.classifier_data)):
         for folder in folders:
             if not (Path(folder) / "data.yaml").is_file():
@@ -159,6 +172,20 @@ def _train_args_problem(args: argparse.Namespace) -> str | None:
         _weights_problem(args.weights),
         _classifier_files_problem(args),
     )
+
+
+def _mine_with_problem(args: argparse.Namespace) -> str | None:
+    """--mine-with names a detector: checked now, not after the detector has trained and been
+    exported into --out (the shipped models, by default). It may be --out itself when this run
+    trains the detector that writes it there."""
+    if args.mine_with is None or args.stage not in ("all", "classifier", "crops"):
+        return None
+    folder = Path(args.mine_with)
+    if (folder / DETECTOR_FILE).is_file():
+        return None
+    if args.stage == "all" and folder.resolve() == Path(args.out).resolve():
+        return None
+    return f"--mine-with '{folder}': no {DETECTOR_FILE} there (a models folder, e.g. models)"
 
 
 def _device_problem(device: str, stage: str) -> str | None:
@@ -376,7 +403,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     train.add_argument("--mine-with", default=None, metavar="DIR",
                        help="models folder whose detector is run on training scenes: its boxes become "
                             "classifier crops (hard negatives where no index is)")
-    train.add_argument("--mine-scenes", type=int, default=4000, help="training scenes to mine (default 4000)")
+    train.add_argument("--mine-scenes", type=int, default=4000, help="training scenes to mine with --mine-with (default 4000)")
     train.add_argument("--classifier-minutes", type=float, default=12.0,
                        help="classifier training time budget in minutes (default 12)")
     train.add_argument("--classifier-width", type=int, default=32, metavar="W",

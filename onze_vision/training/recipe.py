@@ -30,6 +30,24 @@ def _quiet_ultralytics() -> None:
     os.environ.setdefault("YOLO_VERBOSE", "true")
 
 
+def _offline_font() -> Path:
+    """The font Ultralytics' dataset check asks for (``Arial.ttf``), put where it looks first.
+
+    ``check_font`` looks in Ultralytics' settings folder, then among the system's fonts, and
+    else asks the network for the file, whatever ``YOLO_OFFLINE`` says (a look-up here, a
+    download on a machine online). Matplotlib, which Ultralytics needs, ships DejaVu Sans:
+    its copy under that name only ever labels plots, so any font will do.
+    """
+    from matplotlib import get_data_path
+    from ultralytics.utils import USER_CONFIG_DIR
+
+    font = Path(USER_CONFIG_DIR) / "Arial.ttf"
+    if not font.is_file():
+        font.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(Path(get_data_path()) / "fonts" / "ttf" / "DejaVuSans.ttf", font)
+    return font
+
+
 def train_detector(args: argparse.Namespace) -> Path:
     """Train the one-class corner-index detector; return its final checkpoint.
 
@@ -45,6 +63,7 @@ def train_detector(args: argparse.Namespace) -> Path:
     from ultralytics.utils import SETTINGS
 
     SETTINGS.update({"sync": False})
+    _offline_font()
     threads = os.cpu_count() or 1
     torch_utils.NUM_THREADS = threads  # Ultralytics leaves one core idle otherwise
     torch.set_num_threads(threads)
@@ -448,6 +467,11 @@ def train_all(args: argparse.Namespace) -> int:
         train_gauge(args, dataset, runs, out_dir)
         return 0
     if args.stage == "export":
-        export_detector(runs / "detector" / "weights" / "last.pt", out_dir)
+        last = runs / "detector" / "weights" / "last.pt"
+        if not last.is_file():  # Ultralytics would look a missing checkpoint up on the network
+            print(f"onze-vision train: --stage export: no detector run in {runs} (no {last.relative_to(runs)}); "
+                  "train one with --stage detector, or name the --runs that holds it", file=sys.stderr)
+            return 2
+        export_detector(last, out_dir)
     write_detector_json(out_dir, dataset)
     return 0
