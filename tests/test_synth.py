@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from onze_vision.cards import CARD_CODES as RULES_CARD_CODES
-from onze_vision.synth.art import (DECKS, GLYPH_DECKS, INDEX_FINDER_VERSION, KDE_DIR, NPM_CARD_FILES,
+from onze_vision.synth.art import (DECKS, GLYPH_DECKS, INDEX_FINDER_VERSION, KDE_DIR, NPM_CARD_FILES, NPM_VERSIONS,
                                    ArtNotInstalledError, DeckSource, add_corner_indices, find_index_box,
                                    four_cornered, glyph_codepoint, load_deck, load_decks)
 from onze_vision.synth.backgrounds import BackgroundBank, generated_surface, read_gimp_pattern
@@ -78,6 +78,13 @@ def test_validation_scenes_can_draw_on_either_side_of_the_design_split():
 )
 def test_npm_card_files_are_named_per_package(naming: str, code: str, file: str):
     assert NPM_CARD_FILES[naming](code) == file
+
+
+def test_every_npm_deck_is_cut_from_a_pinned_release():
+    # A new release upstream would change what a dataset's seed draws.
+    packages = {deck.origin.split(":")[0] for deck in DECKS if deck.kind == "npm"}
+    assert packages == set(NPM_VERSIONS)
+    assert all(version.count(".") == 2 for version in NPM_VERSIONS.values())
 
 
 @pytest.mark.skipif(not (KDE_DIR / "svg-standard").exists(), reason="apt-get install kdegames-card-data-kf5")

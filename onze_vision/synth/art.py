@@ -321,13 +321,23 @@ def _aisleriot_cards(source: DeckSource, cache: Path) -> dict[str, np.ndarray]:
     return cards
 
 
+#: The version of each npm package the decks are cut from: a seed draws the same scenes only
+#: from the same art, and a new release upstream must not change a dataset unasked.
+NPM_VERSIONS = {
+    "@heruka_urgyen/react-playing-cards": "0.5.0",
+    "cardsJS": "1.1.1",
+    "@younestouati/playing-cards-standard-deck": "3.0.0",
+}
+
+
 def _npm_package_dir(package: str, cache: Path) -> Path:
-    """Fetch an npm package's tarball with ``npm pack`` (no install scripts) and unpack it."""
+    """Fetch an npm package's tarball at its :data:`NPM_VERSIONS` version with ``npm pack``
+    (no install scripts) and unpack it."""
     target = cache / "npm" / package.replace("/", "__")
     if (target / "package").exists():
         return target / "package"
     target.mkdir(parents=True, exist_ok=True)
-    _run(["npm", "pack", package, "--silent"], cwd=target)
+    _run(["npm", "pack", f"{package}@{NPM_VERSIONS[package]}", "--silent"], cwd=target)
     tarballs = list(target.glob("*.tgz"))
     if not tarballs:
         raise ArtNotInstalledError(f"npm pack {package} produced no tarball")
