@@ -168,7 +168,9 @@ def compare_readings(reference: Sequence[DetectedCard], changed: Sequence[Detect
     return counts
 
 
-def _shares(counts: Counter[str]) -> dict[str, Any]:
+def _shares(counts: Counter[str], gauged: bool = True) -> dict[str, Any]:
+    """``counts`` with their shares; ``gauged``: a blur gauge read the photos (without one,
+    none is reported blurred, and that is no figure: ``warned_share`` is None)."""
     cards, photos = counts["cards"], counts["photos"]
     right = counts["red: read right"] + counts["black: read right"]
     offered = counts["red: read or offered right"] + counts["black: read or offered right"]
@@ -177,7 +179,7 @@ def _shares(counts: Counter[str]) -> dict[str, Any]:
             "read_twice_share": counts["read twice"] / cards if cards else None,
             "read_right_share": right / cards if cards else None,
             "read_or_offered_right_share": offered / cards if cards else None,
-            "warned_share": counts["warned blurred"] / photos if photos else None}
+            "warned_share": counts["warned blurred"] / photos if photos and gauged else None}
 
 
 def evaluate_conditions(detector: CardDetector, root: Path, every: int = CONDITIONS_EVERY,
@@ -185,7 +187,8 @@ def evaluate_conditions(detector: CardDetector, root: Path, every: int = CONDITI
     """Read every ``every``-th real photo of ``root`` (its ``manifest.json``) as taken,
     grey, in each of :data:`LIGHTS`, each of :data:`BLURS` and each of :data:`TILTS`; the
     counts of :func:`compare_readings` and shares, and per condition how many of its
-    ``photos`` were reported blurred (``warned blurred``, ``warned_share``).
+    ``photos`` were reported blurred (``warned blurred``, ``warned_share``: None when the
+    models have no blur gauge).
     """
     manifest = json.loads((root / "manifest.json").read_text(encoding="utf-8"))[:limit]
     photos = [root / entry["image"] for entry in manifest[::every]]
@@ -216,7 +219,9 @@ def evaluate_conditions(detector: CardDetector, root: Path, every: int = CONDITI
             tally(tilts[name], reference, detector.detect_cards(data), homography)
         if number % 50 == 0:
             progress(f"real photos changed: {number}/{len(photos)}")
-    return {"photos": len(photos), "every": every, "as taken": _shares(as_taken), "grey": _shares(grey),
-            "light": {name: _shares(counts) for name, counts in lights.items()},
-            "blur": {name: _shares(counts) for name, counts in blurs.items()},
-            "tilt": {name: _shares(counts) for name, counts in tilts.items()}}
+    gauged = detector.blur_gauge is not None
+    return {"photos": len(photos), "every": every, "as taken": _shares(as_taken, gauged),
+            "grey": _shares(grey, gauged),
+            "light": {name: _shares(counts, gauged) for name, counts in lights.items()},
+            "blur": {name: _shares(counts, gauged) for name, counts in blurs.items()},
+            "tilt": {name: _shares(counts, gauged) for name, counts in tilts.items()}}

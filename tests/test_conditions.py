@@ -122,6 +122,20 @@ def test_the_test_photos_made_grey_keep_their_ranks_and_in_bad_light_or_tilted_a
     assert result["blur"]["shaken"]["warned_share"] >= 0.5
 
 
+@pytest.mark.skipif(not (DEFAULT_MODEL_DIR / DETECTOR_FILE).exists(), reason="needs the shipped models")
+def test_models_without_a_blur_gauge_report_no_blur_figure_rather_than_none_blurred(tmp_path: Path) -> None:
+    models = tmp_path / "models"
+    models.mkdir()
+    for part in DEFAULT_MODEL_DIR.iterdir():
+        if part.name != "blur_gauge.onnx":
+            (models / part.name).symlink_to(part)
+    (tmp_path / "manifest.json").write_text(json.dumps([{"image": str(next(DATA.glob("*.jpg"))), "cards": []}]))
+    result = evaluate_conditions(CardDetector(models), tmp_path, every=1)
+    assert result["blur"]["shaken"]["photos"] == 1 and result["blur"]["shaken"]["warned blurred"] == 0
+    assert result["as taken"]["warned_share"] is None
+    assert all(shares["warned_share"] is None for shares in result["blur"].values())
+
+
 @pytest.mark.parametrize("change", [
     lambda path: grey_jpeg(path),
     lambda path: in_light(path, (1.0, 0.9, 0.7), 4.0),
