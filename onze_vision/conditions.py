@@ -14,6 +14,7 @@ box carried through the tilt) is compared with it. Reported by ``onze-vision eva
 from __future__ import annotations
 
 import json
+import zlib
 from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -26,7 +27,7 @@ from onze_vision.cards import RED_SUITS
 from onze_vision.detections import box_iou
 from onze_vision.detector import CardDetector, DetectedCard, PhotoReading
 from onze_vision.imageio import read_image_file
-from onze_vision.synth.blur import motion_kernel
+from onze_vision.synth.blur import motion_kernel, shake_path_kernel
 
 #: Bad light as channel factors (B, G, R) and sensor noise (grey levels): a warm lamp
 #: takes most of the blue; a dim room takes the light, and the camera's noise stays.
@@ -36,12 +37,16 @@ LIGHTS: dict[str, tuple[tuple[float, float, float], float]] = {
     "dark": ((0.2, 0.2, 0.2), 4.0),
 }
 
-#: Blur as a share of the photo's long side: out of focus (a Gaussian's sigma) and a
-#: shaken hand (a straight horizontal smear this long). On the 504-px real photos: 2 px
-#: and 9 px, about 8 and 36 px on a 2000-px phone photo as the runtime decodes it.
+#: Blur as a share of the photo's long side: out of focus (a Gaussian's sigma), a shaken
+#: hand (a straight horizontal smear this long) and a hand shaken along a wandering path
+#: (:func:`~onze_vision.synth.blur.shake_path_kernel`, this wide, drawn per photo). On the
+#: 504-px real photos: 2 px and 9 px, about 8 and 36 px on a 2000-px phone photo as the
+#: runtime decodes it. A straight smear is what the runtime can undo (:mod:`onze_vision.deblur`);
+#: the curved one says what that is worth where the hand wandered.
 BLURS: dict[str, tuple[str, float]] = {
     "out of focus": ("gaussian", 0.004),
     "shaken": ("motion", 0.018),
+    "shaken on a curve": ("path", 0.018),
 }
 
 #: A phone held lower over the table, as the far edge of the photo's width over the near
@@ -87,8 +92,12 @@ def blurred(path: Path, kind: str, share: float) -> bytes:
         image = cv2.GaussianBlur(image, (0, 0), size)
     elif kind == "motion":
         image = cv2.filter2D(image, -1, motion_kernel(max(1, round(size))))
+    elif kind == "path":
+        # Each photo its own path, the same every run.
+        rng = np.random.default_rng(zlib.crc32(path.name.encode()))
+        image = cv2.filter2D(image, -1, shake_path_kernel(rng, size))
     else:
-        raise ValueError(f"unknown blur {kind!r}: expected 'gaussian' or 'motion'")
+        raise ValueError(f"unknown blur {kind!r}: expected 'gaussian', 'motion' or 'path'")
     return jpeg_bytes(image, path)
 
 

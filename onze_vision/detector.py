@@ -60,6 +60,7 @@ from onze_vision.detector_config import (
     ModelNotFoundError,
     UnknownDeckCornersError,
 )
+from onze_vision.deblur import estimate_shake, undo_shake
 from onze_vision.imageio import ImageSource, InvalidImageError, LoadedImage, decode_finer, is_colourless, load_image
 from onze_vision.indexcrop import (
     CROP_SIZE,
@@ -85,6 +86,9 @@ from onze_vision.pairing import (
     unit_vectors,
 )
 from onze_vision.sharpness import GAUGE_FILE, BlurGauge
+
+#: The long side, in pixels, at most, that a blurred photo's shake is undone and read again at.
+UNSHAKE_SIDE = 1024
 
 DETECTOR_FILE = "index_detector.onnx"
 CLASSIFIER_FILE = "index_classifier.onnx"
@@ -143,6 +147,9 @@ class PhotoReading:
             card's corners joined other than on its diagonal). Where the deck was not said
             to be one, the player can say so: a card of it whose top strip alone shows in a
             photo is then one card, not two.
+        unshaken: The photo was blurred, and the cards are those read after a straight
+            shake was undone (:mod:`~onze_vision.deblur`; ``undo_shake``), which read
+            surer than the photo as taken; it is still ``blurred``.
     """
 
     width: int
@@ -155,12 +162,14 @@ class PhotoReading:
     smear: float | None = field(default=None, compare=False)
     blurred: bool = False
     four_corner_deck: bool = False
+    unshaken: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready ``{"width", "height", "cards": [...]}``, plus ``"maybe": [...]`` when
         there are any, ``"colourless": true`` for a photo without colour and
         ``"light_gains": {"red", "green", "blue"}`` for one whose light was evened out,
-        ``"blurred": true`` with its ``"smear"`` for one too blurred to trust, and
+        ``"blurred": true`` with its ``"smear"`` for one too blurred to trust (and
+        ``"unshaken": true`` where its cards were read with the shake undone), and
         ``"four_corner_deck": true`` for one that shows a deck with an index in all four
         corners."""
         out: dict[str, Any] = {"width": self.width, "height": self.height, "cards": [c.to_dict() for c in self.cards]}
@@ -173,6 +182,8 @@ class PhotoReading:
         if self.blurred:
             out["blurred"] = True
             out["smear"] = None if self.smear is None else round(self.smear, 3)
+        if self.unshaken:
+            out["unshaken"] = True
         if self.four_corner_deck:
             out["four_corner_deck"] = True
         return out
@@ -466,16 +477,53 @@ class CardDetector:
         deck = self.config.for_deck(corners)  # before the photo is read: a bad value costs nothing
         timings: dict[str, float] = {}
         loaded, indices, candidates, gains, smear = self._read(src, None, None, timings, deck=deck)
+        blurred = smear is not None and 0 < self.config.blur_warn_from <= smear
+        light = None if gains is None else (float(gains[2]), float(gains[1]), float(gains[0]))
+        reading = self._reading(loaded, indices, candidates, deck, timings, light, smear, blurred)
+        if blurred and self.config.undo_shake:
+            # Read again with a straight shake undone; kept only where it reads surer (a curved
+            # shake or a lens out of focus is no straight smear, and undoing one reads worse).
+            again = self._read_unshaken(loaded, deck, timings)
+            if again is not None:
+                unshaken = self._reading(loaded, *again, deck, timings, light, smear, blurred, unshaken=True)
+                if _sureness(unshaken.cards) > _sureness(reading.cards):
+                    reading = unshaken
+        return reading
+
+    def _reading(self, loaded: LoadedImage, indices: Detections, candidates: Detections, deck: DetectorConfig,
+                 timings: dict[str, float], light: tuple[float, float, float] | None, smear: float | None,
+                 blurred: bool, unshaken: bool = False) -> PhotoReading:
+        """The photo's reading from its named indices: paired into cards, with the cards possibly missed."""
         start = time.perf_counter()
         colourless = is_colourless(loaded.image)
         grouping = pair_grouping(indices, deck)
         cards = pair_indices(indices, deck, colourless, grouping)
         maybe = possibly_missed(indices, candidates, deck)
         timings["postprocess"] += (time.perf_counter() - start) * 1000
-        light = None if gains is None else (float(gains[2]), float(gains[1]), float(gains[0]))
-        blurred = smear is not None and 0 < self.config.blur_warn_from <= smear
         return PhotoReading(loaded.width, loaded.height, cards, timings, maybe, colourless, light, smear, blurred,
-                            grouping.four_corner_deck_seen)
+                            grouping.four_corner_deck_seen, unshaken)
+
+    def _read_unshaken(self, loaded: LoadedImage, deck: DetectorConfig,
+                       timings: dict[str, float]) -> tuple[Detections, Detections] | None:
+        """The named indices and candidates of ``loaded`` (as read, its light evened out) with
+        the straight shake its cepstrum shows undone, at most :data:`UNSHAKE_SIDE` pixels
+        long; None where it shows none."""
+        start = time.perf_counter()
+        image, scale = loaded.image, loaded.scale
+        factor = UNSHAKE_SIDE / max(image.shape[:2])
+        if factor < 1:  # a HEIC or PNG decoded whole: the filter's FFTs grow with the pixels
+            image = cv2.resize(image, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA)
+            scale *= image.shape[1] / loaded.image.shape[1]
+        shake = estimate_shake(image)
+        if shake is not None:
+            image = undo_shake(image, shake)
+        timings["preprocess"] += (time.perf_counter() - start) * 1000
+        if shake is None:
+            return None
+        # No encoded bytes: a closer look must look at these pixels, not decode the shaken ones again.
+        unshaken = LoadedImage(image, loaded.width, loaded.height, scale, loaded.format, loaded.orientation)
+        _, indices, candidates, _, _ = self._read(unshaken, None, None, timings, gauge=False, deck=deck)
+        return indices, candidates
 
     def _read(
         self,
@@ -751,6 +799,12 @@ class CardDetector:
         if probs.min() < 0 or not np.allclose(probs.sum(axis=1), 1.0, atol=1e-3):
             probs = _softmax(probs)  # an export that left the softmax out
         return probs, np.concatenate(down_parts).astype(np.float32)
+
+
+def _sureness(cards: Sequence[DetectedCard]) -> float:
+    """How much a reading holds: the sum of its cards' confidences (a reading that finds
+    more cards, or the same ones more surely, holds more)."""
+    return float(sum(card.confidence for card in cards))
 
 
 def _softmax(logits: np.ndarray) -> np.ndarray:

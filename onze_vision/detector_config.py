@@ -158,6 +158,9 @@ class DetectorConfig:
         blur_warn_from: A photo whose indices the blur gauge reads smeared by at least this
             share of an index (their median; :mod:`~onze_vision.sharpness`) is reported
             blurred, for the player to retake (0: never; also never without the gauge).
+        undo_shake: A photo reported blurred is read a second time with the straight shake
+            its cepstrum shows undone (:mod:`~onze_vision.deblur`), and that reading is kept
+            where its cards' confidences sum higher (false: never).
         code_weights: (code, weight) pairs: the classifier's probability of that card code
             is multiplied by its weight, and the codes' probabilities are scaled back to
             the share they had (JSON: an object, ``{"JK": 3.0}``). The weights choose
@@ -214,6 +217,7 @@ class DetectorConfig:
     balance_from: float = 0.0
     balance_max_gain: float = 3.0
     blur_warn_from: float = 0.0
+    undo_shake: bool = False
     code_weights: tuple[tuple[str, float], ...] = ()
     maybe_floors: tuple[tuple[str, float, float], ...] = ()
 
@@ -311,7 +315,7 @@ class DetectorConfig:
                 value = int(value[0] if isinstance(value, (list, tuple)) else value)
             elif key in ("zoom_tiles", "zoom_blind_tiles"):
                 value = int(value)
-            elif key in ("crop_turns", "four_corners", "four_corner_deck", "mirrored_look"):
+            elif key in ("crop_turns", "four_corners", "four_corner_deck", "mirrored_look", "undo_shake"):
                 if not isinstance(value, bool):
                     raise TypeError(f"{key} must be true or false, got {value!r}")
             elif key in ("center_offset", "pair_distance"):

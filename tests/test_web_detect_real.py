@@ -83,3 +83,21 @@ def test_photo_page_with_the_real_detector(real_app: Any) -> None:
     assert page.count("<rect ") == len(photo["cards"])          # every card read is boxed
     assert f'value="{" ".join(c["card"] for c in photo["cards"])}"' in page
     assert client.get("/photos/1").data == data
+
+
+def test_a_photo_shaken_straight_is_read_with_its_shake_undone_and_still_said_blurred(real_app: Any) -> None:
+    from onze_vision.conditions import blurred
+
+    client = real_app.test_client()
+    token = client.get("/api/csrf").get_json()["token"]
+    game = client.post("/api/games", json={"variant": "llenroc", "players": ["Ann", "Bo"]},
+                       headers={"X-CSRF-Token": token}).get_json()
+    shaken = blurred(DATA / "web_edje_IMG_2560.jpg", "motion", 0.018)
+    response = client.post(f"/games/{game['id']}/hands/1/players/2/photo",
+                           data={"csrf_token": token, "photo": (io.BytesIO(shaken), "hand.jpg")})
+    assert response.status_code == 302
+    photo = client.get("/api/photos/1").get_json()
+    assert photo["blurred"] is True and photo["unshaken"] is True
+    assert sorted(c["card"] for c in photo["cards"]) == sorted(PHOTOS["web_edje_IMG_2560.jpg"])
+    page = client.get(response.location).get_data(as_text=True)
+    assert "This photo looks blurred" in page and "read with the shake taken out of the photo" in page

@@ -277,7 +277,8 @@ def detect() -> Response:
     Nothing is stored: {"width", "height", "cards": [{"card", "confidence", "box"}], "maybe": [...]};
     a card read unsure also has "alternative", its next most likely code; "maybe" lists
     cards possibly missed (read under the operating point), never counted unasked;
-    "blurred": true (with the "smear" read) marks a photo too blurred to trust. Optional
+    "blurred": true (with the "smear" read) marks a photo too blurred to trust ("unshaken":
+    true where its cards were read with a straight shake taken out of it). Optional
     field or query "corners": "two" or "four" when the deck's indices are known to be in
     so many corners ("auto", the default: tell from the photo).
     """

@@ -54,9 +54,9 @@ def _note_what_to_check(photo: str, reading: Any, corners: str = "auto") -> None
 
         print(f"note: {photo}: {COLOURLESS_NOTE}", file=sys.stderr)
     if getattr(reading, "blurred", False):
-        from onze_vision.commands.vision import BLURRED_NOTE
+        from onze_vision.commands.vision import blurred_note
 
-        print(f"note: {photo}: {BLURRED_NOTE}", file=sys.stderr)
+        print(f"note: {photo}: {blurred_note(reading)}", file=sys.stderr)
     if getattr(reading, "four_corner_deck", False) and corners == "auto":
         print(f"note: {photo}: {FOUR_CORNER_NOTE}", file=sys.stderr)
     if unsure:

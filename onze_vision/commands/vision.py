@@ -200,6 +200,13 @@ COLOURLESS_NOTE = ("no colour in this photo: red and black suits look alike, so 
                    "(each card names its other-colour alternative)")
 BLURRED_NOTE = ("this photo looks blurred (shaken, or out of focus): cards in it may be missed or misread; "
                 "check them against the hand, or take it again with the phone held still")
+#: Added where its cards were read with the shake undone (PhotoReading.unshaken).
+UNSHAKEN_NOTE = "(the cards were read with the shake taken out of the photo)"
+
+
+def blurred_note(reading: Any) -> str:
+    """What is said of a blurred photo (a PhotoReading), and whether its shake was undone to read it."""
+    return f"{BLURRED_NOTE} {UNSHAKEN_NOTE}" if getattr(reading, "unshaken", False) else BLURRED_NOTE
 
 
 def run_detect(args: argparse.Namespace) -> int:
@@ -242,7 +249,7 @@ def run_detect(args: argparse.Namespace) -> int:
             if reading.colourless:
                 print(f"  {COLOURLESS_NOTE}")
             if reading.blurred:
-                print(f"  {BLURRED_NOTE}")
+                print(f"  {blurred_note(reading)}")
             if reading.four_corner_deck and args.corners == "auto":
                 print(f"  {FOUR_CORNER_NOTE}")
             if reading.light_gains is not None:

@@ -15,6 +15,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from onze_vision.deblur import Shake
+
 #: A shaken hand: a straight smear this many index heights long, in any direction.
 SHAKE_INDEX_SHARE: tuple[float, float] = (0.08, 0.4)
 #: Out of focus: a Gaussian whose sigma is this many index heights.
@@ -24,16 +26,44 @@ SHAKE_SHARE = 0.6
 
 
 def motion_kernel(length: int, angle_deg: float = 0.0) -> np.ndarray:
-    """A straight smear ``length`` pixels long at ``angle_deg`` (0: horizontal), summing to 1."""
+    """A straight smear ``length`` pixels long at ``angle_deg`` (0: horizontal), summing to 1
+    (the smear :class:`~onze_vision.deblur.Shake` undoes)."""
     if length < 1:
         raise ValueError(f"a smear is at least 1 pixel long, not {length}")
-    kernel: np.ndarray = np.zeros((length, length), np.float32)  # replaced by its warp below
-    kernel[length // 2, :] = 1.0 / length
-    if angle_deg % 180:
-        centre = (length / 2 - 0.5, length / 2 - 0.5)
-        kernel = cv2.warpAffine(kernel, cv2.getRotationMatrix2D(centre, angle_deg, 1.0), (length, length))
-        kernel = kernel / max(float(kernel.sum()), 1e-6)
-    return kernel
+    return Shake(float(length), angle_deg).kernel()
+
+
+def shake_path_kernel(rng: np.random.Generator, extent: float) -> np.ndarray:
+    """A hand's wandering path while the shutter is open, as a smear kernel summing to 1,
+    its longer side ``extent`` pixels.
+
+    The camera's position drifts with some inertia, pulled back towards where it started
+    and now and then jerked (after the random-trajectory model of Boracchi and Foi, 2012):
+    the path curves, where :func:`motion_kernel` is straight.
+    """
+    if extent <= 0:
+        raise ValueError(f"a smear's extent must be positive, not {extent}")
+    steps = 2000
+    path = np.zeros(steps, complex)
+    velocity = np.exp(1j * rng.uniform(0, 2 * np.pi))
+    anxiety, pull = rng.uniform(0.02, 0.2), rng.uniform(0.0, 0.3)
+    for step in range(1, steps):
+        change = anxiety * complex(rng.normal(), rng.normal()) - pull * path[step - 1] * 0.01
+        if rng.random() < 0.002:   # a jerk of the hand
+            change += 2 * np.exp(1j * rng.uniform(0, 2 * np.pi))
+        velocity = (velocity + change) / abs(velocity + change)
+        path[step] = path[step - 1] + velocity * 0.01
+    path -= path.mean()
+    path *= extent / max(np.ptp(path.real), np.ptp(path.imag), 1e-6)
+    size = int(np.ceil(extent)) + 3
+    size += 1 - size % 2   # odd: the path's centre on the kernel's centre pixel
+    kernel = np.zeros((size, size), np.float32)
+    x, y = path.real + size / 2 - 0.5, path.imag + size / 2 - 0.5
+    x0, y0 = np.floor(x).astype(int), np.floor(y).astype(int)
+    fx, fy = x - x0, y - y0
+    for dx, dy, weight in ((0, 0, (1 - fx) * (1 - fy)), (1, 0, fx * (1 - fy)), (0, 1, (1 - fx) * fy), (1, 1, fx * fy)):
+        np.add.at(kernel, (np.clip(y0 + dy, 0, size - 1), np.clip(x0 + dx, 0, size - 1)), weight)
+    return kernel / kernel.sum()
 
 
 def camera_blur(rng: np.random.Generator, image: np.ndarray, index_px: float) -> np.ndarray:
