@@ -111,6 +111,35 @@ def test_hand_out_splash_note(api: Any, game_id: int) -> None:
     assert api.post(f"/api/games/{game_id}/hands/0", {"note": "x"}).status_code == 404
 
 
+def test_moving_who_went_out_is_refused_where_it_would_count_impossible_cards(api: Any) -> None:
+    # Ann's cards are set aside once she is marked out, so Bo's third QH was never checked
+    # against them; moving the mark would count three QH from two decks.
+    game_id = api.post("/api/games", {"variant": "onze", "players": ["Ann", "Bo", "Cy"]}).get_json()["id"]
+    api.post(f"/api/games/{game_id}/hands/1/scores/1", {"cards": ["QH", "QH", "4C"]})
+    api.post(f"/api/games/{game_id}/hands/1", {"out": 1})
+    assert api.post(f"/api/games/{game_id}/hands/1/scores/2", {"cards": ["QH", "5D"]}).status_code == 200
+    before = api.get(f"/api/games/{game_id}").get_json()
+    for body, who in (({"out": 3}, "marking Cy out"), ({"out": None}, "clearing who went out")):
+        response = api.post(f"/api/games/{game_id}/hands/1", body)
+        assert response.status_code == 400
+        assert response.get_json()["error"] == (
+            f"Not saved: {who} would count the set-aside cards again, and with the other players' saved cards "
+            "for hand 1: impossible hand: 3 × QH, but 2 decks in onze hold only 2 of each card; correct the cards first.")
+    assert api.get(f"/api/games/{game_id}").get_json() == before
+    # Once Bo's cards are right, the mark moves and Ann's cards count again.
+    api.post(f"/api/games/{game_id}/hands/1/scores/2", {"cards": ["QS", "5D"]})
+    hand = api.post(f"/api/games/{game_id}/hands/1", {"out": 3}).get_json()["hands"][0]
+    assert hand["out"] == 3 and [s and s["points"] for s in hand["scores"]][:2] == [24, 15]
+
+
+def test_clearing_who_went_out_on_a_splash_says_to_untick_the_splash(api: Any, game_id: int) -> None:
+    api.post(f"/api/games/{game_id}/hands/2", {"out": 1, "splash": True})
+    response = api.post(f"/api/games/{game_id}/hands/2", {"out": None})
+    assert response.status_code == 400
+    assert "untick the splash first, then clear who went out" in response.get_json()["error"]
+    assert api.get(f"/api/games/{game_id}").get_json()["hands"][1]["out"] == 1
+
+
 def test_game_note(api: Any, game_id: int) -> None:
     assert api.post(f"/api/games/{game_id}/note", {"note": "Grandpa's deck"}).get_json()["note"] == "Grandpa's deck"
     response = api.post(f"/api/games/{game_id}/note", {"note": 5})

@@ -662,7 +662,13 @@ def save_hand(game_id: int, hand: int, *, out: Any = _UNSET, splash: Any = _UNSE
         if new_splash and not variant.has_splash:
             raise InputError(f"{variant.title} has no splash: only Llenroc doubles on a splash.")
         if new_splash and new_out is None:
+            if asked_splash is None:   # the mark cleared on a hand already marked a splash
+                raise InputError("This hand is marked a splash, which needs the player who went out: "
+                                 "untick the splash first, then clear who went out.")
             raise InputError("A splash needs the player who went out: mark who went out.")
+        old_out = row["out_seat"] if row else None
+        if new_out != old_out:
+            _check_cards_counted(db, game, variant, hand, new_out)
         doubled = is_doubled(variant, hand, new_splash)
         db.execute(
             "INSERT INTO hand (game_id, number, out_seat, splash, note) VALUES (?, ?, ?, ?, ?)"
@@ -689,6 +695,26 @@ def save_hand(game_id: int, hand: int, *, out: Any = _UNSET, splash: Any = _UNSE
                        (points, game_id, hand, row["seat"]))
         _touch(db, game_id)
     return load_game(game_id)
+
+
+def _check_cards_counted(db: sqlite3.Connection, game: dict[str, Any], variant: Variant, hand: int,
+                         out_seat: int | None) -> None:
+    """The saved cards that count with ``out_seat`` marked out are possible together.
+
+    The cards of the player who went out are set aside, so they were not checked against the
+    others' saved since; moving or clearing the mark counts them again, and three QH from two
+    decks must not be scored silently.
+    """
+    counted = [code for row in db.execute(
+        "SELECT seat, cards FROM score WHERE game_id = ? AND hand = ? AND cards IS NOT NULL", (game["id"], hand))
+        if row["seat"] != out_seat for code in json.loads(row["cards"])]
+    try:
+        check_possible(parse_cards(counted), variant, players=len(game["players"]), decks=game["decks"])
+    except ImpossibleHandError as error:
+        who = "clearing who went out" if out_seat is None else f"marking {_player_name(game, out_seat)} out"
+        raise ImpossibleHandError(
+            f"Not saved: {who} would count the set-aside cards again, and with the other players' saved "
+            f"cards for hand {hand}: {error}; correct the cards first.") from None
 
 
 def parse_splash(value: Any) -> bool:
