@@ -186,6 +186,9 @@ def parse_cards(codes: str | Iterable[str | Card]) -> list[Card]:
     """
     if isinstance(codes, str):
         codes = [part for part in re.split(r"[\s,;]+", codes) if part]
+    elif isinstance(codes, (bytes, bytearray)) or not isinstance(codes, Iterable):
+        # Iterating bytes would name their numbers ("81 is not a card"), not what was sent.
+        raise InvalidCardError(codes)
     return [Card.from_code(code) for code in codes]
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 
 import pytest
 
@@ -79,6 +80,13 @@ def test_a_code_that_is_not_a_card_is_an_error_quoting_it(bad: str) -> None:
 def test_parse_cards_names_the_first_bad_code() -> None:
     with pytest.raises(InvalidCardError, match="'ZZ'"):
         parse_cards(["QH", "ZZ", "10S"])
+
+
+@pytest.mark.parametrize("sent", [b"QH", bytearray(b"QH 10S"), None, 7])
+def test_parse_cards_refuses_what_is_no_list_of_codes_quoting_it(sent: object) -> None:
+    # Bytes were iterated as numbers: "81 is not a card".
+    with pytest.raises(InvalidCardError, match=f"^{re.escape(repr(sent))} is not a card"):
+        parse_cards(sent)  # type: ignore[arg-type]
 
 
 def test_parse_cards_takes_a_list_or_one_string_with_spaces_or_commas() -> None:
