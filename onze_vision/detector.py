@@ -189,6 +189,10 @@ class PhotoReading:
         return out
 
 
+#: The grey a letterbox pads with (Ultralytics' own): what the detector learned as "no photo here".
+LETTERBOX_GREY = (114, 114, 114)
+
+
 def letterbox(image: np.ndarray, size: tuple[int, int]) -> tuple[np.ndarray, float, tuple[int, int]]:
     """Resize keeping the aspect ratio and pad with grey 114 to ``size`` (h, w), like Ultralytics.
 
@@ -205,8 +209,7 @@ def letterbox(image: np.ndarray, size: tuple[int, int]) -> tuple[np.ndarray, flo
     pad_w, pad_h = (size[1] - new_w) / 2, (size[0] - new_h) / 2
     top, bottom = round(pad_h - 0.1), round(pad_h + 0.1)
     left, right = round(pad_w - 0.1), round(pad_w + 0.1)
-    padded = cv2.copyMakeBorder(image, top, bottom, left, right, cv2.BORDER_CONSTANT,
-                                value=(114, 114, 114))
+    padded = cv2.copyMakeBorder(image, top, bottom, left, right, cv2.BORDER_CONSTANT, value=LETTERBOX_GREY)
     return padded, ratio, (left, top)
 
 
@@ -672,6 +675,15 @@ class CardDetector:
         input_h, input_w = self.input_size
         photo, side = (loaded.width, loaded.height), min(self.input_size)
         look_scale = scale * min(input_h / height, input_w / width)
+        if config.step_back and not (boxes.confidence >= config.conf_threshold).any():
+            # No sure index: perhaps a close-up, its indices larger than the detector was taught.
+            # Seen smaller, they are found; the first look's boxes stay where these are not.
+            # Only sure ones count: a far shot's indices, smaller still, must not stand in for
+            # the closer and blind looks below.
+            back = self._step_back(image, placing, clock, mirrored)
+            if (back.confidence >= config.conf_threshold).any():
+                boxes = Detections.merge([back, boxes])
+                boxes = boxes[non_max_suppression(boxes.xyxy, boxes.confidence, config.iou_threshold)]
         if not (boxes.confidence >= config.zoom_floor).any():
             blind = plan_blind_look(photo, look_scale, side, config)
             if blind is not None:
@@ -685,6 +697,19 @@ class CardDetector:
             return image, scale, boxes
         return self._look_closer(loaded, look, Detections(boxes.xyxy / scale, boxes.confidence, boxes.class_id),
                                  floor, clock, gains, mirrored)
+
+    def _step_back(self, image: np.ndarray, floor: float, clock: _Stopwatch, mirrored: bool) -> Detections:
+        """The indices of ``image`` located with it seen ``step_back`` times smaller: padded on
+        its right and bottom with the letterbox's grey, so its boxes keep its pixels."""
+        height, width = image.shape[:2]
+        grow = self.config.step_back - 1
+        padded = cv2.copyMakeBorder(image, 0, round(height * grow), 0, round(width * grow), cv2.BORDER_CONSTANT,
+                                    value=LETTERBOX_GREY)
+        found = self.locate_indices(padded, floor, clock, mirrored)
+        inside = (found.xyxy[:, 0] < width) & (found.xyxy[:, 1] < height)
+        found = found[inside]
+        return Detections(np.minimum(found.xyxy, [width, height, width, height]).astype(np.float32),
+                          found.confidence, found.class_id)
 
     def _look_closer(self, loaded: LoadedImage, look: CloserLook, earlier: Detections, floor: float,
                      clock: _Stopwatch, gains: np.ndarray | None = None,

@@ -149,6 +149,13 @@ class DetectorConfig:
             detector looks at the whole photo again in up to this many tiles, decoded
             finer, and a closer look is placed with what that finds (0: never; see
             :func:`~onze_vision.looks.plan_blind_look`). Cards far enough away leave the first look nothing.
+        step_back: When the first look finds no index scoring ``conf_threshold``, the
+            detector also looks at the photo this many times smaller (padded to this many
+            times its size, so it fills that share of the detector's input): a close-up of
+            one card has indices larger than the detector was taught to find. Where that
+            finds one scoring ``conf_threshold``, its boxes are read with the first look's
+            (the surer of two overlapping), and the closer or blind look follows as it would
+            (0: never).
         balance_from: When the photo's white is off enough that one of its colour
             channels needs a gain of at least this to make it white (a warm lamp, a dim
             room), every channel is scaled by its gain before anything is read
@@ -214,6 +221,7 @@ class DetectorConfig:
     zoom_floor: float = 0.25
     zoom_margin: float = 3.0
     zoom_blind_tiles: int = 0
+    step_back: float = 0.0
     balance_from: float = 0.0
     balance_max_gain: float = 3.0
     blur_warn_from: float = 0.0
@@ -261,6 +269,8 @@ class DetectorConfig:
                 raise ValueError(f"{name} must be >= 0, got {getattr(self, name)}")
         if self.zoom_tiles < 1:
             raise ValueError(f"zoom_tiles must be >= 1, got {self.zoom_tiles}")
+        if self.step_back != 0 and not self.step_back > 1:
+            raise ValueError(f"step_back must be 0 (never) or above 1, got {self.step_back}")
         if self.zoom_blind_tiles < 0:
             raise ValueError(f"zoom_blind_tiles must be >= 0, got {self.zoom_blind_tiles}")
         if self.zoom_min_gain < 1:

@@ -233,6 +233,12 @@ def write_detector_json(out_dir: Path, dataset: Path, extra: dict[str, object] |
         # datasets/far-small, far shots with 25-60 px indices: card recall 0.82 -> 0.89;
         # 9 tiles 0.90 for 50 % more looks; scripts/sweep_closer_look.py, models/HISTORY.md).
         "zoom_blind_tiles": 4,
+        # A photo whose first look finds no sure index is also looked at three times smaller:
+        # a close-up of one card has indices larger than the detector was taught (the real
+        # photos' single indices enlarged to 150 / 180 / 250 px at the input: found 0.27 /
+        # 0.12 / 0.01 -> 0.93 / 0.96 / 0.97; 2x: 0.64 / 0.79 / 0.52; the close-up run,
+        # models/HISTORY.md).
+        "step_back": 3.0,
         # A photo whose white needs a channel gain of 1.5 or more (a warm lamp, a dim room)
         # has its channels scaled to make the cards' white white, by at most 3 (chosen with
         # scripts/sweep_light.py: real photos every 3rd made very warm / dim / dark, cards
