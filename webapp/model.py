@@ -505,9 +505,7 @@ def save_score(game_id: int, hand: int, seat: int, *, cards: Any = None, points:
         if out_seat == seat and base != 0:
             raise InputError(f"{name} went out in hand {hand}, so their score is 0, not {base}.")
         if card_codes is not None:
-            others = [code for other in db.execute(
-                "SELECT seat, cards FROM score WHERE game_id = ? AND hand = ? AND cards IS NOT NULL",
-                (game_id, hand)) if other["seat"] not in (seat, out_seat) for code in json.loads(other["cards"])]
+            others = _saved_cards(db, game_id, hand, leaving_out=(seat, out_seat))
             try:
                 check_possible(parse_cards(others + card_codes), variant, players=players, decks=decks)
             except ImpossibleHandError as error:
@@ -697,6 +695,13 @@ def save_hand(game_id: int, hand: int, *, out: Any = _UNSET, splash: Any = _UNSE
     return load_game(game_id)
 
 
+def _saved_cards(db: sqlite3.Connection, game_id: int, hand: int, leaving_out: tuple[int | None, ...]) -> list[str]:
+    """The codes of every card list saved for the hand, but those of the seats ``leaving_out``."""
+    return [code for row in db.execute(
+        "SELECT seat, cards FROM score WHERE game_id = ? AND hand = ? AND cards IS NOT NULL", (game_id, hand))
+        if row["seat"] not in leaving_out for code in json.loads(row["cards"])]
+
+
 def _check_cards_counted(db: sqlite3.Connection, game: dict[str, Any], variant: Variant, hand: int,
                          out_seat: int | None) -> None:
     """The saved cards that count with ``out_seat`` marked out are possible together.
@@ -705,9 +710,7 @@ def _check_cards_counted(db: sqlite3.Connection, game: dict[str, Any], variant: 
     others' saved since; moving or clearing the mark counts them again, and three QH from two
     decks must not be scored silently.
     """
-    counted = [code for row in db.execute(
-        "SELECT seat, cards FROM score WHERE game_id = ? AND hand = ? AND cards IS NOT NULL", (game["id"], hand))
-        if row["seat"] != out_seat for code in json.loads(row["cards"])]
+    counted = _saved_cards(db, game["id"], hand, leaving_out=(out_seat,))
     try:
         check_possible(parse_cards(counted), variant, players=len(game["players"]), decks=game["decks"])
     except ImpossibleHandError as error:
