@@ -54,7 +54,10 @@ import numpy as np
 from onze_vision.cards import CARD_CODES
 from onze_vision.detections import Detections, non_max_suppression
 from onze_vision.detector_config import (
+    CLASSIFIER_FILE,
+    CONFIG_FILE,
     DECK_CORNERS,
+    DETECTOR_FILE,
     DetectorConfig,
     InvalidModelError,
     ModelNotFoundError,
@@ -90,9 +93,6 @@ from onze_vision.sharpness import GAUGE_FILE, BlurGauge
 #: The long side, in pixels, at most, that a blurred photo's shake is undone and read again at.
 UNSHAKE_SIDE = 1024
 
-DETECTOR_FILE = "index_detector.onnx"
-CLASSIFIER_FILE = "index_classifier.onnx"
-CONFIG_FILE = "detector.json"
 
 
 #: The models folder of a checkout (a clone, or an editable install).

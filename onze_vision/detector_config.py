@@ -56,6 +56,12 @@ CONFIG_KEYS = {
 NOTE_KEYS = ("center_spread_p90", "classes", "operating_point", "pair_tolerance")
 
 
+#: The models folder's files (here, where no model is loaded, for the tools that only name them).
+DETECTOR_FILE = "index_detector.onnx"
+CLASSIFIER_FILE = "index_classifier.onnx"
+CONFIG_FILE = "detector.json"
+
+
 @dataclass(frozen=True)
 class DetectorConfig:
     """Runtime constants, read from ``models/detector.json`` (missing keys keep defaults).

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from onze_vision.commands.checks import above, at_least, first, refuse, share, writable_folder
+from onze_vision.detector_config import DETECTOR_FILE  # light: loads no model
 
 if TYPE_CHECKING:
     from onze_vision.training.classifier import IndexClassifier
@@ -113,8 +114,6 @@ def _dataset_args_problem(args: argparse.Namespace) -> str | None:
 
 #: The detector's largest stride: its input side is a multiple of it.
 DETECTOR_STRIDE = 32
-#: onze_vision.detector.DETECTOR_FILE, named here without loading OpenCV for a refusal.
-DETECTOR_FILE = "index_detector.onnx"
 
 # --device forms both stages take (Ultralytics for the detector, torch_device for the
 # classifier); a list of CUDA indices trains the detector on several GPUs, never the classifier.
