@@ -24,8 +24,9 @@ import numpy as np
 #: The longest smear looked for, as a share of the photo's long side (the shaken photos
 #: the project measures are smeared by 1.8 %; a phone's own stabiliser keeps most under).
 MAX_SHARE = 0.05
-#: Shorter smears (in pixels) are left alone: a pixel or two is the sensor's own softness.
-MIN_LENGTH = 2.0
+#: Shorter smears (in pixels) are not looked for: the cepstrum's centre holds the photo's
+#: own content, and a pixel or two of smear is the sensor's own softness.
+MIN_LENGTH = 3.0
 #: The photo's noise against its signal in the Wiener filter: lower sharpens harder and
 #: brings up noise and JPEG blocks; 0.01 read best on the shaken tuning photos.
 NOISE_TO_SIGNAL = 0.01
@@ -52,11 +53,11 @@ class Shake:
 
 
 def estimate_shake(image_bgr: np.ndarray, max_share: float = MAX_SHARE) -> Shake | None:
-    """The straight smear the photo's cepstrum shows, or None when it shows one shorter
-    than :data:`MIN_LENGTH` pixels.
+    """The straight smear the photo's cepstrum shows, or None when the photo is too small
+    to show one.
 
-    The deepest point of the cepstrum within ``max_share`` of the long side (and 3 pixels
-    off its centre, where the photo's own content lies) is taken as the smear's far end.
+    The deepest point of the cepstrum within ``max_share`` of the long side, and at least
+    :data:`MIN_LENGTH` pixels off its centre, is taken as the smear's far end.
     On a photo smeared some other way (out of focus, a curved path) this still names a
     line: whether undoing it helps is for the caller to judge by reading both.
     """
@@ -74,12 +75,9 @@ def estimate_shake(image_bgr: np.ndarray, max_share: float = MAX_SHARE) -> Shake
     dy, dx = np.mgrid[-reach:reach + 1, -reach:reach + 1]
     near = cepstrum[cy - reach:cy + reach + 1, cx - reach:cx + reach + 1].copy()
     radius = np.hypot(dy, dx)
-    near[(radius < 3) | (radius > reach)] = np.inf
+    near[(radius < MIN_LENGTH) | (radius > reach)] = np.inf
     row, col = np.unravel_index(int(np.argmin(near)), near.shape)
-    length = float(radius[row, col])
-    if length < MIN_LENGTH:
-        return None
-    return Shake(length, float(np.degrees(np.arctan2(-dy[row, col], dx[row, col])) % 180))
+    return Shake(float(radius[row, col]), float(np.degrees(np.arctan2(-dy[row, col], dx[row, col])) % 180))
 
 
 def undo_shake(image_bgr: np.ndarray, shake: Shake, noise_to_signal: float = NOISE_TO_SIGNAL) -> np.ndarray:
