@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Install everything the test suite needs on a fresh Debian machine, then run every test.
 # System packages: card art (gnome-cards-data, kdegames-card-data-kf5), its renderer (librsvg2-bin), the
-# font decks' typefaces and a headless browser for the end-to-end tests (chromium, chromium-driver).
+# font decks' typefaces and a headless browser for the end-to-end tests (chromium, driven by Playwright).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 sudo=""
@@ -10,7 +10,7 @@ need=()
 command -v rsvg-convert >/dev/null || need+=(librsvg2-bin)
 [ -e /usr/share/aisleriot/cards/anglo.svgz ] || need+=(gnome-cards-data)
 [ -e /usr/share/carddecks/svg-standard ] || need+=(kdegames-card-data-kf5)
-command -v chromium >/dev/null || need+=(chromium chromium-driver)
+command -v chromium >/dev/null || need+=(chromium)
 # Typefaces of the font decks and glyph decks (onze_vision/synth/art.py FONT_DECKS, GLYPH_DECKS list each file).
 fonts=(fonts-dejavu-core fonts-urw-base35 fonts-texgyre fonts-freefont-ttf fonts-liberation2
   fonts-crosextra-caladea fonts-crosextra-carlito fonts-linuxlibertine fonts-ebgaramond

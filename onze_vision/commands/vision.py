@@ -66,7 +66,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="measure the detector on real photos, synthetic held-out decks and speed",
         description="Write a report (Markdown, JSON, PNG plots) and print a summary against the bars.",
         epilog="examples:\n"
-               "  onze-vision evaluate                                # everything, about 5 minutes\n"
+               "  onze-vision evaluate                                # everything, about 15 minutes\n"
                "  onze-vision evaluate --speed-photos 0 --limit 50    # a quick look at accuracy",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

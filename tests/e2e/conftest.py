@@ -123,7 +123,7 @@ def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     if not Path(CHROMIUM).exists() or shutil.which("chromium") is None:
-        pytest.skip("Debian's chromium is not installed: apt-get install -y chromium chromium-driver")
+        pytest.skip("Debian's chromium is not installed: apt-get install -y chromium")
     _ensure_playwright()
     from playwright.sync_api import sync_playwright
 
