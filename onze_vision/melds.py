@@ -180,6 +180,9 @@ def meld_problems(meld: Meld, variant: Variant | str) -> list[str]:
     wild_flags = [s is not None for s in meld.stands_for]
     for card, stand in zip(meld.cards, meld.stands_for):
         if (stand is not None) != v.is_wild(card):
+            if card.is_red_ace and not v.red_aces_wild:
+                return [f"{card} is not wild in {v.name}, where red Aces are plain Aces "
+                        f"(wild: {v.wild_cards_text}): {shown}"]
             state = "wild" if v.is_wild(card) else "not wild"
             return [f"{card} is {state} in {v.name}: {shown}"]
         if stand is None and card.is_joker:
@@ -577,7 +580,9 @@ class _Search:
 
     def _build_set(self, naturals: list[Card], wilds: list[Card]) -> Meld:
         naturals = sorted(naturals, key=lambda c: SUITS.index(c.suit))
-        rank = naturals[0].rank if naturals else _ALL_WILD_SET_RANK
+        # A set of wilds only: Aces where every one is an Ace (the red Aces of ons laid as a
+        # set of Aces, not as Kings a King could later claim), else the dearest rank.
+        rank = naturals[0].rank if naturals else 1 if all(w.rank == 1 for w in wilds) else _ALL_WILD_SET_RANK
         present = {c.suit for c in naturals}
         # Where red Aces are wild, a wild in a set of Aces stands for a black one:
         # "JK = AH" would name a card that is itself wild.
@@ -660,6 +665,9 @@ _RELAXATIONS: tuple[dict[str, Any], ...] = (
     {"runs_same_suit": False},
     {"ace_low": True, "ace_high": True},
     {"exact_melds": False},
+    # Red Aces played as wild where they are plain Aces (llenroc), the commonest slip
+    # between families' rules: the meld then says "AH is not wild in llenroc".
+    {"red_aces_wild": True},
 )
 _EVERY_RELAXATION: dict[str, Any] = {key: value for change in _RELAXATIONS for key, value in change.items()}
 # Above this many cards, the search for the one faulty meld is not tried (2**n subsets).
@@ -686,11 +694,27 @@ def _fault(meld: Meld, problems: list[str], cards: Sequence[Card]) -> _Fault:
     return (len(problems), scatter), problems
 
 
+def _rule(problem: str) -> str:
+    """A problem's rule without the cards it quotes (the words before the last ": ")."""
+    return problem.rpartition(": ")[0] or problem
+
+
 def _one_meld_at_fault(melds: Sequence[Meld], variant: Variant, cards: Sequence[Card]) -> _Fault | None:
-    """The near miss when exactly one of ``melds`` breaks the variant's rules; else ``None``."""
+    """The near miss when one of ``melds`` breaks the variant's rules, or several break
+    the very same rules (two 4-card sets where sets are laid with exactly 3); else ``None``.
+    """
     broken = [(meld, problems) for meld in melds if (problems := meld_problems(meld, variant))]
-    # A near miss is one meld breaking the variant's rules; more is not "near".
-    return _fault(*broken[0], cards) if len(broken) == 1 else None
+    if len(broken) == 1:
+        return _fault(*broken[0], cards)
+    # Melds breaking different rules are no near miss, and "no set can be made" is as true.
+    if not broken or len({tuple(map(_rule, problems)) for _, problems in broken}) != 1:
+        return None
+    faults = [_fault(meld, problems, cards) for meld, problems in broken]
+    # Ranked after every one-meld miss: the rules broken are counted once per meld.
+    rank = (sum(f[0][0] for f in faults), sum(f[0][1] for f in faults))
+    # Each rule once, quoting every meld that breaks it.
+    return rank, [f"{_rule(problem)}: {' and '.join(problems[i].rpartition(': ')[2] for _, problems in broken)}"
+                  for i, problem in enumerate(broken[0][1])]
 
 
 def _relaxed_variants(v: Variant) -> list[Variant]:
@@ -705,7 +729,8 @@ def _relaxed_variants(v: Variant) -> list[Variant]:
 
 def _could_be_one_meld(kind: MeldKind, cards: Sequence[Card], v: Variant) -> bool:
     """A cheap test before the search: the naturals of a set share a rank, a run's differ."""
-    ranks = [card.rank for card in cards if not v.is_wild(card)]
+    # A red Ace may be played as wild where it is not (a near miss the search names).
+    ranks = [card.rank for card in cards if not (v.is_wild(card) or card.is_red_ace)]
     return len(set(ranks)) <= 1 if kind == "set" else len(set(ranks)) == len(ranks)
 
 
@@ -905,6 +930,9 @@ def find_contract(
 ) -> GoDown:
     """Find hand ``hand``'s contract inside a whole hand, leaving the fewest points.
 
+    In a hand where one may go down only by going out in the same turn (a variant's
+    ``splash_hands``), the contract must take every card but at most one, the discard.
+
     Raises:
         The same errors as :func:`check_down`.
     """
@@ -915,4 +943,31 @@ def find_contract(
         reason = explain(v, hand, card_list, use_all=False)
         return GoDown(False, [], list(card_list), reason, v.name, hand, points)
     melds, leftover, points = found
+    if hand in v.splash_hands and len(leftover) > 1:
+        # Here one may go down only by going out in the same turn (llenroc's hand 7): no
+        # one else is down to lay cards off on, so at most the discard may be left.
+        going_out = _going_out(v, contract, card_list)
+        if going_out is None:
+            reason = (f"Hand {hand} needs {contract}; found it: {_melds_text(melds)}, but "
+                      f"{format_cards(leftover)} would be left: in hand {hand} of {v.name} one may go down "
+                      f"only by going out in the same turn (a splash), keeping at most one card to discard.")
+            return GoDown(False, [], list(card_list), reason, v.name, hand,
+                          sum(v.card_value(c) for c in card_list))
+        melds, leftover = going_out
+        points = sum(v.card_value(c) for c in leftover)
     return GoDown(True, melds, leftover, None, v.name, hand, points)
+
+
+def _going_out(v: Variant, contract: Contract, cards: Sequence[Card]) -> tuple[list[Meld], list[Card]] | None:
+    """The contract laid with every card, or with all but one card, the discard (the
+    dearest such card); ``None`` when neither can be done."""
+    whole = arrange(v, contract, cards, use_all=True)
+    if whole is not None:
+        return whole[0], []
+    for discard in sorted(dict.fromkeys(cards), key=v.card_value, reverse=True):
+        rest = list(cards)
+        rest.remove(discard)
+        found = arrange(v, contract, rest, use_all=True)
+        if found is not None:
+            return found[0], [discard]
+    return None

@@ -41,6 +41,10 @@ RUN_MIN = 4  # a run is 4 or more consecutive ranks
 CARDS_PER_DECK = 52  # without its Jokers
 # A hand needs a card turned up to start the discard pile and at least one left to draw.
 UNDEALT_MIN = 2
+#: The rules common to every variant, in the words the rules page and ``variants`` say.
+SETS_TEXT = "3 or more cards of one rank, suits free (two identical cards may share a set)"
+SCORING_TEXT = ("when someone goes out, each other player scores the cards left in hand (values below) "
+                "and the one who went out scores 0; after hand 7 the lowest total wins")
 _NUMBER_WORDS = {1: "one", 2: "two", 3: "three", 4: "four"}
 
 
@@ -393,8 +397,10 @@ class Variant:
 
     @property
     def runs_text(self) -> str:
-        """A run's suits and its Ace, in words."""
-        return f"{'one suit' if self.runs_same_suit else 'any suits'}; Ace {self.ace_text}"
+        """What a run is in this variant, in words: length, suits, the Ace, no wrapping."""
+        suits = "all one suit" if self.runs_same_suit else "suits mixed as you like"
+        return (f"4 or more consecutive ranks, {suits}; Ace {self.ace_text}; "
+                "never round the corner (K A 2 is not a run)")
 
     @property
     def decks_text(self) -> str:
@@ -411,8 +417,10 @@ class Variant:
 
     @property
     def go_down_text(self) -> str:
-        """How long the melds laid down at go-down may be, in words."""
-        return "exactly 3-card sets and 4-card runs" if self.exact_melds else "melds may be longer than 3/4"
+        """What may be laid down when going down, in words."""
+        sizes = ("sets of exactly 3 cards and runs of exactly 4 (add the others later)" if self.exact_melds
+                 else "sets of 3 or more cards and runs of 4 or more")
+        return f"the hand's contract and nothing more: {sizes}"
 
     @property
     def card_values(self) -> tuple[tuple[str, str], ...]:
@@ -427,8 +435,9 @@ class Variant:
         if not self.has_splash:
             return None
         always = ", ".join(map(str, self.splash_hands))
-        return ("going down and out in one turn doubles the others' scores"
-                + (f"; hand {always} always doubles" if always else ""))
+        return ("going down and out in one turn (a splash) doubles the others' scores"
+                + (f"; in hand {always} one may go down only by splashing, so hand {always} always doubles"
+                   if always else ""))
 
     def rules_in_words(self) -> tuple[tuple[str, str], ...]:
         """The rules as ``(topic, words)`` pairs, the order a player asks in: the command
@@ -441,9 +450,13 @@ class Variant:
         return (
             ("players", f"{self.min_players}-{self.max_players}; decks: {self.decks_text}"),
             ("cards dealt", f"{', '.join(map(str, self.deal))} (hands 1-7)"),
-            ("wild cards", f"{self.wild_cards_text}; limits: {self.wild_limits_text}"),
+            ("sets", SETS_TEXT),
             ("runs", self.runs_text),
+            ("wild cards", f"{self.wild_cards_text}"
+                           f"{'; a red Ace is wild even in a set of Aces' if self.red_aces_wild else '; red Aces are ordinary Aces'}"
+                           f"; limits: {self.wild_limits_text}"),
             ("go-down", self.go_down_text),
+            ("scoring", SCORING_TEXT),
             ("values", ", ".join(f"{cards} {points}" for cards, points in self.card_values)),
             *((("splash", splash),) if splash else ()),
             ("contracts", "; ".join(f"{hand}: {self.contract(hand)}" for hand in HANDS)),
@@ -528,7 +541,7 @@ VARIANTS: dict[str, Variant] = {
         ),
         Variant(
             name="onze",
-            title="Onze (two decks, red Aces and Jokers wild)",
+            title="Onze (as played in France and the US)",
             source="001",
             min_players=3,
             max_players=7,
@@ -547,11 +560,12 @@ VARIANTS: dict[str, Variant] = {
             ace_low=True,
             ace_high=False,
             exact_melds=False,
-            notes=("A discard may be drawn out of turn; the taker does not discard.",),
+            notes=("A discard may be drawn out of turn; the taker does not discard.",
+                   "A discard covered by another is dead: it can no longer be taken."),
         ),
         Variant(
             name="scorecard",
-            title="Onze Score Card (the app's rules)",
+            title="Onze Score Card (the Onze Score Card app's rules)",
             source="002",
             min_players=3,
             max_players=7,
@@ -597,7 +611,8 @@ VARIANTS: dict[str, Variant] = {
             ace_low=True,
             ace_high=False,
             exact_melds=False,
-            notes=("Only the last discard may be stolen, while the player on turn has not discarded.",),
+            notes=("Only the last discard may be stolen, while the player on turn has not discarded.",
+                   "A discard covered by another is dead: it can no longer be taken."),
         ),
         Variant(
             name="ons",
@@ -620,7 +635,8 @@ VARIANTS: dict[str, Variant] = {
             ace_low=False,
             ace_high=True,
             exact_melds=False,
-            notes=("A red Ace on the table may be swapped for the card it stands for.",),
+            notes=("A red Ace on the table may be swapped for the card it stands for.",
+                   "A discard covered by another is dead: it can no longer be taken."),
         ),
     )
 }

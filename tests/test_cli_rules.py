@@ -27,7 +27,18 @@ def test_variants_lists_every_variant_and_its_rules(capsys: pytest.CaptureFixtur
     assert code == 0
     for name in VARIANTS:
         assert f"{name}:" in out
-    assert "any suits" in out and "two runs + one set" in out and "hand 7 always doubles" in out
+    assert "suits mixed as you like" in out and "two runs + one set" in out and "hand 7 always doubles" in out
+    # What every variant shares is said too: what a set is, how a hand is scored, who wins.
+    assert out.count("3 or more cards of one rank") == len(VARIANTS)
+    assert out.count("after hand 7 the lowest total wins") == len(VARIANTS)
+
+
+@pytest.mark.parametrize("name", list(VARIANTS))
+def test_variants_says_each_variants_own_customs_as_the_rules_page_does(
+        capsys: pytest.CaptureFixture[str], name: str) -> None:
+    _, out, _ = run(capsys, "variants", name)
+    for note in VARIANTS[name].notes:
+        assert note in out
 
 
 def test_variants_names_the_one_deal_that_leaves_no_stock(capsys: pytest.CaptureFixture[str]) -> None:

@@ -164,6 +164,14 @@ def test_each_hand_contract_is_recognised(variant: str, hand: int) -> None:
         pytest.param("llenroc", 1, "2C 5D 9H KS QS AD", ["no set can be made from 2C 5D 9H KS QS AD"], id="nothing at all"),
         pytest.param("llenroc", 2, "KS AS 2S 3S 7H 7D 7C", ["missing one run", "Runs never wrap round the Ace: K-A-2 is not a run."], id="a run round the Ace"),
         pytest.param("once", 3, "QS KH AC 2C 3H 4H 5H 6H", ["Runs never wrap round the Ace"], id="round the Ace in mixed suits"),
+        # Several melds breaking the very same rule: still one near miss, each meld quoted.
+        pytest.param("scorecard", 1, "7H 7S 7C 7D 9S 9D 9C 9H", ["laid down with exactly 3 cards", "7S 7H 7D 7C and 9S 9H 9D 9C."], id="near miss: two sets of four in scorecard"),
+        pytest.param("scorecard", 3, "4H 5H 6H 7H 8H 4S 5S 6S 7S 8S", ["laid down with exactly 4 cards", " and "], id="near miss: two 5-card runs in scorecard"),
+        pytest.param("once", 1, "JK AH 7S 9H JK AD", ["A set holds at most one wild card in once", "7S JK AH and 9H JK AD"], id="near miss: two sets of two wilds in once"),
+        pytest.param("onze", 3, "4D JK AH 7D 5S JK AD 8S", ["Wild cards may not sit side by side", "4D JK AH 7D and 5S JK AD 8S"], id="near miss: two runs with touching wilds in onze"),
+        # Red Aces played as wild where they are plain Aces, the commonest slip between families.
+        pytest.param("llenroc", 1, "7H 7S AH 9S 9D 9C", ["AH is not wild in llenroc, where red Aces are plain Aces", "7S 7H AH"], id="near miss: a red Ace as wild in llenroc"),
+        pytest.param("llenroc", 2, "7H 7S AH 9S 10S JK QS", ["AH is not wild in llenroc", "7S 7H AH."], id="near miss: the red Ace where it was laid"),
     ],
 )
 def test_reasons_a_player_understands(variant: str, hand: int, cards: str, words: list[str]) -> None:
@@ -240,6 +248,42 @@ def test_find_contract_leaves_the_fewest_points(
     assert (result.leftover_points, len(result.leftover)) == (points, left)
     used = [card for meld in result.melds for card in meld.cards] + list(result.leftover)
     assert Counter(used) == Counter(parse_cards(cards))
+
+
+def test_melds_breaking_different_rules_are_no_near_miss() -> None:
+    # One set holds two wilds, the other only wilds: two different rules, no single slip to name.
+    result = check_down("once", 1, "7S JK AH JK AD JK")
+    assert not result.valid
+    assert result.reason == "Hand 1 needs two sets; no set can be made from 7S JK AH JK AD JK."
+
+
+@pytest.mark.parametrize(("variant", "cards", "stands_for"), [
+    pytest.param("ons", "AH AD AH", ["AS", "AC", "AS"], id="ons: red Aces laid alone are Aces"),
+    pytest.param("scorecard", "JK AH JK", ["KS", "KH", "KD"], id="Jokers among them: the table names the rank"),
+])
+def test_a_set_of_wilds_only_is_shown_as(variant: str, cards: str, stands_for: list[str]) -> None:
+    result = check_down(variant, 1, f"{cards} 9S 9D 9C")
+    assert result.valid
+    wild_set = next(m for m in result.melds if len(m.wilds) == 3)
+    assert [str(card) for card in wild_set.wilds.values()] == stands_for
+
+
+@pytest.mark.parametrize(("cards", "valid", "left"), [
+    pytest.param("2H 3H 4H 5H 6S 7S 8S 9S 10D JD QD KD", True, [], id="every card laid: out"),
+    pytest.param("2H 3H 4H 5H 6S 7S 8S 9S 10D JD QD KD 5D", True, ["5D"], id="one card left: the discard"),
+    pytest.param("2H 3H 4H 5H 6S 7S 8S 9S 10D JD QD KD 9D", True, [], id="the 9D joins a run rather than be discarded"),
+    pytest.param("2H 3H 4H 5H 6S 7S 8S 9S 10D JD QD KD 5D 2C", False, None, id="two cards left: cannot go out"),
+])
+def test_in_llenrocs_hand_7_a_whole_hand_goes_down_only_by_going_out(cards: str, valid: bool,
+                                                                     left: list[str] | None) -> None:
+    result = find_contract("llenroc", 7, cards)
+    assert result.valid is valid
+    if valid:
+        assert [str(card) for card in result.leftover] == left
+    else:
+        assert "only by going out in the same turn" in result.reason and "5D 2C would be left" in result.reason  # type: ignore[operator]
+        # Another variant's hand 7 keeps the fewest points as before.
+        assert find_contract("onze", 7, cards).valid
 
 
 def test_find_contract_names_the_cards_left() -> None:

@@ -282,3 +282,25 @@ def test_a_short_deal_says_why_in_one_sentence(players: int, dealt: int, jokers_
 def test_cards_left_refuses_a_player_count_the_variant_is_not_played_by() -> None:
     with pytest.raises(InvalidPlayerCountError, match="onze is played by 3 to 7 players, not 8"):
         get_variant("onze").cards_left_after_deal(8, 1)
+
+
+@pytest.mark.parametrize("name", list(VARIANTS))
+def test_the_rules_in_words_say_what_every_variant_shares(name: str) -> None:
+    words = dict(VARIANTS[name].rules_in_words())
+    assert words["sets"].startswith("3 or more cards of one rank")
+    assert words["runs"].startswith("4 or more consecutive ranks") and "K A 2 is not a run" in words["runs"]
+    assert words["go-down"].startswith("the hand's contract and nothing more")
+    assert "the one who went out scores 0" in words["scoring"] and "lowest total wins" in words["scoring"]
+
+
+@pytest.mark.parametrize(("name", "wild"), [
+    ("llenroc", "Jokers; red Aces are ordinary Aces"),
+    ("onze", "Jokers and red Aces; a red Ace is wild even in a set of Aces"),
+    ("ons", "red Aces; a red Ace is wild even in a set of Aces"),
+])
+def test_the_rules_say_whether_a_red_ace_is_wild(name: str, wild: str) -> None:
+    assert dict(VARIANTS[name].rules_in_words())["wild cards"].startswith(wild)
+
+
+def test_llenrocs_rules_say_hand_7_is_gone_down_only_by_splashing() -> None:
+    assert "in hand 7 one may go down only by splashing" in dict(VARIANTS["llenroc"].rules_in_words())["splash"]

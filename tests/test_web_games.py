@@ -32,10 +32,16 @@ def test_home_and_new_game_pages_render(client: Any) -> None:
 
 
 @pytest.mark.parametrize(("variant", "summary"), [
-    ("llenroc", "the Caldwell family rules · 2-8 players · wild: Jokers · runs: one suit, Ace low or high · "
+    ("llenroc", "the Caldwell family rules · 2-8 players · wild: Jokers (no limit) · runs: one suit, Ace low or high · "
                 "a splash doubles"),
-    ("once", "Don Williamson&#39;s rules · 2-6 players · wild: Jokers and red Aces · runs: any suits, Ace low"),
-    ("ons", "a variation on gin rummy · 2-8 players · wild: red Aces · runs: one suit, Ace high"),
+    # onze and scorecard share their wild cards: the line says what sets them apart.
+    ("onze", "as played in France and the US · 3-7 players · wild: Jokers and red Aces (every meld needs at least "
+             "2 natural cards; no two wild cards side by side in a run) · runs: one suit, Ace low"),
+    ("scorecard", "the Onze Score Card app&#39;s rules · 3-7 players · wild: Jokers and red Aces (no limit) · "
+                  "runs: one suit, Ace low or high · go down with exactly 3-card sets and 4-card runs"),
+    ("once", "Don Williamson&#39;s rules · 2-6 players · wild: Jokers and red Aces (no meld of only wild cards; "
+             "a set holds at most one wild card; no two wild cards side by side in a run) · runs: any suits, Ace low"),
+    ("ons", "a variation on gin rummy · 2-8 players · wild: red Aces (no limit) · runs: one suit, Ace high"),
 ])
 def test_the_new_game_page_says_each_variants_rules_in_a_line(client: Any, variant: str, summary: str) -> None:
     page = client.get("/games/new").get_data(as_text=True)

@@ -46,6 +46,17 @@ def test_whole_hand_mode_finds_the_contract(client: Any, token: str) -> None:
     assert '<strong class="leftover-points">12 points</strong>' in page
 
 
+@pytest.mark.parametrize(("cards", "says"), [
+    pytest.param("2H 3H 4H 5H 6S 7S 8S 9S 10D JD QD KD 5D", "Going down here is going out", id="one card to discard"),
+    pytest.param("2H 3H 4H 5H 6S 7S 8S 9S 10D JD QD KD 5D 2C", "only by going out in the same turn", id="two left: no go-down"),
+])
+def test_llenrocs_hand_7_whole_hand_is_going_out(client: Any, token: str, cards: str, says: str) -> None:
+    page = _check(client, token, cards=cards, mode="hand", hand="7").get_data(as_text=True)
+    assert says in page
+    # Going out, the one card left is the discard, not points left in hand.
+    assert ("Left over:" in page) is ("Going down here" not in page)
+
+
 def test_game_go_down_uses_the_games_variant(client: Any, token: str, game_id: int) -> None:
     # Hand 3 is two runs; the game is Llenroc whatever the form says.
     page = _check(client, token, url=f"/games/{game_id}/godown", variant="once", hand="3",

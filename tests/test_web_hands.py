@@ -127,7 +127,7 @@ def test_hand_seven_always_doubles_in_llenroc(client: Any, token: str, game_id: 
     _save_cards(client, token, game_id, 7, 2, "QH 7S")
     assert _score(client, game_id, 7, 2)["points"] == 34
     page = client.get(f"/games/{game_id}/hands/7").get_data(as_text=True)
-    assert "hand 7 is always a splash" in page
+    assert "in hand 7 one goes down only by splashing" in page
 
 
 def test_no_doubling_in_onze(client: Any, api: Any) -> None:

@@ -175,4 +175,4 @@ def test_a_variant_whose_runs_take_no_ace_is_summed_up_and_listed(client: Any, m
     no_aces = replace(VARIANTS["ons"], name="noaces", title="No Aces (a family's own)", ace_low=False, ace_high=False)
     monkeypatch.setitem(VARIANTS, "noaces", no_aces)
     listed = {v["name"]: v for v in client.get("/api/variants").get_json()["variants"]}
-    assert listed["noaces"]["summary"] == "a family's own · 2-8 players · wild: red Aces · runs: one suit, no Ace"
+    assert listed["noaces"]["summary"] == "a family's own · 2-8 players · wild: red Aces (no limit) · runs: one suit, no Ace"

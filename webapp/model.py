@@ -81,8 +81,15 @@ def variant_summary(variant: Variant) -> str:
            (False, True): "Ace high", (False, False): "no Ace"}[(variant.ace_low, variant.ace_high)]
     # The title's words in brackets ("the Caldwell family rules") lead: the list shows the name alone.
     aside = variant.title.partition(" (")[2].rstrip(")")
-    parts = [*([aside] if aside else []), f"{variant.min_players}-{variant.max_players} players", f"wild: {variant.wild_cards_text}",
+    # What tells the variants apart: the wild cards' limits, the suits and Ace of a run,
+    # melds laid at their least size only, a splash.
+    limits = "no limit" if variant.min_naturals == 0 and variant.max_set_wilds is None and variant.wilds_may_touch \
+        else variant.wild_limits_text
+    parts = [*([aside] if aside else []), f"{variant.min_players}-{variant.max_players} players",
+             f"wild: {variant.wild_cards_text} ({limits})",
              f"runs: {'one suit' if variant.runs_same_suit else 'any suits'}, {ace}"]
+    if variant.exact_melds:
+        parts.append("go down with exactly 3-card sets and 4-card runs")
     if variant.has_splash:
         parts.append("a splash doubles")
     return " · ".join(parts)
@@ -159,7 +166,9 @@ def check_go_down(variant_name: str, hand: int | str, cards: str | Sequence[str]
     check = find_contract if whole_hand else check_down
     result = check(variant, number, parse_cards(codes), players=players, decks=decks).to_dict()
     result.update(variant=variant.name, hand=number, contract=str(variant.contract(number)),
-                  cards=codes, mode="hand" if whole_hand else "down")
+                  cards=codes, mode="hand" if whole_hand else "down",
+                  # A splash-only hand: the contract found goes out, and what is left is the discard.
+                  going_out=bool(whole_hand and result["valid"] and number in variant.splash_hands))
     return result
 
 
@@ -658,7 +667,8 @@ def save_hand(game_id: int, hand: int, *, out: Any = _UNSET, splash: Any = _UNSE
         new_splash = (bool(row["splash"]) if row else False) if asked_splash is None else asked_splash
         new_note = (row["note"] if row else "") if asked_note is None else asked_note
         if new_splash and not variant.has_splash:
-            raise InputError(f"{variant.title} has no splash: only Llenroc doubles on a splash.")
+            raise InputError(f"{variant.title} has no splash: only "
+                             f"{', '.join(v.title.partition(' (')[0] for v in all_variants() if v.has_splash)} doubles on a splash.")
         if new_splash and new_out is None:
             if asked_splash is None:   # the mark cleared on a hand already marked a splash
                 raise InputError("This hand is marked a splash, which needs the player who went out: "

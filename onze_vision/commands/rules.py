@@ -123,6 +123,8 @@ def _variant_text(v: Variant) -> str:
     lines = [f"{v.name}: {v.title} [seed {v.source}]"]
     # Short deals are listed, not refused: the table agrees how to play such a hand.
     lines += [f"  {topic:<13} {words}" for topic, words in v.rules_in_words()]
+    # The table's own customs, as the rules page lists them under "Also in these rules".
+    lines += [f"  {'also' if i == 0 else '':<13} {note}" for i, note in enumerate(v.notes)]
     return "\n".join(lines)
 
 
@@ -198,7 +200,10 @@ def _cmd_check_down(args: argparse.Namespace) -> int:
         for meld in result.melds:
             stand_ins = ", ".join(f"{meld.cards[i]} = {card}" for i, card in meld.wilds.items())
             print(f"  {meld.kind:3}  {meld}" + (f"   ({stand_ins})" if stand_ins else ""))
-        if args.hand:
+        if args.hand and args.round in variant.splash_hands:
+            discard = f", discarding {format_cards(result.leftover)}" if result.leftover else ""
+            print(f"  going out{discard}: in hand {args.round} one goes down only by splashing (the others' scores double)")
+        elif args.hand:
             print(
                 f"  left   {format_cards(result.leftover) or '(nothing)'}"
                 f"   {result.leftover_points} points"
