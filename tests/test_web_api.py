@@ -189,7 +189,11 @@ def test_godown(client: Any, api: Any, game_id: int) -> None:
     assert result["valid"] and result["hand"] == 1        # the game's current hand
     result = client.post("/api/godown", json={"variant": "llenroc", "hand": 1, "mode": "hand",
                                               "cards": "7H 7S 7D 8D 8C 8S KH"}).get_json()
-    assert result["valid"] and result["leftover"] == ["KH"]
+    assert result["valid"] and result["leftover"] == ["KH"] and result["going_out"] is False
+    # Llenroc's hand 7 is gone down in only by going out: what is left is the discard.
+    result = client.post("/api/godown", json={"variant": "llenroc", "hand": 7, "mode": "hand",
+                                              "cards": "2H 3H 4H 5H 6S 7S 8S 9S 10D JD QD KD 5D"}).get_json()
+    assert result["valid"] and result["going_out"] is True and result["leftover"] == ["5D"]
 
 
 def test_godown_errors(client: Any) -> None:
