@@ -3,11 +3,12 @@
 The real photos are well lit, sharp, in colour and mostly taken from above. Each (every
 ``every``-th of the set) is read as taken and again changed: as a black-and-white JPEG of
 itself, darkened or tinted the way a kitchen lamp or a dim room does it, blurred (out of
-focus, or shaken), and seen from lower down (tilted: the far edge shrunk). The reading as
+focus, or shaken), seen from lower down (tilted: the far edge shrunk), and mirrored left
+to right (as a selfie camera or a webcam may save it). The reading as
 taken is the reference (the real photos are labelled with ranks only, and in colour their
 suits are read right); for each suited card read there, the changed photo's card at the
-same place (box IoU >= 0.5; in a tilted copy, the card whose centre lies in the reference
-box carried through the tilt) is compared with it. Reported by ``onze-vision evaluate``;
+same place (box IoU >= 0.5; in a tilted or mirrored copy, the card whose centre lies in the
+reference box carried there) is compared with it. Reported by ``onze-vision evaluate``;
 ``scripts/sweep_light.py`` uses the same comparison to choose ``balance_from``.
 """
 
@@ -123,6 +124,15 @@ def tilted(path: Path, far_share: float) -> tuple[bytes, np.ndarray]:
     return jpeg_bytes(warped, path), homography
 
 
+def mirrored(path: Path) -> tuple[bytes, np.ndarray]:
+    """The photo as a JPEG mirrored left to right (a selfie camera or a webcam that saves
+    what it shows as a mirror does), and the homography that carries its points there."""
+    image = read_image_file(path, what="photo")
+    width = image.shape[1]
+    homography = np.array([[-1.0, 0.0, width], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
+    return jpeg_bytes(np.ascontiguousarray(image[:, ::-1]), path), homography
+
+
 def carry_boxes(boxes: np.ndarray, homography: np.ndarray) -> np.ndarray:
     """Boxes [N, 4] (x1, y1, x2, y2) carried through a homography: each the box around its moved corners."""
     boxes = np.asarray(boxes, np.float64).reshape(-1, 4)
@@ -205,6 +215,7 @@ def evaluate_conditions(detector: CardDetector, root: Path, every: int = CONDITI
     lights: dict[str, Counter[str]] = {name: Counter() for name in LIGHTS}
     blurs: dict[str, Counter[str]] = {name: Counter() for name in BLURS}
     tilts: dict[str, Counter[str]] = {name: Counter() for name in TILTS}
+    mirror: Counter[str] = Counter()
     as_taken: Counter[str] = Counter()
 
     def tally(counts: Counter[str], reference: PhotoReading, reading: PhotoReading,
@@ -215,7 +226,8 @@ def evaluate_conditions(detector: CardDetector, root: Path, every: int = CONDITI
 
     for number, photo in enumerate(photos, 1):
         reference = detector.detect_cards(photo)
-        as_taken.update({"photos": 1, "warned blurred": reference.blurred})
+        as_taken.update({"photos": 1, "warned blurred": reference.blurred,
+                         "read mirrored": getattr(reference, "mirrored", False)})
         grey_reading = detector.detect_cards(grey_jpeg(photo))
         grey["judged colourless"] += grey_reading.colourless
         tally(grey, reference, grey_reading)
@@ -226,6 +238,10 @@ def evaluate_conditions(detector: CardDetector, root: Path, every: int = CONDITI
         for name, far_share in TILTS.items():
             data, homography = tilted(photo, far_share)
             tally(tilts[name], reference, detector.detect_cards(data), homography)
+        data, homography = mirrored(photo)
+        reading = detector.detect_cards(data)
+        tally(mirror, reference, reading, homography)
+        mirror["read mirrored"] += getattr(reading, "mirrored", False)
         if number % 50 == 0:
             progress(f"real photos changed: {number}/{len(photos)}")
     gauged = detector.blur_gauge is not None
@@ -233,4 +249,5 @@ def evaluate_conditions(detector: CardDetector, root: Path, every: int = CONDITI
             "grey": _shares(grey, gauged),
             "light": {name: _shares(counts, gauged) for name, counts in lights.items()},
             "blur": {name: _shares(counts, gauged) for name, counts in blurs.items()},
-            "tilt": {name: _shares(counts, gauged) for name, counts in tilts.items()}}
+            "tilt": {name: _shares(counts, gauged) for name, counts in tilts.items()},
+            "mirrored": _shares(mirror, gauged)}

@@ -150,6 +150,9 @@ class PhotoReading:
         unshaken: The photo was blurred, and the cards are those read after a straight
             shake was undone (:mod:`~onze_vision.deblur`; ``undo_shake``), which read
             surer than the photo as taken; it is still ``blurred``.
+        mirrored: The photo reads surer mirrored left to right (``mirror_below``): a selfie
+            camera or a webcam saved it as a mirror shows it. The cards are those read on
+            it mirrored back, their boxes on the photo as it is.
     """
 
     width: int
@@ -163,15 +166,16 @@ class PhotoReading:
     blurred: bool = False
     four_corner_deck: bool = False
     unshaken: bool = False
+    mirrored: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready ``{"width", "height", "cards": [...]}``, plus ``"maybe": [...]`` when
         there are any, ``"colourless": true`` for a photo without colour and
         ``"light_gains": {"red", "green", "blue"}`` for one whose light was evened out,
         ``"blurred": true`` with its ``"smear"`` for one too blurred to trust (and
-        ``"unshaken": true`` where its cards were read with the shake undone), and
+        ``"unshaken": true`` where its cards were read with the shake undone),
         ``"four_corner_deck": true`` for one that shows a deck with an index in all four
-        corners."""
+        corners, and ``"mirrored": true`` for one read mirrored back."""
         out: dict[str, Any] = {"width": self.width, "height": self.height, "cards": [c.to_dict() for c in self.cards]}
         if self.maybe:
             out["maybe"] = [c.to_dict() for c in self.maybe]
@@ -186,6 +190,8 @@ class PhotoReading:
             out["unshaken"] = True
         if self.four_corner_deck:
             out["four_corner_deck"] = True
+        if self.mirrored:
+            out["mirrored"] = True
         return out
 
 
@@ -491,6 +497,10 @@ class CardDetector:
                 unshaken = self._reading(loaded, *again, deck, timings, light, smear, blurred, unshaken=True)
                 if _sureness(unshaken.cards) > _sureness(reading.cards):
                     reading = unshaken
+        if self.config.mirror_below and _may_be_mirrored(reading, deck):
+            mirrored = self._read_mirrored(loaded, deck, timings, light, smear, blurred)
+            if _reads_better_mirrored(reading, mirrored):
+                reading = mirrored
         return reading
 
     def _reading(self, loaded: LoadedImage, indices: Detections, candidates: Detections, deck: DetectorConfig,
@@ -505,6 +515,27 @@ class CardDetector:
         timings["postprocess"] += (time.perf_counter() - start) * 1000
         return PhotoReading(loaded.width, loaded.height, cards, timings, maybe, colourless, light, smear, blurred,
                             grouping.four_corner_deck_seen, unshaken)
+
+    def _read_mirrored(self, loaded: LoadedImage, deck: DetectorConfig, timings: dict[str, float],
+                       light: tuple[float, float, float] | None, smear: float | None,
+                       blurred: bool) -> PhotoReading:
+        """The reading of ``loaded`` mirrored left to right, its boxes put back on the photo
+        as it is (``mirrored`` set)."""
+        start = time.perf_counter()
+        # No encoded bytes: a closer look must look at these pixels, not decode the photo again.
+        flipped = LoadedImage(np.ascontiguousarray(loaded.image[:, ::-1]), loaded.width, loaded.height,
+                              loaded.scale, loaded.format, loaded.orientation)
+        timings["preprocess"] += (time.perf_counter() - start) * 1000
+        _, indices, candidates, _, _ = self._read(flipped, None, None, timings, gauge=False, deck=deck)
+        reading = self._reading(flipped, indices, candidates, deck, timings, light, smear, blurred)
+
+        def put_back(cards: list[DetectedCard]) -> list[DetectedCard]:
+            return [replace(card, box=(loaded.width - card.box[2], card.box[1], loaded.width - card.box[0],
+                                       card.box[3])) for card in cards]
+
+        # Left to right on the photo as it is, as every reading lists its cards.
+        cards = sorted(put_back(reading.cards), key=lambda card: (card.box[0], card.box[1]))
+        return replace(reading, cards=cards, maybe=put_back(reading.maybe), mirrored=True)
 
     def _read_unshaken(self, loaded: LoadedImage, deck: DetectorConfig,
                        timings: dict[str, float]) -> tuple[Detections, Detections] | None:
@@ -824,6 +855,29 @@ class CardDetector:
         if probs.min() < 0 or not np.allclose(probs.sum(axis=1), 1.0, atol=1e-3):
             probs = _softmax(probs)  # an export that left the softmax out
         return probs, np.concatenate(down_parts).astype(np.float32)
+
+
+def _may_be_mirrored(reading: PhotoReading, deck: DetectorConfig) -> bool:
+    """Whether ``reading`` may be of a photo saved mirrored (``mirror_below``): no card read,
+    its weakest card read unsure, or a four-corner deck seen where none was said (a
+    two-corner deck mirrored shows its indices in the other two corners)."""
+    return (not reading.cards or min(card.confidence for card in reading.cards) < deck.mirror_below
+            or (reading.four_corner_deck and not deck.four_corner_deck))
+
+
+#: How sure a reading flipped back must be, as a share of the photo's own, to be taken
+#: where the photo showed a four-corner deck and the flip shows a two-corner one.
+_MIRROR_TIE = 0.95
+
+
+def _reads_better_mirrored(reading: PhotoReading, mirrored: PhotoReading) -> bool:
+    """Whether the photo read flipped back (``mirrored``) is to be kept: surer, or nearly as
+    sure and a two-corner deck where the photo as it is showed four corners (the common
+    deck, seen in a mirror, is the likelier story)."""
+    if _sureness(mirrored.cards) > _sureness(reading.cards):
+        return True
+    return (reading.four_corner_deck and not mirrored.four_corner_deck
+            and _sureness(mirrored.cards) >= _MIRROR_TIE * _sureness(reading.cards))
 
 
 def _sureness(cards: Sequence[DetectedCard]) -> float:

@@ -174,6 +174,11 @@ class DetectorConfig:
         undo_shake: A photo reported blurred is read a second time with the straight shake
             its cepstrum shows undone (:mod:`~onze_vision.deblur`), and that reading is kept
             where its cards' confidences sum higher (false: never).
+        mirror_below: When no card is read, or the weakest card of the reading is read
+            below this confidence, the photo is read a second time mirrored left to right
+            (a selfie camera or a webcam may save what it shows as a mirror does, and every
+            index then reads backwards), and that reading is kept, its boxes put back,
+            where its cards' confidences sum higher (0: never).
         code_weights: (code, weight) pairs: the classifier's probability of that card code
             is multiplied by its weight, and the codes' probabilities are scaled back to
             the share they had (JSON: an object, ``{"JK": 3.0}``). The weights choose
@@ -183,6 +188,10 @@ class DetectorConfig:
             A Joker's mark differs from deck to deck far more than a rank does: on a
             design it was not taught, the Joker's probability is low even where it is the
             best reading, and red codes with a little each outvote it.
+        check_floors: (code, confidence) pairs: a card read as that code below its own
+            floor is flagged to check as under ``check_below`` (JSON: an object,
+            ``{"JK": 0.6}``). A Joker counts the most points and is the code least surely
+            read; an index cut short (a Jack's J without its suit) can read as one.
         maybe_floors: (code, detector score, code probability) triples: indices read as
             that code are also offered as possibly missed down to the first number, where
             their code probability is at least the second (JSON: an object,
@@ -232,8 +241,10 @@ class DetectorConfig:
     balance_max_gain: float = 3.0
     blur_warn_from: float = 0.0
     undo_shake: bool = False
+    mirror_below: float = 0.0
     code_weights: tuple[tuple[str, float], ...] = ()
     maybe_floors: tuple[tuple[str, float, float], ...] = ()
+    check_floors: tuple[tuple[str, float], ...] = ()
 
     def __post_init__(self) -> None:
         # "not (low <= value <= high)" rather than "value < low": NaN is refused too.
@@ -260,6 +271,11 @@ class DetectorConfig:
                 raise ValueError(f"code_weights: {code!r} is not a card code")
             if not weight > 0 or not math.isfinite(weight):
                 raise ValueError(f"code_weights: the weight of {code!r} must be a positive number, got {weight}")
+        for code, floor in self.check_floors:
+            if code not in CARD_CODES:
+                raise ValueError(f"check_floors: {code!r} is not a card code")
+            if not 0.0 <= floor <= 1.0:
+                raise ValueError(f"check_floors: the floor of {code!r} must be between 0 and 1, got {floor}")
         for code, score, prob in self.maybe_floors:
             if code not in CARD_CODES:
                 raise ValueError(f"maybe_floors: {code!r} is not a card code")
@@ -287,7 +303,8 @@ class DetectorConfig:
             raise ValueError(f"blur_warn_from must be >= 0 (0: never), got {self.blur_warn_from}")
         if self.balance_max_gain < 1:
             raise ValueError(f"balance_max_gain must be >= 1, got {self.balance_max_gain}")
-        for name in ("unsure_below", "alternative_min", "check_below", "maybe_conf", "maybe_prob", "zoom_floor"):
+        for name in ("unsure_below", "alternative_min", "check_below", "maybe_conf", "maybe_prob", "zoom_floor",
+                     "mirror_below"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ValueError(f"{name} must be between 0 and 1, got {getattr(self, name)}")
 
@@ -341,6 +358,11 @@ class DetectorConfig:
                     raise TypeError(f'code_weights must be an object of code: weight (e.g. {{"JK": 3.0}}), got {value!r}')
                 pairs = value.items() if isinstance(value, dict) else value
                 value = tuple((str(code), float(weight)) for code, weight in pairs)
+            elif key == "check_floors":
+                if not isinstance(value, dict):
+                    raise TypeError(f'check_floors must be an object of code: confidence (e.g. {{"JK": 0.6}}), '
+                                    f'got {value!r}')
+                value = tuple((str(code), float(floor)) for code, floor in value.items())
             elif key == "maybe_floors":
                 if not isinstance(value, dict) or not all(
                         isinstance(floor, (list, tuple)) and len(floor) == 2 for floor in value.values()):

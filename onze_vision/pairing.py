@@ -388,7 +388,8 @@ def pair_indices(indices: Detections, config: DetectorConfig = DetectorConfig(),
     Returns:
         One :class:`DetectedCard` per card, sorted left to right; its box is the union
         of its index boxes, its confidence the best of theirs, its alternative (see
-        :func:`runner_up`) that of its best index, flagged to check under ``check_below``.
+        :func:`runner_up`) that of its best index, flagged to check under ``check_below``
+        (or its code's own floor, ``check_floors``).
     """
     cards: list[DetectedCard] = []
     probs = indices.data.get("probs")
@@ -403,8 +404,9 @@ def pair_indices(indices: Detections, config: DetectorConfig = DetectorConfig(),
         if colourless and probs is not None:
             alternative = other_colour(probs[best], code) or alternative
         confidence = float(indices.confidence[best])
+        floor = max([config.check_below, *(f for c, f in config.check_floors if c == CARD_CODES[code])])
         cards.append(DetectedCard(CARD_CODES[code], confidence, box, len(rows), alternative,
-                                  check=confidence < config.check_below))
+                                  check=confidence < floor))
     cards.sort(key=lambda card: (card.box[0], card.box[1]))
     return cards
 

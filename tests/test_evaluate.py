@@ -213,7 +213,10 @@ def test_full_run_on_tiny_sets(tmp_path: Path) -> None:
     # to where the tilt carried them, and nothing is found there.
     assert {name: shares["found_share"] for name, shares in conditions["tilt"].items()} == {
         "tilted": 0.0, "steeply tilted": 0.0}
-    assert "## Real photos without colour, in bad light, blurred and tilted" in text
+    assert "## Real photos without colour, in bad light, blurred, tilted and mirrored" in text
+    # So does a mirror: the reference boxes are followed to the other side.
+    assert conditions["mirrored"]["found_share"] == 0.0 and conditions["mirrored"]["read mirrored"] == 0
+    assert "- Mirrored left to right (as a selfie camera or a webcam may save the photo): cards found 0.000" in text
     # These models have no blur gauge: no photo is reported blurred, and that is no figure, so
     # the report says it was not measured rather than 0.000 (which read as a gauge that failed).
     assert "| steeply tilted (0.5) | 0.000 | 0.000 | 0.000 | n/a |" in text

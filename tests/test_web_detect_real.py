@@ -101,3 +101,21 @@ def test_a_photo_shaken_straight_is_read_with_its_shake_undone_and_still_said_bl
     assert sorted(c["card"] for c in photo["cards"]) == sorted(PHOTOS["web_edje_IMG_2560.jpg"])
     page = client.get(response.location).get_data(as_text=True)
     assert "This photo looks blurred" in page and "read with the shake taken out of the photo" in page
+
+
+def test_a_photo_saved_mirrored_is_read_flipped_back_and_said_so(real_app: Any) -> None:
+    from onze_vision.conditions import mirrored
+
+    client = real_app.test_client()
+    token = client.get("/api/csrf").get_json()["token"]
+    game = client.post("/api/games", json={"variant": "llenroc", "players": ["Ann", "Bo"]},
+                       headers={"X-CSRF-Token": token}).get_json()
+    data, _ = mirrored(DATA / "web_edje_IMG_2571.jpg")
+    response = client.post(f"/games/{game['id']}/hands/1/players/2/photo",
+                           data={"csrf_token": token, "photo": (io.BytesIO(data), "selfie.jpg")})
+    assert response.status_code == 302
+    photo = client.get("/api/photos/1").get_json()
+    assert photo["mirrored"] is True
+    assert sorted(c["card"] for c in photo["cards"]) == sorted(PHOTOS["web_edje_IMG_2571.jpg"])
+    page = client.get(response.location).get_data(as_text=True)
+    assert "the photo was saved mirrored" in page

@@ -57,6 +57,10 @@ def _note_what_to_check(photo: str, reading: Any, corners: str = "auto") -> None
         from onze_vision.commands.vision import blurred_note
 
         print(f"note: {photo}: {blurred_note(reading)}", file=sys.stderr)
+    if getattr(reading, "mirrored", False):
+        from onze_vision.commands.vision import MIRRORED_NOTE
+
+        print(f"note: {photo}: {MIRRORED_NOTE}", file=sys.stderr)
     if getattr(reading, "four_corner_deck", False) and corners == "auto":
         print(f"note: {photo}: {FOUR_CORNER_NOTE}", file=sys.stderr)
     if unsure:

@@ -200,6 +200,9 @@ COLOURLESS_NOTE = ("no colour in this photo: red and black suits look alike, so 
                    "(each card names its other-colour alternative)")
 BLURRED_NOTE = ("this photo looks blurred (shaken, or out of focus): cards in it may be missed or misread; "
                 "check them against the hand, or take it again with the phone held still")
+#: Said of a photo read flipped back (PhotoReading.mirrored).
+MIRRORED_NOTE = ("this photo was saved mirrored (as a selfie camera or a webcam may save it): "
+                 "its cards were read flipped back, their boxes on the photo as it is")
 #: Added where its cards were read with the shake undone (PhotoReading.unshaken).
 UNSHAKEN_NOTE = "(the cards were read with the shake taken out of the photo)"
 
@@ -250,6 +253,8 @@ def run_detect(args: argparse.Namespace) -> int:
                 print(f"  {COLOURLESS_NOTE}")
             if reading.blurred:
                 print(f"  {blurred_note(reading)}")
+            if reading.mirrored:
+                print(f"  {MIRRORED_NOTE}")
             if reading.four_corner_deck and args.corners == "auto":
                 print(f"  {FOUR_CORNER_NOTE}")
             if reading.light_gains is not None:

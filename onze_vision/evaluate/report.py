@@ -65,6 +65,8 @@ def summary_rows(results: dict[str, Any]) -> list[dict[str, Any]]:
         row(f"real photos seen from lower down ({', '.join(tilts)}): cards read twice, worst",
             max(twice_when_tilted) if twice_when_tilted and None not in twice_when_tilted else None,
             "(reported)", lambda v: True, ".3f"),
+        row("real photos mirrored (a selfie camera, a webcam): cards read right",
+            (conditions.get("mirrored") or {}).get("read_right_share"), "(reported)", lambda v: True, ".3f"),
         row("real photos as taken reported blurred (a warning where none is due)",
             (conditions.get("as taken") or {}).get("warned_share"), "(reported)", lambda v: True, ".3f"),
         *(row(f"real photos {name}: reported blurred", shares.get("warned_share"), "(reported)", lambda v: True,
@@ -397,9 +399,9 @@ def _rank_shown_lines(by_band: dict[str, dict[str, int]] | None) -> list[str]:
 
 
 def _conditions_lines(conditions: dict[str, Any]) -> list[str]:
-    """The real photos changed (:mod:`onze_vision.conditions`): grey, in bad light, blurred, tilted."""
+    """The real photos changed (:mod:`onze_vision.conditions`): grey, in bad light, blurred, tilted, mirrored."""
     grey = conditions["grey"]
-    lines = ["", "## Real photos without colour, in bad light, blurred and tilted", "",
+    lines = ["", "## Real photos without colour, in bad light, blurred, tilted and mirrored", "",
              f"One real photo in {conditions['every']} ({conditions['photos']}) read as taken and changed; the "
              "reading as taken is the reference, card by card (`onze_vision/conditions.py`).", "",
              f"- Black and white (one-channel JPEG): {grey.get('judged colourless', 0)} of {conditions['photos']} "
@@ -431,6 +433,13 @@ def _conditions_lines(conditions: dict[str, Any]) -> list[str]:
         lines.append(f"| {name} ({far_share:g}) | {_fmt(shares['found_share'])} | "
                      f"{_fmt(shares['read_right_share'])} | {_fmt(shares['read_twice_share'])} | "
                      f"{_fmt(shares['warned_share'])} |")
+    mirror = conditions.get("mirrored")
+    if mirror:   # reports made before this condition have none
+        lines += ["", f"- Mirrored left to right (as a selfie camera or a webcam may save the photo): cards found "
+                      f"{_fmt(mirror['found_share'])}, read right {_fmt(mirror['read_right_share'])}; "
+                      f"{mirror.get('read mirrored', 0)} of {mirror['photos']} photos read mirrored back "
+                      f"(`mirror_below`), and {conditions['as taken'].get('read mirrored', 0)} of the photos "
+                      "as taken (a needless flip)."]
     return lines
 
 
