@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, Response, abort, flash, redirect, render_template, request, url_for
+from flask import Blueprint, Response, abort, flash, redirect, render_template, request, session, url_for
 
 from . import model
 
@@ -106,8 +106,12 @@ def _hand_page(game: dict[str, Any], hand: int, *, form: dict[str, Any] | None =
     h = game["hands"][hand - 1]
     # As the form was drawn, the splash as a tick box wants it (a bool); a sent form over it.
     shown: dict[str, Any] = {**_shown_values(h), "splash": h["splash"], **(form or {})}
+    # Players with a photo read on this phone and not saved: said beside their name.
+    waiting = {p["seat"] for p in game["players"]
+               if (photo := pending_photo(game["id"], hand, p["seat"])) is not None
+               and not (h["scores"][p["seat"] - 1] and h["scores"][p["seat"] - 1].get("photo_id") == photo)}
     return render_template("hand.html", game=game, h=h, form=shown, was=_shown_values(h),
-                           typed=typed or {}, conflict=conflict), status
+                           typed=typed or {}, conflict=conflict, waiting=waiting), status
 
 
 @bp.route("/games/<int:game_id>/hands/<int:hand>/players/<int:seat>", methods=("GET", "POST"))
@@ -129,10 +133,54 @@ def player(game_id: int, hand: int, seat: int) -> Any:
             # Keep what was typed so the player can fix it; nothing was saved.
             return _player_page(game, hand, seat, cards_text=request.form.get("cards", ""),
                                 photo_id=request.form.get("photo_id") or None, status=400)
+        _forget_pending(game_id, hand, seat)
         name = game["players"][seat - 1]["name"]
         flash(f"Saved {name}'s score for hand {hand}.", "ok")
-        return redirect(_hand_url(game_id, hand))
+        return redirect(_after_score_url(game_id, hand, seat))
     return _player_page(game, hand, seat, photo_id=request.args.get("photo"))
+
+
+def _after_score_url(game_id: int, hand: int, seat: int) -> str:
+    """Where a saved score leads: the sheet with its winner when that score ended the game;
+    else the hand's page at the next player still without a score (a phone need not scroll
+    back down past the players done), or at this player when every one has one."""
+    game = model.load_game(game_id)
+    if game["finished"]:
+        winners = " and ".join(game["players"][s - 1]["name"] for s in game["winners"])
+        flash(f"Game over: {winners} {'wins' if len(game['winners']) == 1 else 'win'} with "
+              f"{game['totals'][game['winners'][0] - 1]}.", "ok")
+        return url_for("sheet.game", game_id=game_id) + "#winner"
+    scores = game["hands"][hand - 1]["scores"]
+    seats = len(scores)
+    following = [(seat + step - 1) % seats + 1 for step in range(1, seats + 1)]
+    anchor = next((s for s in following if scores[s - 1] is None), seat)
+    return f"{_hand_url(game_id, hand)}#player-{anchor}"
+
+
+#: A photo read for a player and not saved yet is kept waiting on that player's page (in the
+#: session: the phone that took it), for this many players at once.
+_PENDING_KEPT = 40
+
+
+def _pending_key(game_id: int, hand: int, seat: int) -> str:
+    return f"{game_id}/{hand}/{seat}"
+
+
+def _remember_pending(game_id: int, hand: int, seat: int, photo_id: int) -> None:
+    pending = dict(list(session.get("pending", {}).items())[-(_PENDING_KEPT - 1):])
+    pending[_pending_key(game_id, hand, seat)] = photo_id
+    session["pending"] = pending
+
+
+def _forget_pending(game_id: int, hand: int, seat: int) -> None:
+    key = _pending_key(game_id, hand, seat)
+    if key in session.get("pending", {}):
+        session["pending"] = {k: v for k, v in session["pending"].items() if k != key}
+
+
+def pending_photo(game_id: int, hand: int, seat: int) -> int | None:
+    """The photo read for this player on this phone and not saved since, if any."""
+    return session.get("pending", {}).get(_pending_key(game_id, hand, seat))
 
 
 def _player_page(game: dict[str, Any], hand: int, seat: int, *, cards_text: str | None = None,
@@ -140,6 +188,16 @@ def _player_page(game: dict[str, Any], hand: int, seat: int, *, cards_text: str 
     h = game["hands"][hand - 1]
     saved = h["scores"][seat - 1]
     photo = None
+    waiting = False
+    if photo_id in (None, "") and cards_text is None:
+        # A photo read and left without saving (another page opened, the phone locked) waits here.
+        pending = pending_photo(game["id"], hand, seat)
+        if pending is not None and not (saved and saved.get("photo_id") == pending):
+            try:
+                model.get_photo(pending)
+                photo_id, waiting = pending, True
+            except ValueError:
+                _forget_pending(game["id"], hand, seat)
     if photo_id not in (None, ""):
         try:
             photo = model.get_photo(int(photo_id))
@@ -153,7 +211,7 @@ def _player_page(game: dict[str, Any], hand: int, seat: int, *, cards_text: str 
         # A photo already saved with this score (Back, or a reload, after saving) shows
         # the cards as saved, corrections and all: saving again must not undo them.
         saved_from_photo = bool(saved and photo is not None and saved.get("photo_id") == photo["id"])
-        if photo is not None and request.args.get("photo") and not saved_from_photo:
+        if photo is not None and (request.args.get("photo") or waiting) and not saved_from_photo:
             cards = [c["card"] for c in photo["cards"]]   # a fresh photo: start from what was read
         elif saved and saved["cards"] is not None:
             cards = saved["cards"]
@@ -161,7 +219,7 @@ def _player_page(game: dict[str, Any], hand: int, seat: int, *, cards_text: str 
             cards = []
         cards_text = " ".join(cards)
     return render_template("player.html", game=game, h=h, seat=seat, saved=saved, photo=photo,
-                           cards_text=cards_text), status
+                           cards_text=cards_text, waiting=waiting), status
 
 
 @bp.route("/games/<int:game_id>/hands/<int:hand>/players/<int:seat>/photo", methods=("POST",))
@@ -182,6 +240,7 @@ def player_photo(game_id: int, hand: int, seat: int) -> Any:
         return _player_page(game, hand, seat, cards_text=request.form.get("cards_text"),
                             photo_id=int(current) if current.isascii() and current.isdigit() else None,
                             status=400)
+    _remember_pending(game_id, hand, seat, photo["id"])
     found = len(photo["cards"])
     if found:
         flash(f"Read {found} card{'s' if found != 1 else ''}: check {'them' if found != 1 else 'it'} "

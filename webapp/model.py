@@ -365,7 +365,16 @@ def load_game(game_id: int, *, deleted: bool = False) -> dict[str, Any]:
             "totals": list(totals),
         })
     finished = all(h["complete"] for h in hands)
-    current = next((h["number"] for h in hands if not h["complete"]), None)
+    # The hand in play: the last one begun while it lacks a score, else the one after it. A
+    # score left out of an earlier hand does not hold the table back: it is listed as missing.
+    last = max((h["number"] for h in hands if h["started"] or h["out"] is not None), default=0)
+    if last and not hands[last - 1]["complete"]:
+        current: int | None = last
+    else:
+        current = last + 1 if last < len(hands) else None
+    missing = [{"hand": h["number"],
+                "seats": [p["seat"] for p, score in zip(players, h["scores"]) if score is None]}
+               for h in hands if not h["complete"] and h["number"] < (current or len(hands) + 1)]
     # The leader is judged on complete hands only: a player whose score for the hand in
     # play is not saved yet would otherwise look ahead.
     complete = [h for h in hands if h["complete"]]
@@ -380,7 +389,8 @@ def load_game(game_id: int, *, deleted: bool = False) -> dict[str, Any]:
         "created": game["created"], "updated": game["updated"], "changes": game["changes"],
         "deleted": game["deleted"],
         "players": players, "hands": hands, "totals": totals,
-        "current_hand": current, "finished": finished,
+        "current_hand": current, "finished": finished, "missing": missing,
+        "complete_numbers": [h["number"] for h in complete],
         "leaders": leaders, "winners": leaders if finished else [],
         "complete_hands": len(complete), "standing": standing,
     }

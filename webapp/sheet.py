@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import secrets
 from typing import Any
 
-from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
+from flask import Blueprint, abort, flash, redirect, render_template, request, session, url_for
+from werkzeug.exceptions import NotFound
 
 from . import model
 
@@ -24,6 +26,12 @@ def new_game() -> Any:
     form: dict[str, Any] = {"variant": model.DEFAULT_VARIANT, "names": [""] * model.MAX_PLAYERS, "first_dealer": "1",
                             "note": "", "corners": "auto"}
     if request.method == "POST":
+        # The same form sent again (Back, then "Start the game" once more) opens the game it
+        # started rather than starting a copy another phone might go on scoring.
+        started = _started_by(request.form.get("form_id", ""))
+        if started is not None:
+            flash("This game was started already: here it is.", "ok")
+            return redirect(url_for("sheet.game", game_id=started))
         names = [request.form.get(f"player{i}", "") for i in range(1, model.MAX_PLAYERS + 1)]
         form = {"variant": request.form.get("variant", ""), "names": names,
                 "first_dealer": request.form.get("first_dealer", "1"), "note": request.form.get("note", ""),
@@ -43,6 +51,7 @@ def new_game() -> Any:
         except ValueError as error:
             flash(str(error), "error")
             return _new_game_page(form), 400
+        _remember_start(request.form.get("form_id", ""), game_id)
         flash("Game started: deal the first hand.", "ok")
         for text in model.deal_warnings(game_id):
             flash(text, "warn")
@@ -70,8 +79,34 @@ def _play_again_form(value: str) -> dict[str, Any]:
 
 def _new_game_page(form: dict[str, Any]) -> str:
     variants = model.all_variants()
-    return render_template("new_game.html", form=form, variants=variants,
+    # One id per form drawn (kept when the form comes back with an error): what it started is
+    # remembered in the session, so sending it twice starts one game.
+    form_id = request.form.get("form_id") or secrets.token_urlsafe(12)
+    return render_template("new_game.html", form=form, variants=variants, form_id=form_id[:32],
                            summaries={v.name: model.variant_summary(v) for v in variants})
+
+
+#: How many started forms a session remembers (a phone starts a few games an evening).
+_STARTS_REMEMBERED = 20
+
+
+def _started_by(form_id: str) -> int | None:
+    """The game the new-game form ``form_id`` started in this session, where it still exists."""
+    game_id = session.get("started", {}).get(form_id[:32]) if form_id else None
+    if game_id is None:
+        return None
+    try:
+        model.load_game(game_id)
+    except NotFound:   # deleted since: the form may start a game again
+        return None
+    return int(game_id)
+
+
+def _remember_start(form_id: str, game_id: int) -> None:
+    if form_id:
+        started = dict(list(session.get("started", {}).items())[-(_STARTS_REMEMBERED - 1):])
+        started[form_id[:32]] = game_id
+        session["started"] = started
 
 
 def _slot(value: str) -> int:

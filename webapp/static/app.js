@@ -76,6 +76,43 @@ document.addEventListener("DOMContentLoaded", function () {
     document.querySelectorAll("form[data-sent]").forEach(function (form) { delete form.dataset.sent; });
   });
 
+  // Who went out, the splash and the note are one form among the players' own on a hand's
+  // page: a tap on a player's Save, Clear or "Photo / cards" must not drop a choice made
+  // above and not saved yet. It is saved first; where that fails, the hand's form is sent
+  // as it is, and its page says why with the choice kept.
+  const handForm = document.getElementById("hand-form");
+  if (handForm) {
+    let unsaved = false;
+    handForm.addEventListener("input", function () { unsaved = true; });
+    handForm.addEventListener("change", function () { unsaved = true; });
+    handForm.addEventListener("submit", function () { unsaved = false; });
+    const saveHandFirst = async function () {
+      unsaved = false;
+      try {
+        const response = await fetch(handForm.action, { method: "POST", body: new FormData(handForm),
+                                                        credentials: "same-origin" });
+        return response.ok;
+      } catch (error) {
+        return false;
+      }
+    };
+    document.querySelectorAll("main form[method=post]").forEach(function (form) {
+      if (form === handForm) return;
+      form.addEventListener("submit", async function (event) {
+        if (!unsaved || event.defaultPrevented) return;
+        event.preventDefault();
+        if (await saveHandFirst()) form.submit(); else handForm.submit();
+      });
+    });
+    document.querySelectorAll("main a[href]").forEach(function (link) {
+      link.addEventListener("click", async function (event) {
+        if (!unsaved || event.defaultPrevented || link.target || event.ctrlKey || event.metaKey) return;
+        event.preventDefault();
+        if (await saveHandFirst()) window.location.href = link.href; else handForm.submit();
+      });
+    });
+  }
+
   // Choosing a photo reads it right away (one tap less at the table).
   document.querySelectorAll(".upload-form input[type=file]").forEach(function (input) {
     input.addEventListener("change", function () {
