@@ -822,7 +822,7 @@ def explain(variant: Variant | str, hand: int, cards: Sequence[Card], *, use_all
     if use_all:
         near_miss = _near_miss(v, contract, cards)
         if near_miss:
-            return near_miss
+            return f"{head}, but {_sentence_inside(near_miss)}"
     full = arrange(v, contract, cards, use_all=False) if use_all else None
     if full is not None:
         melds, leftover, _ = full
@@ -858,6 +858,12 @@ def explain(variant: Variant | str, hand: int, cards: Sequence[Card], *, use_all
             )
     kinds = " or ".join(dict.fromkeys(contract.melds))
     return f"{head}{size_note}; no {kinds} can be made from {format_cards(cards)}.{_wrap_hint(cards, contract, v)}"
+
+
+def _sentence_inside(text: str) -> str:
+    """``text`` to follow a comma: its first word lower-cased unless it is a card code ("AH")."""
+    first = text.split(" ", 1)[0]
+    return text[:1].lower() + text[1:] if (first[1:].islower() and first != "Aces") or first == "A" else text
 
 
 _KING, _ACE, _TWO = 13, 1, 2

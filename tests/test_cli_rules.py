@@ -219,7 +219,8 @@ def test_check_down_not_valid_exits_1_with_the_reason(capsys: pytest.CaptureFixt
     data = json.loads(out)
     assert (code, err) == (1, "")
     assert data["valid"] is False and data["melds"] == []
-    assert "A set holds at most one wild card in once" in data["reason"]
+    assert data["reason"] == ("Hand 1 needs two sets, but a set holds at most one wild card in once "
+                              "(red Aces are wild): 7H JK AH.")
 
 
 def test_check_down_hand_finds_the_contract_in_a_whole_hand(capsys: pytest.CaptureFixture[str]) -> None:
