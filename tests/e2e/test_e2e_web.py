@@ -891,3 +891,20 @@ def test_a_players_save_keeps_who_went_out_chosen_above_and_not_saved(page: Any,
     # The page lands at the next player still without a score.
     assert page.url.endswith("#player-3")
     assert page.is_checked("#hand-form input[name=out][value='1']")
+    # The one who went out: said on their own page before any card is typed.
+    page.goto(sheet + "/hands/1/players/1")
+    assert "Mum went out in hand 1: the score is 0." in page.inner_text("#went-out")
+    shoot(page, "07c-player-went-out")
+    # Zoe's score left out, hand 2 scored: the sheet moves on and names what is missing.
+    page.goto(sheet + "/hands/2")
+    page.check("#hand-form input[name=out][value='2']")
+    page.click("#hand-form button:has-text('Save hand')")
+    page.wait_for_selector("text=Hand 2 saved.")
+    for seat in (1, 3):
+        page.fill(f"#player-{seat} input[name=points]", "7")
+        page.click(f"#player-{seat} button:has-text('Save')")
+        page.wait_for_selector("text=score for hand 2.")
+    page.goto(sheet)
+    assert "Zoe's score is missing" in page.inner_text(".missing-score")
+    assert "Hand 3:" in page.inner_text(".now")
+    shoot(page, "07d-sheet-score-missing")
