@@ -871,13 +871,25 @@ _MIRROR_TIE = 0.95
 
 
 def _reads_better_mirrored(reading: PhotoReading, mirrored: PhotoReading) -> bool:
-    """Whether the photo read flipped back (``mirrored``) is to be kept: surer, or nearly as
-    sure and a two-corner deck where the photo as it is showed four corners (the common
-    deck, seen in a mirror, is the likelier story)."""
-    if _sureness(mirrored.cards) > _sureness(reading.cards):
+    """Whether the photo read flipped back (``mirrored``) is to be kept: surer by
+    :func:`_paired_sureness`, or nearly as sure and a two-corner deck where the photo as it
+    is showed four corners (the common deck, seen in a mirror, is the likelier story). Never
+    where the flip shows four corners and the photo as it is did not: that is the photo's own
+    two-corner deck, mirrored by the flip (a grey or shaken photo's flip can read surer with
+    a card's corners counted as two cards)."""
+    if mirrored.four_corner_deck and not reading.four_corner_deck:
+        return False
+    flipped, as_it_is = _paired_sureness(mirrored.cards), _paired_sureness(reading.cards)
+    if flipped > as_it_is:
         return True
-    return (reading.four_corner_deck and not mirrored.four_corner_deck
-            and _sureness(mirrored.cards) >= _MIRROR_TIE * _sureness(reading.cards))
+    return reading.four_corner_deck and not mirrored.four_corner_deck and flipped >= _MIRROR_TIE * as_it_is
+
+
+def _paired_sureness(cards: Sequence[DetectedCard]) -> float:
+    """A reading's cards' confidences, each counted once per corner paired, up to two: a
+    card's two corners join on its diagonal only the right way round, so the wrong way
+    counts the same card's corners as two cards of one corner each."""
+    return float(sum(card.confidence * min(card.corners, 2) for card in cards))
 
 
 def _sureness(cards: Sequence[DetectedCard]) -> float:
