@@ -28,6 +28,10 @@ Pipeline (all numpy / OpenCV / onnxruntime; no torch):
    card. In a photo without colour (:func:`~onze_vision.imageio.is_colourless`) each
    card offers its rank in the other colour (:func:`~onze_vision.pairing.other_colour`):
    there red and black suits look alike.
+8. Two second readings, each kept only where it reads surer: a photo reported blurred is
+   read with its straight shake undone (:mod:`onze_vision.deblur`, ``undo_shake``); a
+   photo that reads weakly, or shows a four-corner deck no one said, is read flipped left
+   to right, for a selfie camera or a webcam that saved it mirrored (``mirror_below``).
 
 How index detections become cards (which corners are one card's, two identical cards
 from two decks, decks with an index in all four corners) is :mod:`onze_vision.pairing`;
