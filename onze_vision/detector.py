@@ -863,9 +863,12 @@ class CardDetector:
 
 def _may_be_mirrored(reading: PhotoReading, deck: DetectorConfig) -> bool:
     """Whether ``reading`` may be of a photo saved mirrored (``mirror_below``): no card read,
-    its weakest card read unsure, or a four-corner deck seen where none was said (a
-    two-corner deck mirrored shows its indices in the other two corners)."""
-    return (not reading.cards or min(card.confidence for card in reading.cards) < deck.mirror_below
+    its cards read unsure on the whole (their mean confidence; a mirror turns every index
+    backwards, where a far shot reads only its smallest ones weakly), or a four-corner deck
+    seen where none was said (a two-corner deck mirrored shows its indices in the other two
+    corners)."""
+    return (not reading.cards
+            or sum(card.confidence for card in reading.cards) / len(reading.cards) < deck.mirror_below
             or (reading.four_corner_deck and not deck.four_corner_deck))
 
 

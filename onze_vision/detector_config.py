@@ -174,8 +174,9 @@ class DetectorConfig:
         undo_shake: A photo reported blurred is read a second time with the straight shake
             its cepstrum shows undone (:mod:`~onze_vision.deblur`), and that reading is kept
             where its cards' confidences sum higher (false: never).
-        mirror_below: When no card is read, or the weakest card of the reading is read
-            below this confidence, the photo is read a second time mirrored left to right
+        mirror_below: When no card is read, or the reading's cards are read below this
+            confidence on average (or it shows a four-corner deck no one said), the photo
+            is read a second time mirrored left to right
             (a selfie camera or a webcam may save what it shows as a mirror does, and every
             index then reads backwards), and that reading is kept, its boxes put back,
             where its cards' confidences sum higher (0: never).

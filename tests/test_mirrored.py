@@ -34,7 +34,7 @@ def test_a_mirrored_photo_reads_as_the_photo_did_with_its_boxes_mirrored(photo: 
     from onze_vision.detector import CardDetector
 
     detector = CardDetector()
-    assert detector.config.mirror_below == 0.75
+    assert detector.config.mirror_below == 0.7
     as_taken = detector.detect_cards(photo)
     assert not as_taken.mirrored and "mirrored" not in as_taken.to_dict()
     image = read_image_file(photo, what="photo")
