@@ -694,9 +694,10 @@ def _fault(meld: Meld, problems: list[str], cards: Sequence[Card]) -> _Fault:
     return (len(problems), scatter), problems
 
 
-def _rule(problem: str) -> str:
-    """A problem's rule without the cards it quotes (the words before the last ": ")."""
-    return problem.rpartition(": ")[0] or problem
+def _rule_and_cards(problem: str) -> tuple[str, str]:
+    """A problem split into its rule and the cards it quotes (after the last ": ")."""
+    rule, _, shown = problem.rpartition(": ")
+    return (rule, shown) if rule else (problem, "")
 
 
 def _one_meld_at_fault(melds: Sequence[Meld], variant: Variant, cards: Sequence[Card]) -> _Fault | None:
@@ -707,14 +708,14 @@ def _one_meld_at_fault(melds: Sequence[Meld], variant: Variant, cards: Sequence[
     if len(broken) == 1:
         return _fault(*broken[0], cards)
     # Melds breaking different rules are no near miss, and "no set can be made" is as true.
-    if not broken or len({tuple(map(_rule, problems)) for _, problems in broken}) != 1:
+    split = [[_rule_and_cards(problem) for problem in problems] for _, problems in broken]
+    if not broken or len({tuple(rule for rule, _ in rules) for rules in split}) != 1:
         return None
     faults = [_fault(meld, problems, cards) for meld, problems in broken]
     # Ranked after every one-meld miss: the rules broken are counted once per meld.
     rank = (sum(f[0][0] for f in faults), sum(f[0][1] for f in faults))
     # Each rule once, quoting every meld that breaks it.
-    return rank, [f"{_rule(problem)}: {' and '.join(problems[i].rpartition(': ')[2] for _, problems in broken)}"
-                  for i, problem in enumerate(broken[0][1])]
+    return rank, [f"{rule}: {' and '.join(rules[i][1] for rules in split)}" for i, (rule, _) in enumerate(split[0])]
 
 
 def _relaxed_variants(v: Variant) -> list[Variant]:

@@ -505,6 +505,8 @@ class Variant:
 
 
 _TWO_DECKS = ((99, 2),)
+#: A rule of the discard pile that seeds 001, 003 and 004 each state.
+_DEAD_CARD = "A discard covered by another is dead: it can no longer be taken."
 
 VARIANTS: dict[str, Variant] = {
     v.name: v
@@ -561,7 +563,7 @@ VARIANTS: dict[str, Variant] = {
             ace_high=False,
             exact_melds=False,
             notes=("A discard may be drawn out of turn; the taker does not discard.",
-                   "A discard covered by another is dead: it can no longer be taken."),
+                   _DEAD_CARD),
         ),
         Variant(
             name="scorecard",
@@ -612,7 +614,7 @@ VARIANTS: dict[str, Variant] = {
             ace_high=False,
             exact_melds=False,
             notes=("Only the last discard may be stolen, while the player on turn has not discarded.",
-                   "A discard covered by another is dead: it can no longer be taken."),
+                   _DEAD_CARD),
         ),
         Variant(
             name="ons",
@@ -636,7 +638,7 @@ VARIANTS: dict[str, Variant] = {
             ace_high=True,
             exact_melds=False,
             notes=("A red Ace on the table may be swapped for the card it stands for.",
-                   "A discard covered by another is dead: it can no longer be taken."),
+                   _DEAD_CARD),
         ),
     )
 }

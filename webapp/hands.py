@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, Response, abort, flash, redirect, render_template, request, session, url_for
+from flask import Blueprint, Response, abort, flash, redirect, render_template, request, url_for
 
 from . import model
+from .remembered import forget, recall, remember
 
 bp = Blueprint("hands", __name__)
 
@@ -107,9 +108,7 @@ def _hand_page(game: dict[str, Any], hand: int, *, form: dict[str, Any] | None =
     # As the form was drawn, the splash as a tick box wants it (a bool); a sent form over it.
     shown: dict[str, Any] = {**_shown_values(h), "splash": h["splash"], **(form or {})}
     # Players with a photo read on this phone and not saved: said beside their name.
-    waiting = {p["seat"] for p in game["players"]
-               if (photo := pending_photo(game["id"], hand, p["seat"])) is not None
-               and not (h["scores"][p["seat"] - 1] and h["scores"][p["seat"] - 1].get("photo_id") == photo)}
+    waiting = {p["seat"] for p in game["players"] if _waiting_photo(game, hand, p["seat"]) is not None}
     return render_template("hand.html", game=game, h=h, form=shown, was=_shown_values(h),
                            typed=typed or {}, conflict=conflict, waiting=waiting), status
 
@@ -133,7 +132,7 @@ def player(game_id: int, hand: int, seat: int) -> Any:
             # Keep what was typed so the player can fix it; nothing was saved.
             return _player_page(game, hand, seat, cards_text=request.form.get("cards", ""),
                                 photo_id=request.form.get("photo_id") or None, status=400)
-        _forget_pending(game_id, hand, seat)
+        forget("pending", _pending_key(game_id, hand, seat))
         name = game["players"][seat - 1]["name"]
         flash(f"Saved {name}'s score for hand {hand}.", "ok")
         return redirect(_after_score_url(game_id, hand, seat))
@@ -166,21 +165,11 @@ def _pending_key(game_id: int, hand: int, seat: int) -> str:
     return f"{game_id}/{hand}/{seat}"
 
 
-def _remember_pending(game_id: int, hand: int, seat: int, photo_id: int) -> None:
-    pending = dict(list(session.get("pending", {}).items())[-(_PENDING_KEPT - 1):])
-    pending[_pending_key(game_id, hand, seat)] = photo_id
-    session["pending"] = pending
-
-
-def _forget_pending(game_id: int, hand: int, seat: int) -> None:
-    key = _pending_key(game_id, hand, seat)
-    if key in session.get("pending", {}):
-        session["pending"] = {k: v for k, v in session["pending"].items() if k != key}
-
-
-def pending_photo(game_id: int, hand: int, seat: int) -> int | None:
-    """The photo read for this player on this phone and not saved since, if any."""
-    return session.get("pending", {}).get(_pending_key(game_id, hand, seat))
+def _waiting_photo(game: dict[str, Any], hand: int, seat: int) -> int | None:
+    """The photo read for this player on this phone and not saved with their score since."""
+    photo_id = recall("pending", _pending_key(game["id"], hand, seat))
+    saved = game["hands"][hand - 1]["scores"][seat - 1]
+    return None if photo_id is None or (saved and saved.get("photo_id") == photo_id) else int(photo_id)
 
 
 def _player_page(game: dict[str, Any], hand: int, seat: int, *, cards_text: str | None = None,
@@ -191,13 +180,13 @@ def _player_page(game: dict[str, Any], hand: int, seat: int, *, cards_text: str 
     waiting = False
     if photo_id in (None, "") and cards_text is None:
         # A photo read and left without saving (another page opened, the phone locked) waits here.
-        pending = pending_photo(game["id"], hand, seat)
-        if pending is not None and not (saved and saved.get("photo_id") == pending):
+        pending = _waiting_photo(game, hand, seat)
+        if pending is not None:
             try:
                 model.get_photo(pending)
                 photo_id, waiting = pending, True
             except ValueError:
-                _forget_pending(game["id"], hand, seat)
+                forget("pending", _pending_key(game["id"], hand, seat))
     if photo_id not in (None, ""):
         try:
             photo = model.get_photo(int(photo_id))
@@ -240,7 +229,7 @@ def player_photo(game_id: int, hand: int, seat: int) -> Any:
         return _player_page(game, hand, seat, cards_text=request.form.get("cards_text"),
                             photo_id=int(current) if current.isascii() and current.isdigit() else None,
                             status=400)
-    _remember_pending(game_id, hand, seat, photo["id"])
+    remember("pending", _pending_key(game_id, hand, seat), photo["id"], _PENDING_KEPT)
     found = len(photo["cards"])
     if found:
         flash(f"Read {found} card{'s' if found != 1 else ''}: check {'them' if found != 1 else 'it'} "

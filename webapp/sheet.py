@@ -5,10 +5,11 @@ from __future__ import annotations
 import secrets
 from typing import Any
 
-from flask import Blueprint, abort, flash, redirect, render_template, request, session, url_for
+from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
 from werkzeug.exceptions import NotFound
 
 from . import model
+from .remembered import recall, remember
 
 bp = Blueprint("sheet", __name__)
 
@@ -92,7 +93,7 @@ _STARTS_REMEMBERED = 20
 
 def _started_by(form_id: str) -> int | None:
     """The game the new-game form ``form_id`` started in this session, where it still exists."""
-    game_id = session.get("started", {}).get(form_id[:32]) if form_id else None
+    game_id = recall("started", form_id[:32]) if form_id else None
     if game_id is None:
         return None
     try:
@@ -104,9 +105,7 @@ def _started_by(form_id: str) -> int | None:
 
 def _remember_start(form_id: str, game_id: int) -> None:
     if form_id:
-        started = dict(list(session.get("started", {}).items())[-(_STARTS_REMEMBERED - 1):])
-        started[form_id[:32]] = game_id
-        session["started"] = started
+        remember("started", form_id[:32], game_id, _STARTS_REMEMBERED)
 
 
 def _slot(value: str) -> int:

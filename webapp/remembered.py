@@ -1,0 +1,26 @@
+"""What this phone's session remembers between pages, a few entries per kind: the games the
+new-game forms it sent started, the photos it read and has not saved. The session is a
+signed cookie, so each kind keeps only its newest entries."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import session
+
+
+def remember(kind: str, key: str, value: Any, keep: int) -> None:
+    """Remember ``value`` under ``key`` among the ``kind`` entries, keeping the newest ``keep``."""
+    entries = {k: v for k, v in session.get(kind, {}).items() if k != key}
+    session[kind] = {**dict(list(entries.items())[-(keep - 1):]), key: value}
+
+
+def recall(kind: str, key: str) -> Any:
+    """What ``key`` holds among the ``kind`` entries; None when nothing."""
+    return session.get(kind, {}).get(key)
+
+
+def forget(kind: str, key: str) -> None:
+    """Forget ``key`` among the ``kind`` entries."""
+    if key in session.get(kind, {}):
+        session[kind] = {k: v for k, v in session[kind].items() if k != key}
