@@ -160,6 +160,18 @@ def restore_game(game_id: int) -> Response:
     return jsonify(_game_json(model.restore_game(game_id)))
 
 
+@bp.post("/games/<int:game_id>/end")
+def end_game(game_id: int) -> Response:
+    """End the game before hand 7, after the last hand every player has a score for."""
+    return jsonify(_game_json(model.end_game(game_id)))
+
+
+@bp.post("/games/<int:game_id>/play-on")
+def play_on(game_id: int) -> Response:
+    """Take back ending the game early: it runs to hand 7 again."""
+    return jsonify(_game_json(model.play_on(game_id)))
+
+
 @bp.delete("/games/<int:game_id>")
 def delete_game(game_id: int) -> Response:
     """Take a game out of the book; returns it as it was. It is kept DELETED_GAME_DAYS days

@@ -125,6 +125,7 @@ ADDED_COLUMNS = (
     ("game", "corners", "TEXT NOT NULL DEFAULT 'auto' CHECK (corners IN ('auto', 'two', 'four'))"),
     ("game", "changes", "INTEGER NOT NULL DEFAULT 0"),
     ("game", "deleted", "TEXT"),
+    ("game", "ended_after", "INTEGER CHECK (ended_after BETWEEN 1 AND 6)"),
 )
 
 

@@ -145,9 +145,7 @@ def _after_score_url(game_id: int, hand: int, seat: int) -> str:
     back down past the players done), or at this player when every one has one."""
     game = model.load_game(game_id)
     if game["finished"]:
-        winners = " and ".join(game["players"][s - 1]["name"] for s in game["winners"])
-        flash(f"Game over: {winners} {'wins' if len(game['winners']) == 1 else 'win'} with "
-              f"{game['totals'][game['winners'][0] - 1]}.", "ok")
+        flash(f"Game over: {model.result_text(game)}.", "ok")
         return url_for("sheet.game", game_id=game_id) + "#winner"
     scores = game["hands"][hand - 1]["scores"]
     seats = len(scores)

@@ -96,6 +96,8 @@ def game_csv(game: dict[str, Any]) -> str:
             names[h["out"] - 1] if h["out"] else "", "yes" if h["splash"] else "", h["note"])
     row("total", "", "", "", *game["totals"], "", "", "")
     row("winner", ", ".join(names[s - 1] for s in game["winners"]))
+    if game["ended_after"]:
+        row("ended after hand", game["ended_after"])
     row("game note", game["note"])
     return out.getvalue()
 

@@ -10,6 +10,7 @@ a game, hand or player that does not exist aborts with 404.
 from __future__ import annotations
 
 import json
+import math
 import re
 import sqlite3
 import threading
@@ -47,6 +48,10 @@ _UNSET: Any = object()
 
 class InputError(ValueError):
     """Input the score sheet refuses; the message quotes it and says why."""
+
+
+class GameEndedError(InputError):
+    """A change to a hand after the one a game was ended at (play on first)."""
 
 
 class DetectorUnavailableError(RuntimeError):
@@ -323,9 +328,14 @@ def load_game(game_id: int, *, deleted: bool = False) -> dict[str, Any]:
     score_rows: dict[tuple[int, int], sqlite3.Row] = {
         (r["hand"], r["seat"]): r for r in db.execute("SELECT * FROM score WHERE game_id = ?", (game_id,))}
     n = len(players)
+    # A game the table ended early is judged on the hands it played; scores saved in a hand
+    # after those are kept, shown, and counted again if the table plays on.
+    ended_after = game["ended_after"]
+    played = ended_after or len(HANDS)
     totals = [0] * n
     hands = []
     for number in HANDS:
+        counted = number <= played
         row = hand_rows.get(number)
         splash = bool(row["splash"]) if row else False
         scores: list[dict[str, Any] | None] = []
@@ -346,7 +356,8 @@ def load_game(game_id: int, *, deleted: bool = False) -> dict[str, Any]:
             if saved is None:
                 scores.append(None)
                 continue
-            totals[i] += saved["points"]
+            if counted:
+                totals[i] += saved["points"]
             scores.append(saved)
         hands.append({
             "number": number,
@@ -362,23 +373,28 @@ def load_game(game_id: int, *, deleted: bool = False) -> dict[str, Any]:
             "scores": scores,
             "complete": all(s is not None for s in scores),
             "started": any(s is not None for s in scores),
+            "counted": counted,
             "totals": list(totals),
         })
-    finished = all(h["complete"] for h in hands)
+    in_play = hands[:played]
+    finished = all(h["complete"] for h in in_play)
     # The hand in play: the last one begun while it lacks a score, else the one after it. A
     # score left out of an earlier hand does not hold the table back: it is listed as missing.
-    last = max((h["number"] for h in hands if h["started"] or h["out"] is not None), default=0)
+    last = max((h["number"] for h in in_play if h["started"] or h["out"] is not None), default=0)
     if last and not hands[last - 1]["complete"]:
         current: int | None = last
     else:
-        current = last + 1 if last < len(hands) else None
+        current = last + 1 if last < played else None
     missing = [{"hand": h["number"],
                 "seats": [p["seat"] for p, score in zip(players, h["scores"]) if score is None]}
-               for h in hands if not h["complete"] and h["number"] < (current or len(hands) + 1)]
+               for h in in_play if not h["complete"] and h["number"] < (current or played + 1)]
     # The leader is judged on complete hands only: a player whose score for the hand in
     # play is not saved yet would otherwise look ahead.
-    complete = [h for h in hands if h["complete"]]
+    complete = [h for h in in_play if h["complete"]]
     standing = [sum(h["scores"][i]["points"] for h in complete) for i in range(n)]
+    # The hand the table could end the game after now: the last one every player has a score for.
+    last_complete = max((h["number"] for h in hands if h["complete"]), default=0)
+    can_end_after = last_complete if ended_after is None and not finished and last_complete else None
     leaders: list[int] = []
     if complete:
         best = min(standing)
@@ -387,13 +403,20 @@ def load_game(game_id: int, *, deleted: bool = False) -> dict[str, Any]:
         "id": game["id"], "variant": variant_info(variant), "decks": game["decks"],
         "first_dealer": game["first_dealer"], "note": game["note"], "corners": game["corners"],
         "created": game["created"], "updated": game["updated"], "changes": game["changes"],
-        "deleted": game["deleted"],
+        "deleted": game["deleted"], "ended_after": ended_after,
         "players": players, "hands": hands, "totals": totals,
         "current_hand": current, "finished": finished, "missing": missing,
         "complete_numbers": [h["number"] for h in complete],
         "leaders": leaders, "winners": leaders if finished else [],
-        "complete_hands": len(complete), "standing": standing,
+        "complete_hands": len(complete), "standing": standing, "can_end_after": can_end_after,
     }
+
+
+def result_text(game: dict[str, Any]) -> str:
+    """A finished game's result in words: "Ana wins with 85", "Ana and Bo win with 85"."""
+    winners = game["winners"]
+    names = " and ".join(_player_name(game, seat) for seat in winners)
+    return f"{names} {'wins' if len(winners) == 1 else 'win'} with {game['totals'][winners[0] - 1]}"
 
 
 def _is_going_out_row(row: sqlite3.Row) -> bool:
@@ -421,7 +444,8 @@ def standings(games: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
 
     A player is known by name, letter case aside, and shown as last written. Rows hold
     ``name``, ``games``, ``wins`` (a shared lowest total is a win for each), ``average``
-    (final total) and ``best`` (lowest final total); most wins first, then most games,
+    (final total) and ``best`` (lowest final total), these two over the games played to
+    hand 7 (None where a player has none); most wins first, then most games,
     then the lower average.
     """
     rows: dict[str, dict[str, Any]] = {}
@@ -432,11 +456,17 @@ def standings(games: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
             row["name"] = player["name"]
             row["games"] += 1
             row["wins"] += player["seat"] in game["winners"]
-            row["totals"].append(total)
+            # A game ended early is won and lost, but its total is of fewer hands: it would
+            # pass for a best of a whole game.
+            if game["ended_after"] is None:
+                row["totals"].append(total)
     table = [{"name": row["name"], "games": row["games"], "wins": row["wins"],
-              "average": sum(row["totals"]) / len(row["totals"]), "best": min(row["totals"])}
+              "average": sum(row["totals"]) / len(row["totals"]) if row["totals"] else None,
+              "best": min(row["totals"], default=None)}
              for row in rows.values()]
-    return sorted(table, key=lambda row: (-row["wins"], -row["games"], row["average"], row["name"].casefold()))
+    return sorted(table, key=lambda row: (-row["wins"], -row["games"],
+                                          math.inf if row["average"] is None else row["average"],
+                                          row["name"].casefold()))
 
 
 def _player_name(game: dict[str, Any], seat: int) -> str:
@@ -512,6 +542,7 @@ def save_score(game_id: int, hand: int, seat: int, *, cards: Any = None, points:
                              f"(at most {limit} before doubling): check the number.")
     photo = _photo_ref(photo_id, game_id)
     with transaction() as db:
+        _check_hand_played(db, game_id, hand)
         # Who went out, the splash and the other players' cards are read inside the write
         # transaction: one saved a moment ago by another phone must count here.
         row = db.execute("SELECT out_seat, splash FROM hand WHERE game_id = ? AND number = ?",
@@ -626,6 +657,50 @@ def restore_game(game_id: int) -> dict[str, Any]:
     return load_game(game_id)
 
 
+def end_game(game_id: int) -> dict[str, Any]:
+    """End a game before hand 7 (it is late, a player leaves): it is over after the last hand
+    every player has a score for, judged on the hands up to it. Scores saved in a later hand
+    are kept and not counted; :func:`play_on` takes the end back. A game ended already is
+    returned as it is (the same tap sent twice)."""
+    with transaction():
+        # Judged inside the write transaction: a score saved a moment ago on another phone counts.
+        game = load_game(game_id)
+        if game["ended_after"] is not None:
+            return game
+        if game["finished"]:
+            raise InputError(f"Game {game_id} is over already: every player has a score for all 7 hands.")
+        ending = game["can_end_after"]
+        if ending is None:
+            raise InputError(f"Game {game_id} has no hand with every player's score yet: "
+                             "a game ends after a whole hand.")
+        for m in game["missing"]:
+            if m["hand"] < ending:
+                lacking = " and ".join(_player_name(game, seat) for seat in m["seats"])
+                raise InputError(f"Hand {m['hand']} has no score for {lacking}: save it before "
+                                 f"ending the game after hand {ending}.")
+        get_db().execute("UPDATE game SET ended_after = ? WHERE id = ?", (ending, game_id))
+        _touch(get_db(), game_id)
+    return load_game(game_id)
+
+
+def play_on(game_id: int) -> dict[str, Any]:
+    """Take back :func:`end_game`: the game runs to hand 7 again, every kept score counting."""
+    _game_row(game_id)
+    with transaction() as db:
+        db.execute("UPDATE game SET ended_after = NULL WHERE id = ?", (game_id,))
+        _touch(db, game_id)
+    return load_game(game_id)
+
+
+def _check_hand_played(db: sqlite3.Connection, game_id: int, hand: int) -> None:
+    """Refuse a change to a hand after the one the game was ended at (read inside the write
+    transaction: the game may have been ended a moment ago on another phone)."""
+    row = db.execute("SELECT ended_after FROM game WHERE id = ?", (game_id,)).fetchone()
+    if row is not None and row["ended_after"] is not None and hand > row["ended_after"]:
+        raise GameEndedError(f"Game {game_id} was ended after hand {row['ended_after']}: "
+                             f"choose \u201cPlay on\u201d on the sheet to change hand {hand}.")
+
+
 def delete_game_for_good(game_id: int) -> dict[str, Any]:
     """Remove a deleted game with its hands, scores and photos; return it as it was."""
     game = load_game(game_id, deleted=True)
@@ -648,6 +723,7 @@ def delete_score(game_id: int, hand: int, seat: int) -> dict[str, Any]:
     game = load_game(game_id)
     check_hand_and_seat(game, hand, seat)
     with transaction() as db:
+        _check_hand_played(db, game_id, hand)
         db.execute("DELETE FROM score WHERE game_id = ? AND hand = ? AND seat = ?", (game_id, hand, seat))
         _touch(db, game_id)
     return load_game(game_id)
@@ -669,6 +745,7 @@ def save_hand(game_id: int, hand: int, *, out: Any = _UNSET, splash: Any = _UNSE
     asked_splash = None if splash is _UNSET else parse_splash(splash)
     asked_note = None if note is _UNSET else _clean_text(note, "hand note", MAX_NOTE_LENGTH)
     with transaction() as db:
+        _check_hand_played(db, game_id, hand)
         # What is not asked to change keeps its value as stored now, read inside the write
         # transaction: a change saved a moment ago from another phone is not undone.
         row = db.execute("SELECT out_seat, splash, note FROM hand WHERE game_id = ? AND number = ?",

@@ -18,7 +18,10 @@ CREATE TABLE IF NOT EXISTS game (
     changes INTEGER NOT NULL DEFAULT 0,
     -- When the game was deleted (UTC), NULL while it is in the book: a deleted game is kept
     -- DELETED_GAME_DAYS days to bring back, then removed with its scores and photos.
-    deleted TEXT
+    deleted TEXT,
+    -- The last hand played where the table stopped early (it is late, a player leaves): the
+    -- game is over, judged on hands 1 to it; NULL while the game runs to hand 7.
+    ended_after INTEGER CHECK (ended_after BETWEEN 1 AND 6)
 );
 
 CREATE TABLE IF NOT EXISTS player (

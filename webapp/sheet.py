@@ -176,3 +176,25 @@ def delete_game(game_id: int) -> Any:
     flash(f"Game {game_id} ({names}) deleted.", "ok")
     flash(str(game_id), "undo-delete")   # base.html draws it as the Undo button
     return redirect(url_for("sheet.index"))
+
+
+@bp.route("/games/<int:game_id>/end", methods=("POST",))
+def end_game(game_id: int) -> Any:
+    """End the game before hand 7, after the last hand every player has a score for (the
+    page asks first); Play on takes it back."""
+    try:
+        game = model.end_game(game_id)
+    except ValueError as error:
+        flash(str(error), "error")
+        game = model.load_game(game_id)
+        return render_template("sheet.html", game=game, note_text=game["note"]), 400
+    flash(f"Game over after hand {game['ended_after']}: {model.result_text(game)}.", "ok")
+    return redirect(url_for("sheet.game", game_id=game_id) + "#winner")
+
+
+@bp.route("/games/<int:game_id>/play-on", methods=("POST",))
+def play_on(game_id: int) -> Any:
+    """Take back ending the game early: it runs to hand 7, every kept score counting again."""
+    model.play_on(game_id)
+    flash("Playing on: the game runs to hand 7, and every saved score counts.", "ok")
+    return redirect(url_for("sheet.game", game_id=game_id))

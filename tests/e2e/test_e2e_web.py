@@ -367,8 +367,9 @@ def test_oversized_and_non_image_uploads(page: Any, live_server: Any) -> None:
     assert game["hands"][2]["scores"][0] is None
 
 
-def _finished_game(server: Any) -> int:
-    """A whole Ons game played through the API (its own session and CSRF token)."""
+def _finished_game(server: Any, played: int = 7) -> int:
+    """An Ons game played through the API (its own session and CSRF token), to hand
+    ``played`` (all 7: a whole game)."""
     from http.cookiejar import CookieJar
 
     opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(CookieJar()))
@@ -383,7 +384,7 @@ def _finished_game(server: Any) -> int:
     game = call("/api/games", {"variant": "ons", "players": ["Nana", "Pops", "Lou", "Kit", "Max"],
                                "first_dealer": "Pops", "note": "Sunday game; Kit's first win?"}, token)
     hands = [["QH", "7S"], ["AH", "KD", "2C"], ["10S"], ["5D", "5C", "JS", "AS"], ["3H"]]
-    for number in range(1, 8):
+    for number in range(1, played + 1):
         out = (number % 5) + 1
         call(f"/api/games/{game['id']}/hands/{number}", {"out": out, "note": "Lou bought twice" if number == 4 else ""},
              token)
@@ -565,6 +566,23 @@ def test_a_finished_game_is_played_again_with_one_tap(page: Any, live_server: An
     assert new_game["id"] != game_id and new_game["variant"]["name"] == "ons"
     assert [p["name"] for p in new_game["players"]] == ["Nana", "Pops", "Lou", "Kit", "Max"]
     assert new_game["first_dealer"] == 4
+
+
+def test_a_game_ended_early_is_won_on_the_hands_played_and_can_play_on(page: Any, live_server: Any) -> None:
+    game_id = _finished_game(live_server, played=4)
+    page.goto(f"{live_server.url}/games/{game_id}")
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.click("form.end-game button")
+    page.wait_for_selector("#winner")
+    assert "ended after hand 4 of 7" in page.inner_text("#winner")
+    assert page.locator(".badge-not-counted").count() == 3
+    shoot(page, "20b-game-ended-early")
+    game = _api(live_server, f"/api/games/{game_id}")
+    assert game["finished"] and game["ended_after"] == 4
+    page.click("button:has-text('Play on to hand 7')")
+    page.wait_for_selector(".flash-ok")
+    assert page.locator("#winner").count() == 0 and page.locator("form.end-game").count() == 1
+    assert _api(live_server, f"/api/games/{game_id}")["current_hand"] == 5
 
 
 def test_the_rules_of_a_variant_for_a_table_of_eight(page: Any, live_server: Any) -> None:
