@@ -201,13 +201,34 @@ def test_history_keeps_deleted_games_to_bring_back_or_delete_for_good(client: An
     assert 'id="deleted"' not in client.get("/history").get_data(as_text=True)
 
 
-@pytest.mark.parametrize("action", ["restore", "delete-for-good"])
-def test_only_a_deleted_game_can_be_brought_back_or_deleted_for_good(client: Any, token: str, game_id: int,
-                                                                      action: str) -> None:
-    response = client.post(f"/games/{game_id}/{action}", data={"csrf_token": token})
+def test_only_a_deleted_game_can_be_deleted_for_good(client: Any, token: str, game_id: int) -> None:
+    response = client.post(f"/games/{game_id}/delete-for-good", data={"csrf_token": token})
     assert response.status_code == 404
     assert f"Game {game_id} is not among the deleted games (they are kept 30 days)." in response.get_data(as_text=True)
     assert client.get(f"/games/{game_id}").status_code == 200
+
+
+def test_bringing_back_a_game_in_the_book_the_same_tap_twice_shows_it_as_it_is(client: Any, token: str,
+                                                                              game_id: int) -> None:
+    client.post(f"/games/{game_id}/delete", data={"csrf_token": token})
+    for _ in range(2):
+        response = client.post(f"/games/{game_id}/restore", data={"csrf_token": token}, follow_redirects=True)
+        assert response.status_code == 200
+        assert f"Game {game_id} is back in the book." in response.get_data(as_text=True)
+    assert client.post("/games/424242/restore", data={"csrf_token": token}).status_code == 404
+
+
+def test_a_deleted_games_address_says_where_to_bring_it_back(client: Any, api: Any, token: str,
+                                                           game_id: int) -> None:
+    client.post(f"/games/{game_id}/delete", data={"csrf_token": token})
+    deleted = api.get("/api/games").get_json()
+    assert all(g["id"] != game_id for g in deleted["games"])
+    for url in (f"/games/{game_id}", f"/games/{game_id}/hands/2", f"/api/games/{game_id}"):
+        response = client.get(url)
+        assert response.status_code == 404
+        text = html.unescape(response.get_data(as_text=True))
+        assert re.search(rf"Game {game_id} was deleted \(\d{{4}}-\d\d-\d\d \d\d:\d\d:\d\d UTC\): History keeps it "
+                         r"30 days from then, to bring back\.", text), url
 
 
 def test_games_deleted_more_than_30_days_ago_go_for_good(client: Any, token: str, api: Any, app: Any) -> None:
@@ -229,9 +250,11 @@ def test_the_api_deletes_and_restores_a_game(api: Any, game_id: int) -> None:
     assert api.get(f"/api/games/{game_id}").status_code == 404
     back = api.post(f"/api/games/{game_id}/restore")
     assert back.status_code == 200 and back.get_json()["deleted"] is None
-    again = api.post(f"/api/games/{game_id}/restore")
-    assert again.status_code == 404
-    assert again.get_json() == {"error": f"Game {game_id} is not among the deleted games (they are kept 30 days)."}
+    again = api.post(f"/api/games/{game_id}/restore")   # the same call sent twice
+    assert again.status_code == 200 and again.get_json()["deleted"] is None
+    missing = api.post("/api/games/4242/restore")
+    assert missing.status_code == 404
+    assert missing.get_json() == {"error": "Game 4242 is not among the deleted games (they are kept 30 days)."}
 
 
 def test_deleting_needs_the_csrf_token(client: Any, game_id: int) -> None:

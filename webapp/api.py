@@ -1,7 +1,7 @@
 """The JSON API under /api/: everything the pages do, with the same messages.
 
 Errors are ``{"error": "..."}`` with 400 (bad input), 404 (no such game, hand,
-player or photo) or 413 (upload or JSON body too large). Calls that change data need the CSRF
+player or photo), 409 (a score changed since its "was") or 413 (upload or JSON body too large). Calls that change data need the CSRF
 token from ``GET /api/csrf`` in the ``X-CSRF-Token`` header (same session cookie).
 """
 
@@ -22,6 +22,12 @@ bp = Blueprint("api", __name__, url_prefix="/api")
 def bad_input(error: ValueError) -> tuple[Response, int]:
     """Engine and input errors: the message as it is, HTTP 400, nothing changed."""
     return jsonify(error=str(error)), 400
+
+
+@bp.errorhandler(model.ScoreChangedError)
+def score_changed(error: model.ScoreChangedError) -> tuple[Response, int]:
+    """A score changed since the caller read it (its ``was``): 409, nothing changed."""
+    return jsonify(error=str(error)), 409
 
 
 @bp.errorhandler(model.DetectorUnavailableError)
@@ -214,10 +220,14 @@ def hand(game_id: int, hand: int) -> Response:
 
 @bp.route("/games/<int:game_id>/hands/<int:hand>/scores/<int:seat>", methods=("POST", "PUT"))
 def score(game_id: int, hand: int, seat: int) -> Response:
-    """Save a score: {"cards": [...], "photo_id": n} or {"points": n} (before doubling)."""
+    """Save a score: {"cards": [...], "photo_id": n} or {"points": n} (before doubling); with
+    "was" (the score's "version" as read, "" for none), only over that score."""
     data = _json()
+    was = data.get("was")
+    if was is not None and not isinstance(was, str):
+        raise model.InputError(f"\"was\" is the score's \"version\" as read (a string, \"\" for no score), not {was!r}.")
     game = model.save_score(game_id, hand, seat, cards=data.get("cards"), points=data.get("points"),
-                            photo_id=data.get("photo_id"))
+                            photo_id=data.get("photo_id"), was=was)
     return jsonify(_game_json(game))
 
 

@@ -110,7 +110,19 @@ def _hand_page(game: dict[str, Any], hand: int, *, form: dict[str, Any] | None =
     # Players with a photo read on this phone and not saved: said beside their name.
     waiting = {p["seat"] for p in game["players"] if _waiting_photo(game, hand, p["seat"]) is not None}
     return render_template("hand.html", game=game, h=h, form=shown, was=_shown_values(h),
-                           typed=typed or {}, conflict=conflict, waiting=waiting), status
+                           typed=typed or {}, conflict=conflict, waiting=waiting,
+                           undoable=_undoable(game, hand)), status
+
+
+def _undoable(game: dict[str, Any], hand: int) -> set[int]:
+    """The seats whose score this phone replaced or cleared last, unchanged since: each can
+    have its earlier score put back."""
+    seats = set()
+    for seat, score in enumerate(game["hands"][hand - 1]["scores"], start=1):
+        kept = recall("replaced", _pending_key(game["id"], hand, seat))
+        if kept is not None and kept["after"] == (score["version"] if score else ""):
+            seats.add(seat)
+    return seats
 
 
 @bp.route("/games/<int:game_id>/hands/<int:hand>/players/<int:seat>", methods=("GET", "POST"))
@@ -119,22 +131,40 @@ def player(game_id: int, hand: int, seat: int) -> Any:
     game = _load(game_id, hand, seat)
     if request.method == "POST":
         mode = request.form.get("mode", "cards")
+        # The score the page showed (absent from a page drawn before the field was): one
+        # changed on another phone since is not replaced unseen.
+        was = request.form.get("was")
         try:
             if mode == "points":
-                model.save_score(game_id, hand, seat, points=request.form.get("points", ""))
+                after = model.save_score(game_id, hand, seat, points=request.form.get("points", ""), was=was)
             else:
-                model.save_score(game_id, hand, seat, cards=request.form.get("cards", ""),
-                                 photo_id=request.form.get("photo_id") or None)
+                after = model.save_score(game_id, hand, seat, cards=request.form.get("cards", ""),
+                                         photo_id=request.form.get("photo_id") or None, was=was)
         except ValueError as error:
-            flash(str(error), "error")
+            status = 400
+            if isinstance(error, model.ScoreChangedError):
+                # Drawn again with the score as it is now: one more tap replaces it knowingly.
+                flash(f"{error} Yours is below, not saved yet: save again to replace it.", "error")
+                game, status = model.load_game(game_id), 409
+            else:
+                flash(str(error), "error")
             if mode == "points":
-                return _hand_page(game, hand, typed={seat: request.form.get("points", "")}, status=400)
+                return _hand_page(game, hand, typed={seat: request.form.get("points", "")}, status=status)
             # Keep what was typed so the player can fix it; nothing was saved.
             return _player_page(game, hand, seat, cards_text=request.form.get("cards", ""),
-                                photo_id=request.form.get("photo_id") or None, status=400)
+                                photo_id=request.form.get("photo_id") or None, status=status)
         forget("pending", _pending_key(game_id, hand, seat))
         name = game["players"][seat - 1]["name"]
-        flash(f"Saved {name}'s score for hand {hand}.", "ok")
+        before = game["hands"][hand - 1]["scores"][seat - 1]
+        now = after["hands"][hand - 1]["scores"][seat - 1]
+        if _offer_undo(game, hand, seat, before, now):
+            flash(f"Saved {name}'s score for hand {hand}: {model.score_words(now)}, "
+                  f"where it was {model.score_words(before)}.", "ok")
+            flash(_pending_key(game_id, hand, seat), "undo-score")
+            if not after["finished"]:   # at the player's card, with its Undo beside the score
+                return redirect(f"{_hand_url(game_id, hand)}#player-{seat}")
+        else:
+            flash(f"Saved {name}'s score for hand {hand}.", "ok")
         return redirect(_after_score_url(game_id, hand, seat))
     return _player_page(game, hand, seat, photo_id=request.args.get("photo"))
 
@@ -205,8 +235,24 @@ def _player_page(game: dict[str, Any], hand: int, seat: int, *, cards_text: str 
         else:
             cards = []
         cards_text = " ".join(cards)
+    # A photo read on this phone and not saved can be let go, keeping the score as saved.
+    forgettable = photo is not None and recall("pending", _pending_key(game["id"], hand, seat)) == photo["id"] \
+        and not (saved and saved.get("photo_id") == photo["id"])
     return render_template("player.html", game=game, h=h, seat=seat, saved=saved, photo=photo,
-                           cards_text=cards_text, waiting=waiting), status
+                           cards_text=cards_text, waiting=waiting, forgettable=forgettable), status
+
+
+@bp.route("/games/<int:game_id>/hands/<int:hand>/players/<int:seat>/forget-photo", methods=("POST",))
+def forget_photo(game_id: int, hand: int, seat: int) -> Any:
+    """Let go of a photo read for the player on this phone and not saved (the wrong hand
+    photographed): the player's page shows the score as saved again."""
+    game = _load(game_id, hand, seat)
+    forget("pending", _pending_key(game_id, hand, seat))
+    saved = game["hands"][hand - 1]["scores"][seat - 1]
+    name = game["players"][seat - 1]["name"]
+    flash(f"The photo is let go; {name}'s score for hand {hand} stays "
+          f"{model.score_words(saved) if saved else 'unsaved'}.", "ok")
+    return redirect(url_for("hands.player", game_id=game_id, hand=hand, seat=seat))
 
 
 @bp.route("/games/<int:game_id>/hands/<int:hand>/players/<int:seat>/photo", methods=("POST",))
@@ -269,11 +315,68 @@ def four_corner_deck(game_id: int, hand: int, seat: int) -> Any:
 
 @bp.route("/games/<int:game_id>/hands/<int:hand>/players/<int:seat>/delete", methods=("POST",))
 def delete_score(game_id: int, hand: int, seat: int) -> Any:
-    """Clear a player's score for a hand."""
+    """Clear a player's score for a hand; the message offers to put it back."""
     game = _load(game_id, hand, seat)
-    model.delete_score(game_id, hand, seat)
-    flash(f"Cleared {game['players'][seat - 1]['name']}'s score for hand {hand}.", "ok")
-    return redirect(_hand_url(game_id, hand))
+    before = game["hands"][hand - 1]["scores"][seat - 1]
+    try:
+        model.delete_score(game_id, hand, seat, was=request.form.get("was"))
+    except ValueError as error:
+        flash(f"{error} Nothing was cleared." if isinstance(error, model.ScoreChangedError) else str(error), "error")
+        return _hand_page(model.load_game(game_id), hand, status=409 if isinstance(error, model.ScoreChangedError)
+                          else 400)
+    name = game["players"][seat - 1]["name"]
+    if _offer_undo(game, hand, seat, before, None):
+        flash(f"Cleared {name}'s score for hand {hand} ({model.score_words(before)}).", "ok")
+        flash(_pending_key(game_id, hand, seat), "undo-score")
+    else:
+        flash(f"Cleared {name}'s score for hand {hand}.", "ok")
+    return redirect(f"{_hand_url(game_id, hand)}#player-{seat}")
+
+
+#: How many replaced or cleared scores a phone can put back (the newest ones).
+_UNDOS_KEPT = 10
+
+
+def _offer_undo(game: dict[str, Any], hand: int, seat: int, before: dict[str, Any] | None,
+                now: dict[str, Any] | None) -> bool:
+    """Remember a score this phone just replaced or cleared, to put back with one tap
+    (:func:`undo_score`); False where there was none to lose (no score, or the 0 of the
+    player who went out)."""
+    if before is None or game["hands"][hand - 1]["out"] == seat or (
+            now is not None and (now["cards"], now["base"], now["photo_id"])
+            == (before["cards"], before["base"], before["photo_id"])):
+        return False
+    remember("replaced", _pending_key(game["id"], hand, seat),
+             {"cards": before["cards"], "base": before["base"], "photo_id": before["photo_id"],
+              "after": now["version"] if now else ""}, _UNDOS_KEPT)
+    return True
+
+
+@bp.route("/games/<int:game_id>/hands/<int:hand>/players/<int:seat>/undo", methods=("POST",))
+def undo_score(game_id: int, hand: int, seat: int) -> Any:
+    """Put back the score this phone last replaced or cleared for the player, unless it has
+    changed again since (on this phone or another)."""
+    game = _load(game_id, hand, seat)
+    name = game["players"][seat - 1]["name"]
+    key = _pending_key(game_id, hand, seat)
+    kept = recall("replaced", key)
+    if kept is None:
+        flash(f"There is no earlier score of {name}'s for hand {hand} to put back on this phone.", "error")
+        return redirect(_hand_url(game_id, hand))
+    try:
+        if kept["cards"] is None:
+            after = model.save_score(game_id, hand, seat, points=kept["base"], was=kept["after"])
+        else:
+            after = model.save_score(game_id, hand, seat, cards=kept["cards"], photo_id=kept["photo_id"],
+                                     was=kept["after"])
+    except ValueError as error:
+        flash(f"Not put back: {error}", "error")
+        return redirect(_hand_url(game_id, hand))
+    finally:
+        forget("replaced", key)
+    flash(f"{name}'s score for hand {hand} is back: "
+          f"{model.score_words(after['hands'][hand - 1]['scores'][seat - 1])}.", "ok")
+    return redirect(f"{_hand_url(game_id, hand)}#player-{seat}")
 
 
 @bp.route("/photos/<int:photo_id>")

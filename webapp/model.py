@@ -9,6 +9,7 @@ a game, hand or player that does not exist aborts with 404.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import re
@@ -52,6 +53,10 @@ class InputError(ValueError):
 
 class GameEndedError(InputError):
     """A change to a hand after the one a game was ended at (play on first)."""
+
+
+class ScoreChangedError(InputError):
+    """A score changed on another device since the page that would replace it was drawn."""
 
 
 class DetectorUnavailableError(RuntimeError):
@@ -309,10 +314,14 @@ def _inserted_id(cursor: sqlite3.Cursor) -> int:
 
 def _game_row(game_id: int, *, deleted: bool = False) -> sqlite3.Row:
     """The game's row, in the book or (``deleted``) among the deleted games; else a 404."""
-    row = _row_by_id(f"SELECT * FROM game WHERE id = ? AND deleted IS {'NOT NULL' if deleted else 'NULL'}", game_id)
-    if row is None:
-        abort(404, f"Game {game_id} is not among the deleted games (they are kept {DELETED_GAME_DAYS} days)."
-              if deleted else f"Game {game_id} doesn't exist.")
+    row = _row_by_id("SELECT * FROM game WHERE id = ?", game_id)
+    if row is None or (row["deleted"] is not None) != deleted:
+        if deleted:
+            abort(404, f"Game {game_id} is not among the deleted games (they are kept {DELETED_GAME_DAYS} days).")
+        if row is not None:   # a link kept from before it was deleted: say where it is
+            abort(404, f"Game {game_id} was deleted ({row['deleted']} UTC): History keeps it "
+                       f"{DELETED_GAME_DAYS} days from then, to bring back.")
+        abort(404, f"Game {game_id} doesn't exist.")
     return row
 
 
@@ -345,13 +354,14 @@ def load_game(game_id: int, *, deleted: bool = False) -> dict[str, Any]:
             saved = None if s is None else {
                 "points": s["points"], "base": s["base"],
                 "cards": json.loads(s["cards"]) if s["cards"] is not None else None,
-                "photo_id": s["photo_id"], "updated": s["updated"]}
+                "photo_id": s["photo_id"], "updated": s["updated"], "version": score_version(s)}
             if player["seat"] == out_seat:
                 # Going out scores 0. A score saved before the mark is set aside, not
                 # overwritten, so undoing a mistaken mark brings it back.
                 aside = saved if s is not None and not _is_going_out_row(s) else None
                 scores.append({"points": 0, "base": 0, "cards": [], "photo_id": None,
-                               "updated": saved["updated"] if saved else None, "set_aside": aside})
+                               "updated": saved["updated"] if saved else None, "set_aside": aside,
+                               "version": score_version(s)})
                 continue
             if saved is None:
                 scores.append(None)
@@ -410,6 +420,38 @@ def load_game(game_id: int, *, deleted: bool = False) -> dict[str, Any]:
         "leaders": leaders, "winners": leaders if finished else [],
         "complete_hands": len(complete), "standing": standing, "can_end_after": can_end_after,
     }
+
+
+def score_version(row: sqlite3.Row | None) -> str:
+    """A saved score's row as a short token ("" for none): a page sends back the token of the
+    score it showed, so that a score changed on another phone since is not replaced unseen
+    (``updated`` alone counts whole seconds, and two saves can share one)."""
+    if row is None:
+        return ""
+    seen = f"{row['updated']}|{row['base']}|{row['points']}|{row['cards']}|{row['photo_id']}"
+    return hashlib.sha256(seen.encode()).hexdigest()[:16]
+
+
+def score_words(score: dict[str, Any] | sqlite3.Row | None) -> str:
+    """A saved score as the pages say it: "35 (QH 7S KD)", "35, typed", or "no score"."""
+    if score is None:
+        return "no score"
+    cards = score["cards"]
+    if isinstance(cards, str):
+        cards = json.loads(cards)
+    return f"{score['points']}, typed" if cards is None else f"{score['points']} ({' '.join(cards) or 'no cards'})"
+
+
+def _check_unchanged(db: sqlite3.Connection, game: dict[str, Any], hand: int, seat: int, was: str | None) -> None:
+    """Refuse to replace or clear a score that changed since the page sending ``was`` (its
+    :func:`score_version`) was drawn; ``was`` None: the sender showed none (the API)."""
+    if was is None:
+        return
+    row = db.execute("SELECT * FROM score WHERE game_id = ? AND hand = ? AND seat = ?",
+                     (game["id"], hand, seat)).fetchone()
+    if score_version(row) != was:
+        raise ScoreChangedError(f"{_player_name(game, seat)}'s score for hand {hand} was changed on another "
+                                f"device since this page was opened: it is now {score_words(row)}.")
 
 
 def result_text(game: dict[str, Any]) -> str:
@@ -511,12 +553,14 @@ def parse_points(value: Any) -> int:
 
 
 def save_score(game_id: int, hand: int, seat: int, *, cards: Any = None, points: Any = None,
-               photo_id: Any = None) -> dict[str, Any]:
+               photo_id: Any = None, was: str | None = None) -> dict[str, Any]:
     """Save one player's score for one hand, from the cards left or a typed number.
 
     Cards are scored by the engine (doubled on a splash) and checked against the decks in
     play, alone and together with the other players' saved cards for the hand. A typed
-    number is the points of the cards left, before doubling. Returns the reloaded game.
+    number is the points of the cards left, before doubling. ``was``: the
+    :func:`score_version` of the score the sending page showed; a score changed since is
+    not replaced (:class:`ScoreChangedError`). Returns the reloaded game.
     """
     game = load_game(game_id)
     check_hand_and_seat(game, hand, seat)
@@ -543,6 +587,7 @@ def save_score(game_id: int, hand: int, seat: int, *, cards: Any = None, points:
     photo = _photo_ref(photo_id, game_id)
     with transaction() as db:
         _check_hand_played(db, game_id, hand)
+        _check_unchanged(db, game, hand, seat, was)
         # Who went out, the splash and the other players' cards are read inside the write
         # transaction: one saved a moment ago by another phone must count here.
         row = db.execute("SELECT out_seat, splash FROM hand WHERE game_id = ? AND number = ?",
@@ -649,7 +694,11 @@ def delete_game(game_id: int) -> dict[str, Any]:
 
 
 def restore_game(game_id: int) -> dict[str, Any]:
-    """Bring a deleted game back into the book as it was (404 if it is not deleted)."""
+    """Bring a deleted game back into the book as it was (404 if it is neither deleted nor
+    in the book: one brought back already, the same tap sent twice, is returned as it is)."""
+    row = _row_by_id("SELECT deleted FROM game WHERE id = ?", game_id)
+    if row is not None and row["deleted"] is None:
+        return load_game(game_id)
     _game_row(game_id, deleted=True)
     with transaction() as db:
         db.execute("UPDATE game SET deleted = NULL WHERE id = ?", (game_id,))
@@ -718,12 +767,13 @@ def forget_deleted_games(db: sqlite3.Connection, days: int = DELETED_GAME_DAYS,
     return cur.rowcount
 
 
-def delete_score(game_id: int, hand: int, seat: int) -> dict[str, Any]:
-    """Clear one player's score for a hand (to re-enter it)."""
+def delete_score(game_id: int, hand: int, seat: int, *, was: str | None = None) -> dict[str, Any]:
+    """Clear one player's score for a hand (to re-enter it); ``was`` as for :func:`save_score`."""
     game = load_game(game_id)
     check_hand_and_seat(game, hand, seat)
     with transaction() as db:
         _check_hand_played(db, game_id, hand)
+        _check_unchanged(db, game, hand, seat, was)
         db.execute("DELETE FROM score WHERE game_id = ? AND hand = ? AND seat = ?", (game_id, hand, seat))
         _touch(db, game_id)
     return load_game(game_id)

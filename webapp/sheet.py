@@ -128,8 +128,19 @@ def game_note(game_id: int) -> Any:
     """Save the game's note; a refused note comes back in the box as it was typed."""
     if request.method == "GET":   # a reload of a refused note's page
         return redirect(url_for("sheet.game", game_id=game_id) + "#notes")
+    note, was = request.form.get("note", ""), request.form.get("note_was")
+    game = model.load_game(game_id)
+    if was is not None and game["note"] != was and note != was:
+        # Changed here and on another phone since this page was drawn: neither wins unseen.
+        flash("The game note was changed on another device since this page was opened. Yours is in the box, "
+              "not saved yet: save again to replace the other, which reads: \u201c" + game["note"] + "\u201d", "error")
+        return render_template("sheet.html", game=game, note_text=note), 409
+    if was is not None and note == was:   # left as shown: what is saved now stays
+        flash("Note saved." if game["note"] == was else
+              "The game note was changed on another device since this page was opened: here it is.", "ok")
+        return redirect(url_for("sheet.game", game_id=game_id) + "#notes")
     try:
-        model.set_game_note(game_id, request.form.get("note", ""))
+        model.set_game_note(game_id, note)
     except ValueError as error:
         flash(str(error), "error")
         return render_template("sheet.html", game=model.load_game(game_id),
@@ -145,6 +156,17 @@ def game_players(game_id: int) -> Any:
         return redirect(url_for("sheet.game", game_id=game_id) + "#players")
     game = model.load_game(game_id)
     names = [request.form.get(f"player{seat}", "") for seat in range(1, len(game["players"]) + 1)]
+    # A name left as the page showed it keeps what it is now (another phone may have fixed
+    # it since); one changed both here and there is not saved over unseen.
+    shown = [request.form.get(f"player{seat}_was") for seat in range(1, len(names) + 1)]
+    now = [p["name"] for p in game["players"]]
+    clashes = [f"player {seat} is now \u201c{current}\u201d" for seat, (name, was, current)
+               in enumerate(zip(names, shown, now), start=1) if was is not None and current != was and name != was]
+    if clashes:
+        flash("Names were changed on another device since this page was opened (" + "; ".join(clashes) + "). "
+              "Yours are in the boxes, not saved yet: save again to replace them.", "error")
+        return render_template("sheet.html", game=game, note_text=game["note"], player_names=names), 409
+    names = [current if was is not None and name == was else name for name, was, current in zip(names, shown, now)]
     try:
         model.set_player_names(game_id, names)
     except ValueError as error:

@@ -707,6 +707,27 @@ def test_a_game_deleted_by_mistake_comes_back_with_one_tap(page: Any, live_serve
     assert "25" in page.locator("table.sheet tbody tr").first.inner_text()
 
 
+def test_a_score_typed_over_by_mistake_comes_back_with_one_tap(page: Any, live_server: Any) -> None:
+    game_url = _start_game(page, live_server, ["Ann", "Bo", "Cy"])
+    page.goto(game_url + "/hands/1/players/2")
+    page.fill("input.cards-text", "QH 7S 8D")
+    page.click("button:has-text(\"Save Bo's score\")")
+    page.wait_for_selector(".flash-ok")
+    page.goto(game_url + "/hands/1")
+    asked: list[str] = []
+    page.once("dialog", lambda dialog: (asked.append(dialog.message), dialog.accept()))
+    page.fill("input[aria-label='Points for Bo']", "5")
+    page.click("button[aria-label=\"Save Bo's points\"]")
+    page.wait_for_selector(".undo-form")
+    assert asked == ["Replace Bo's 3 cards (25) with a typed score?"]
+    assert "where it was 25 (QH 7S 8D)" in page.inner_text(".flash-ok")
+    shoot(page, "23b-score-replaced-undo")
+    page.click(".undo-form button")
+    page.wait_for_selector(".flash-ok")
+    assert "Bo's score for hand 1 is back: 25 (QH 7S 8D)." in page.inner_text(".flash-ok")
+    assert _api(live_server, game_url.replace(live_server.url, "/api"))["hands"][0]["scores"][1]["cards"] == ["QH", "7S", "8D"]
+
+
 def _typed_cards_page(page: Any, live_server: Any) -> None:
     """A new game's hand 1, Bo's page, at phone width: where the cards are typed."""
     page.set_viewport_size({"width": 390, "height": 844})
