@@ -260,7 +260,7 @@ def test_the_api_deletes_and_restores_a_game(api: Any, game_id: int) -> None:
 def test_deleting_needs_the_csrf_token(client: Any, game_id: int) -> None:
     refused = client.post(f"/games/{game_id}/delete")
     assert refused.status_code == 400
-    assert "The form's security token is missing or out of date: reload the page and try again." in html.unescape(refused.get_data(as_text=True))
+    assert "The form's security token is missing or out of date (the page was open a long time, or the phone let go of this site's cookie), so nothing was saved. Reload the page and try again." in html.unescape(refused.get_data(as_text=True))
     assert client.get(f"/games/{game_id}").status_code == 200
 
 

@@ -269,3 +269,45 @@ def test_the_hand_page_offers_undo_beside_the_score_only_while_it_is_as_this_pho
     assert _page(client.get(f"/games/{game_id}/hands/1")).count(undo) == 1
     api.post(f"/api/games/{game_id}/hands/1/scores/2", {"points": 11})          # changed again elsewhere
     assert undo not in _page(client.get(f"/games/{game_id}/hands/1"))
+
+
+# --------------------------------------------------------------------- a session let go of
+
+
+def test_a_form_sent_after_the_phone_let_go_of_its_cookie_comes_back_to_send_again(
+    client: Any, app: Any, api: Any, game_id: int
+) -> None:
+    fresh = app.test_client()        # no session: its token is gone
+    response = fresh.post(f"/games/{game_id}/hands/1/players/2",
+                          data={"csrf_token": "old", "mode": "cards", "cards": "QH 7S 8D", "was": ""},
+                          headers={"Origin": "http://localhost", "Sec-Fetch-Site": "same-origin"})
+    assert response.status_code == 400
+    page = _page(response)
+    assert "so nothing was saved. What you sent is below: send it again." in page
+    assert "<dd>QH 7S 8D</dd>" in page and "<dt>was</dt>" not in page
+    resend = dict(re.findall(r'<input type="hidden" name="([^"]+)" value="([^"]*)">',
+                             response.get_data(as_text=True)))
+    assert resend["cards"] == "QH 7S 8D" and resend["csrf_token"] != "old"
+    assert fresh.post(f"/games/{game_id}/hands/1/players/2", data=resend).status_code == 302
+    assert _score(api, game_id, 1, 2)["cards"] == ["QH", "7S", "8D"]
+
+
+@pytest.mark.parametrize("headers", [
+    {"Origin": "http://evil.example"},
+    {"Sec-Fetch-Site": "cross-site"},
+    {},
+], ids=["another site's origin", "a cross-site fetch", "nothing said"])
+def test_a_form_without_its_token_from_elsewhere_gets_no_button_to_send_it_again(
+    app: Any, api: Any, game_id: int, headers: dict[str, str]
+) -> None:
+    response = app.test_client().post(f"/games/{game_id}/hands/1/players/2",
+                                      data={"mode": "points", "points": "99"}, headers=headers)
+    assert response.status_code in (400, 403)      # 403: guard.py refuses another site's form first
+    page = _page(response)
+    assert "Send it again" not in page and "99" not in page
+    assert _score(api, game_id, 1, 2) is None
+
+
+def test_a_phones_session_outlasts_the_browser(client: Any) -> None:
+    cookie = client.get("/api/csrf").headers["Set-Cookie"]
+    assert "Expires=" in cookie

@@ -61,8 +61,9 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     if not app.config.get("SECRET_KEY"):
         app.config["SECRET_KEY"] = os.environ.get("ONZE_SECRET_KEY") or _secret_key(app.instance_path)
 
-    from . import csrf, db, errors, guard, ui
+    from . import csrf, db, errors, guard, remembered, ui
     db.init_app(app)
+    remembered.init_app(app)
     guard.init_app(app)   # before the CSRF check: another site's request is refused first
     csrf.init_app(app)
     ui.init_app(app)

@@ -13,11 +13,20 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from flask import Flask, abort, current_app, request, session
+from werkzeug.exceptions import BadRequest
 
 from .errors import is_api_request
 
 F = TypeVar("F", bound=Callable)
 _exempt_views: set[str] = set()
+
+
+class StaleFormError(BadRequest):
+    """A page's form sent without the session's token (the page was open across a restart,
+    or the phone let go of the session's cookie): answered with what was sent, to send again."""
+
+    description = ("The form's security token is missing or out of date (the page was open a long time, or "
+                   "the phone let go of this site's cookie), so nothing was saved.")
 
 
 def get_token() -> str:
@@ -47,7 +56,7 @@ def _check() -> None:
         if is_api_request():
             abort(400, "The security token (the X-CSRF-Token header) is missing or out of date: send "
                        "the one GET /api/csrf gives, with the session cookie it sets.")
-        abort(400, "The form's security token is missing or out of date: reload the page and try again.")
+        raise StaleFormError()
 
 
 def init_app(app: Flask) -> None:

@@ -45,16 +45,20 @@ def init_app(app: Flask) -> None:
         app.logger.error("the book is unavailable: %s", error)
         if is_api_request():
             return jsonify(error=message), 503
-        sent = [(name, value) for name, values in request.form.lists() if name != "csrf_token"
-                for value in values] if request.method == "POST" else []
-        files = [upload.filename or name for name, upload in request.files.items(multi=True) if upload]
-        # Shown: what a person typed or chose; the page's own bookkeeping is sent again unseen.
-        shown = [(name.replace("_", " "), value) for name, value in sent
-                 if value and name not in ("mode", "photo_id") and not name.endswith("_was")]
-        # A form that carried a photo cannot be sent again without it: back to its page instead.
-        back = _same_site_referrer() if files else None
-        return render_template("error.html", code=503, message=message, sent=sent, shown=shown,
-                               files=files, retry_url=request.path, back_url=back), 503
+        return _page_to_send_again(503, message)
+
+    # Imported here: the CSRF module imports is_api_request from this one.
+    from .csrf import StaleFormError
+
+    @app.errorhandler(StaleFormError)
+    def stale_form(error: StaleFormError) -> Any:
+        # What was typed is not lost with the token: it comes back with a fresh one (this
+        # page draws it), to send again with one tap. Only where the browser says the form
+        # was this sheet's own: another site's forged form must not get a button to confirm.
+        if _sent_from_this_site():
+            return _page_to_send_again(400, f"{error.description} What you sent is below: send it again.")
+        return render_template("error.html", code=400,
+                               message=f"{error.description} Reload the page and try again."), 400
 
     @app.errorhandler(HTTPException)
     def http_error(error: HTTPException) -> Any:
@@ -67,6 +71,29 @@ def init_app(app: Flask) -> None:
             answer.mimetype = "application/json"
             return answer
         return render_template("error.html", code=error.code, message=message), error.code
+
+
+def _page_to_send_again(code: int, message: str) -> Any:
+    """The error page with what a refused form sent, to send again as it was."""
+    sent = [(name, value) for name, values in request.form.lists() if name != "csrf_token"
+            for value in values] if request.method == "POST" else []
+    files = [upload.filename or name for name, upload in request.files.items(multi=True) if upload]
+    # Shown: what a person typed or chose; the page's own bookkeeping is sent again unseen.
+    shown = [(name.replace("_", " "), value) for name, value in sent
+             if value and name not in ("mode", "photo_id", "was", "form_id") and not name.endswith("_was")]
+    # A form that carried a photo cannot be sent again without it: back to its page instead.
+    back = _same_site_referrer() if files else None
+    return render_template("error.html", code=code, message=message, sent=sent, shown=shown,
+                           files=files, retry_url=request.path, back_url=back), code
+
+
+def _sent_from_this_site() -> bool:
+    """Whether the browser says this request came from one of the sheet's own pages
+    (``Origin``, or ``Sec-Fetch-Site`` where a browser sends no ``Origin``)."""
+    origin = request.headers.get("Origin")
+    if origin is not None:
+        return urlsplit(origin).netloc == request.host
+    return request.headers.get("Sec-Fetch-Site") == "same-origin"
 
 
 def is_api_request() -> bool:

@@ -6,7 +6,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import session
+from flask import Flask, session
+
+
+def _lasting() -> None:
+    # Kept when the browser closes (Flask's default: 31 days): a phone's home-screen app may
+    # be closed between hands, and with its cookie went its token, its photos read and not
+    # saved, and the scores it could put back.
+    session.permanent = True
+
+
+def init_app(app: Flask) -> None:
+    """Keep each phone's session across browser restarts."""
+    app.before_request(_lasting)
 
 
 def remember(kind: str, key: str, value: Any, keep: int) -> None:
