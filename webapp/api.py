@@ -210,6 +210,24 @@ def game_corners(game_id: int) -> Response:
     return jsonify(_game_json(model.set_game_corners(game_id, _field(_json(), "corners"))))
 
 
+@bp.route("/games/<int:game_id>/dealer", methods=("POST", "PUT"))
+def game_dealer(game_id: int) -> Response:
+    """Who dealt hand 1: {"first_dealer": seat or name}; every hand's dealer follows."""
+    return jsonify(_game_json(model.set_first_dealer(game_id, _field(_json(), "first_dealer"))))
+
+
+@bp.post("/games/<int:game_id>/players/<int:seat>/move")
+def move_player(game_id: int, seat: int) -> Response:
+    """Move a player to another seat with their scores: {"to": seat}."""
+    return jsonify(_game_json(model.move_player(game_id, seat, _field(_json(), "to"))))
+
+
+@bp.route("/games/<int:game_id>/variant", methods=("POST", "PUT"))
+def game_variant(game_id: int) -> Response:
+    """Change the game's rules: {"variant": name}; scores from cards are counted again."""
+    return jsonify(_game_json(model.set_variant(game_id, _field(_json(), "variant"))))
+
+
 @bp.route("/games/<int:game_id>/hands/<int:hand>", methods=("POST", "PUT"))
 def hand(game_id: int, hand: int) -> Response:
     """Who went out, splash, note of a hand; any subset of {"out": seat|null, "splash", "note"}."""

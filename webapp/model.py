@@ -919,6 +919,97 @@ def set_player_names(game_id: int, names: Any) -> dict[str, Any]:
     return load_game(game_id)
 
 
+def set_first_dealer(game_id: int, dealer: Any) -> dict[str, Any]:
+    """Say who dealt hand 1 (a seat number or a name; it was chosen wrong at the start):
+    each hand's dealer follows from it. Seats and scores stay as they are."""
+    game = load_game(game_id)
+    seat = _dealer_seat(dealer, [p["name"] for p in game["players"]])
+    with transaction() as db:
+        db.execute("UPDATE game SET first_dealer = ? WHERE id = ?", (seat, game_id))
+        _touch(db, game_id)
+    return load_game(game_id)
+
+
+def move_player(game_id: int, seat: Any, to: Any) -> dict[str, Any]:
+    """Move the player in ``seat`` to seat ``to`` (the seating was typed in the wrong order);
+    the players between shift one seat. Each player keeps their scores, the hands they went
+    out in, and whether they dealt first."""
+    game = load_game(game_id)
+    count = len(game["players"])
+    old, new = _whole_number(seat), _whole_number(to)
+    for value, number in ((seat, old), (to, new)):
+        if number is None or not 1 <= number <= count:
+            raise InputError(f"Seat {value!r} is not one of game {game_id}'s seats (1-{count}).")
+    assert old is not None and new is not None
+    order = list(range(1, count + 1))
+    order.insert(new - 1, order.pop(old - 1))           # order[i]: the old seat now at seat i + 1
+    moved = {before: after for after, before in enumerate(order, start=1) if before != after}
+    if not moved:
+        return game
+    # Two steps, through seats no game has, so that no two rows share a seat on the way.
+    aside = 100
+    with transaction() as db:
+        for before, after in moved.items():
+            db.execute("UPDATE player SET seat = ? WHERE game_id = ? AND seat = ?", (after + aside, game_id, before))
+            db.execute("UPDATE score SET seat = ? WHERE game_id = ? AND seat = ?", (after + aside, game_id, before))
+            db.execute("UPDATE hand SET out_seat = ? WHERE game_id = ? AND out_seat = ?",
+                       (after + aside, game_id, before))
+        for table, column in (("player", "seat"), ("score", "seat"), ("hand", "out_seat")):
+            db.execute(f"UPDATE {table} SET {column} = {column} - ? WHERE game_id = ? AND {column} > ?",
+                       (aside, game_id, aside))
+        db.execute("UPDATE game SET first_dealer = ? WHERE id = ?",
+                   (moved.get(game["first_dealer"], game["first_dealer"]), game_id))
+        _touch(db, game_id)
+    return load_game(game_id)
+
+
+def set_variant(game_id: int, variant_name: Any) -> dict[str, Any]:
+    """Change the game's rules (the wrong variant was chosen at the start): the decks follow
+    the new rules, and every score saved from cards is scored again under them. Refused,
+    changing nothing, where a score was typed (its points were counted under the old rules),
+    a hand is marked a splash the new rules lack, or the cards saved could not be dealt
+    from the new rules' decks."""
+    game = load_game(game_id)
+    variant = get_variant(str(variant_name or "").strip())
+    players = len(game["players"])
+    info = variant_info(variant)
+    if not info["min_players"] <= players <= info["max_players"]:
+        raise InputError(f"{variant.title} is played by {info['min_players']}-{info['max_players']} players; "
+                         f"game {game_id} has {players}.")
+    decks = variant.decks_for(players)
+    with transaction() as db:
+        # Judged on what is saved now, inside the write transaction.
+        rows = db.execute("SELECT * FROM score WHERE game_id = ? ORDER BY hand, seat", (game_id,)).fetchall()
+        typed = [row for row in rows if row["cards"] is None]
+        if typed:
+            first = typed[0]
+            raise InputError(f"{_player_name(game, first['seat'])}'s score for hand {first['hand']} was typed "
+                             f"({first['base']}), counted under {game['variant']['title']}'s card values: clear "
+                             "the typed scores first, or start a new game with these players.")
+        splashes = {row["number"]: bool(row["splash"]) for row in
+                    db.execute("SELECT number, splash FROM hand WHERE game_id = ?", (game_id,))}
+        marked = [number for number, splash in splashes.items() if splash]
+        if marked and not variant.has_splash:
+            raise InputError(f"Hand {marked[0]} is marked a splash, which {variant.title} does not have: "
+                             "untick it first.")
+        for hand in sorted({row["hand"] for row in rows}):
+            cards = [code for row in rows if row["hand"] == hand for code in json.loads(row["cards"])]
+            try:
+                check_possible(parse_cards(cards), variant, players=players, decks=decks)
+            except ImpossibleHandError as error:
+                raise ImpossibleHandError(f"Under {variant.title}, hand {hand}'s saved cards: {error}") from None
+        for row in rows:
+            parsed = parse_cards(json.loads(row["cards"]))
+            base = score_hand(parsed, variant, players=players, decks=decks, splash=False).points
+            points = score_hand(parsed, variant, players=players, decks=decks,
+                                splash=splashes.get(row["hand"], False), hand=row["hand"]).points
+            db.execute("UPDATE score SET base = ?, points = ? WHERE game_id = ? AND hand = ? AND seat = ?",
+                       (base, points, game_id, row["hand"], row["seat"]))
+        db.execute("UPDATE game SET variant = ?, decks = ? WHERE id = ?", (variant.name, decks, game_id))
+        _touch(db, game_id)
+    return load_game(game_id)
+
+
 def set_game_note(game_id: int, note: Any) -> dict[str, Any]:
     """Replace the game's note (the Onze Book's margin)."""
     _game_row(game_id)

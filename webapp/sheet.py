@@ -183,9 +183,7 @@ def game_corners(game_id: int) -> Any:
         try:
             game = model.set_game_corners(game_id, request.form.get("corners"))
         except ValueError as error:
-            flash(str(error), "error")
-            game = model.load_game(game_id)
-            return render_template("sheet.html", game=game, note_text=game["note"]), 400
+            return _sheet_refusal(game_id, error)
         flash(f"Deck saved: {model.DECK_CORNERS[game['corners']]}.", "ok")
     return redirect(url_for("sheet.game", game_id=game_id) + "#deck")
 
@@ -207,9 +205,7 @@ def end_game(game_id: int) -> Any:
     try:
         game = model.end_game(game_id)
     except ValueError as error:
-        flash(str(error), "error")
-        game = model.load_game(game_id)
-        return render_template("sheet.html", game=game, note_text=game["note"]), 400
+        return _sheet_refusal(game_id, error)
     flash(f"Game over after hand {game['ended_after']}: {model.result_text(game)}.", "ok")
     return redirect(url_for("sheet.game", game_id=game_id) + "#winner")
 
@@ -220,3 +216,45 @@ def play_on(game_id: int) -> Any:
     model.play_on(game_id)
     flash("Playing on: the game runs to hand 7, and every saved score counts.", "ok")
     return redirect(url_for("sheet.game", game_id=game_id))
+
+
+def _sheet_refusal(game_id: int, error: ValueError) -> Any:
+    """The sheet drawn again with why a change to it was refused (nothing changed)."""
+    flash(str(error), "error")
+    game = model.load_game(game_id)
+    return render_template("sheet.html", game=game, note_text=game["note"]), 400
+
+
+@bp.route("/games/<int:game_id>/dealer", methods=("POST",))
+def game_dealer(game_id: int) -> Any:
+    """Say who dealt hand 1 (chosen wrong at the start); each hand's dealer follows."""
+    try:
+        game = model.set_first_dealer(game_id, request.form.get("first_dealer", ""))
+    except ValueError as error:
+        return _sheet_refusal(game_id, error)
+    flash(f"{game['players'][game['first_dealer'] - 1]['name']} dealt hand 1: every hand's dealer follows.", "ok")
+    return redirect(url_for("sheet.game", game_id=game_id) + "#seating")
+
+
+@bp.route("/games/<int:game_id>/players/<int:seat>/move", methods=("POST",))
+def move_player(game_id: int, seat: int) -> Any:
+    """Move a player to another seat (the seating was typed in the wrong order), with their scores."""
+    try:
+        game = model.move_player(game_id, seat, request.form.get("to", ""))
+    except ValueError as error:
+        return _sheet_refusal(game_id, error)
+    order = ", ".join(p["name"] for p in game["players"])
+    flash(f"Seating saved: {order}. Each player keeps their scores.", "ok")
+    return redirect(url_for("sheet.game", game_id=game_id) + "#seating")
+
+
+@bp.route("/games/<int:game_id>/variant", methods=("POST",))
+def game_variant(game_id: int) -> Any:
+    """Change the game's rules (the wrong variant was chosen): cards saved are scored again."""
+    try:
+        game = model.set_variant(game_id, request.form.get("variant", ""))
+    except ValueError as error:
+        return _sheet_refusal(game_id, error)
+    flash(f"Rules saved: {game['variant']['title']}, {game['decks']} decks. Every score from cards was "
+          "counted again under them.", "ok")
+    return redirect(url_for("sheet.game", game_id=game_id) + "#rules-choice")

@@ -552,6 +552,19 @@ def test_a_misspelt_name_is_corrected_on_the_sheet(page: Any, live_server: Any) 
     shoot(page, "19-names-corrected")
 
 
+def test_a_seating_typed_in_the_wrong_order_is_mended_with_the_scores_following(page: Any, live_server: Any) -> None:
+    game_id = _finished_game(live_server, played=2)
+    before = _api(live_server, f"/api/games/{game_id}")
+    page.goto(f"{live_server.url}/games/{game_id}#seating")
+    page.click("button[aria-label='Move Kit one seat earlier']")
+    page.wait_for_selector(".flash-ok")
+    assert "Seating saved: Nana, Pops, Kit, Lou, Max." in page.inner_text(".flash-ok")
+    shoot(page, "19b-seating-mended")
+    after = _api(live_server, f"/api/games/{game_id}")
+    totals = {p["name"]: t for p, t in zip(before["players"], before["totals"])}
+    assert {p["name"]: t for p, t in zip(after["players"], after["totals"])} == totals
+
+
 def test_a_finished_game_is_played_again_with_one_tap(page: Any, live_server: Any) -> None:
     game_id = _finished_game(live_server)   # Ons, five players, Pops (seat 2) dealt first
     page.goto(f"{live_server.url}/games/{game_id}")

@@ -1,0 +1,158 @@
+"""What was chosen wrong at a game's start is mended on the sheet: who dealt first, the
+seating order (each player keeps their scores) and the rules (scores from cards counted again)."""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+import pytest
+
+
+def _game(api: Any, game_id: int) -> dict[str, Any]:
+    return api.get(f"/api/games/{game_id}").get_json()
+
+
+def _names(game: dict[str, Any]) -> list[str]:
+    return [p["name"] for p in game["players"]]
+
+
+def _points(game: dict[str, Any], hand: int) -> dict[str, int | None]:
+    """Each player's points for the hand, by name."""
+    return {p["name"]: (s["points"] if s else None)
+            for p, s in zip(game["players"], game["hands"][hand - 1]["scores"])}
+
+
+# --------------------------------------------------------------------- the first dealer
+
+
+@pytest.mark.parametrize(("sent", "dealer"), [(3, 3), ("3", 3), ("di", 4), ("Bo", 2)])
+def test_who_dealt_first_is_said_again_and_every_hands_dealer_follows(api: Any, game_id: int, sent: Any,
+                                                                      dealer: int) -> None:
+    api.post(f"/api/games/{game_id}/hands/1/scores/2", {"points": 10})
+    game = api.post(f"/api/games/{game_id}/dealer", {"first_dealer": sent}).get_json()
+    assert game["first_dealer"] == dealer
+    assert [h["dealer"] for h in game["hands"]] == [(dealer - 1 + n) % 4 + 1 for n in range(7)]
+    assert _points(game, 1)["Bo"] == 10                                   # scores stay
+
+
+@pytest.mark.parametrize(("sent", "said"), [
+    (5, "The first dealer must be player 1-4, not 5."),
+    ("Zed", "The first dealer 'Zed' is not one of the players."),
+    (1.5, "The first dealer must be a seat number or a player's name, not 1.5."),
+])
+def test_a_first_dealer_who_is_not_at_the_table_is_refused(api: Any, game_id: int, sent: Any, said: str) -> None:
+    response = api.post(f"/api/games/{game_id}/dealer", {"first_dealer": sent})
+    assert response.status_code == 400 and response.get_json() == {"error": said}
+    assert _game(api, game_id)["first_dealer"] == 1
+
+
+# --------------------------------------------------------------------- the seating
+
+
+@pytest.mark.parametrize(("seat", "to", "order"), [
+    (2, 1, ["Bo", "Ann", "Cy", "Di"]),
+    (4, 2, ["Ann", "Di", "Bo", "Cy"]),
+    (1, 4, ["Bo", "Cy", "Di", "Ann"]),
+    (3, 3, ["Ann", "Bo", "Cy", "Di"]),
+])
+def test_a_player_moved_to_another_seat_keeps_their_scores_their_going_out_and_their_first_deal(
+    api: Any, game_id: int, seat: int, to: int, order: list[str]
+) -> None:
+    api.post(f"/api/games/{game_id}/dealer", {"first_dealer": "Cy"})
+    for number, (out, points) in enumerate([("Di", [5, 7, 9]), ("Bo", [1, 2, 3])], start=1):
+        api.post(f"/api/games/{game_id}/hands/{number}", {"out": ["Ann", "Bo", "Cy", "Di"].index(out) + 1})
+        others = [n for n in ("Ann", "Bo", "Cy", "Di") if n != out]
+        for name, value in zip(others, points):
+            api.post(f"/api/games/{game_id}/hands/{number}/scores/{['Ann', 'Bo', 'Cy', 'Di'].index(name) + 1}",
+                     {"points": value})
+    before = _game(api, game_id)
+    game = api.post(f"/api/games/{game_id}/players/{seat}/move", {"to": to}).get_json()
+    assert _names(game) == order
+    for number in (1, 2):
+        assert _points(game, number) == _points(before, number)
+        assert game["players"][game["hands"][number - 1]["out"] - 1]["name"] == ("Di" if number == 1 else "Bo")
+    assert game["players"][game["first_dealer"] - 1]["name"] == "Cy"
+    totals = dict(zip(_names(game), game["totals"]))
+    assert totals == dict(zip(_names(before), before["totals"]))
+
+
+@pytest.mark.parametrize(("seat", "to", "said"), [
+    (2, 0, "Seat 0 is not one of game {id}'s seats (1-4)."),
+    (2, "x", "Seat 'x' is not one of game {id}'s seats (1-4)."),
+    (5, 1, "Seat 5 is not one of game {id}'s seats (1-4)."),
+])
+def test_a_move_to_or_from_a_seat_the_game_lacks_is_refused(api: Any, game_id: int, seat: int, to: Any,
+                                                           said: str) -> None:
+    response = api.post(f"/api/games/{game_id}/players/{seat}/move", {"to": to})
+    assert response.status_code == 400 and response.get_json() == {"error": said.format(id=game_id)}
+    assert _names(_game(api, game_id)) == ["Ann", "Bo", "Cy", "Di"]
+
+
+def test_the_sheet_moves_a_player_one_seat_earlier(client: Any, token: str, api: Any, game_id: int) -> None:
+    page = client.get(f"/games/{game_id}").get_data(as_text=True)
+    assert 'aria-label="Move Cy one seat earlier"' in page and 'aria-label="Move Ann one seat earlier"' not in page
+    response = client.post(f"/games/{game_id}/players/3/move", data={"csrf_token": token, "to": "2"},
+                           follow_redirects=True)
+    assert "Seating saved: Ann, Cy, Bo, Di. Each player keeps their scores." in html.unescape(
+        response.get_data(as_text=True))
+    response = client.post(f"/games/{game_id}/dealer", data={"csrf_token": token, "first_dealer": "4"},
+                           follow_redirects=True)
+    assert "Di dealt hand 1: every hand&#39;s dealer follows." in response.get_data(as_text=True)
+
+
+# --------------------------------------------------------------------- the rules
+
+
+def test_changed_rules_count_every_card_score_again_with_their_own_decks(api: Any) -> None:
+    game_id = api.post("/api/games", {"variant": "llenroc", "players": ["Ann", "Bo", "Cy"]}).get_json()["id"]
+    api.post(f"/api/games/{game_id}/hands/1", {"out": 1})
+    api.post(f"/api/games/{game_id}/hands/1/scores/2", {"cards": ["AH", "KS"]})
+    api.post(f"/api/games/{game_id}/hands/7/scores/3", {"cards": ["JK"]})
+    before = _game(api, game_id)
+    assert _points(before, 1)["Bo"] == 15 + 10 and _points(before, 7)["Cy"] == 40   # llenroc: hand 7 doubles
+    game = api.post(f"/api/games/{game_id}/variant", {"variant": "onze"}).get_json()
+    assert game["variant"]["name"] == "onze" and game["decks"] == 2
+    assert _points(game, 1)["Bo"] == 30 + 10 and _points(game, 7)["Cy"] == 30
+    assert game["hands"][1 - 1]["scores"][1]["base"] == 40
+    assert game["totals"] == [0, 40, 30]
+
+
+@pytest.mark.parametrize(("setup", "variant", "said"), [
+    ([("score", 2, {"points": 35})], "onze",
+     "Bo's score for hand 1 was typed (35), counted under Llenroc"),
+    ([("hand", 1, {"out": 1, "splash": True})], "onze",
+     "Hand 1 is marked a splash, which Onze (as played in France and the US) does not have: untick it first."),
+    ([("score", 2, {"cards": ["JK", "7H"]})], "ons",
+     "Under Ons (a variation on gin rummy), hand 1's saved cards: "),
+    ([], "nope", "Unknown variant"),
+])
+def test_rules_that_cannot_take_the_saved_scores_are_refused_changing_nothing(
+    api: Any, game_id: int, setup: list[Any], variant: str, said: str
+) -> None:
+    for kind, where, body in setup:
+        url = f"/api/games/{game_id}/hands/1" + (f"/scores/{where}" if kind == "score" else "")
+        assert api.post(url, body).status_code == 200
+    before = _game(api, game_id)
+    response = api.post(f"/api/games/{game_id}/variant", {"variant": variant})
+    assert response.status_code == 400
+    assert said.lower() in response.get_json()["error"].lower()
+    assert _game(api, game_id) == before
+
+
+def test_rules_for_fewer_players_than_the_table_are_refused(api: Any) -> None:
+    game_id = api.post("/api/games", {"variant": "ons", "players": list("ABCDEFGH")}).get_json()["id"]
+    response = api.post(f"/api/games/{game_id}/variant", {"variant": "once"})
+    assert response.status_code == 400
+    assert response.get_json()["error"] == f"Once' (Don Williamson's rules) is played by 2-6 players; game {game_id} has 8."
+
+
+def test_the_sheet_changes_the_rules_and_says_so(client: Any, token: str, api: Any, game_id: int) -> None:
+    page = client.get(f"/games/{game_id}").get_data(as_text=True)
+    assert '<option value="llenroc" selected>' in page and "Change the rules</button>" in page
+    response = client.post(f"/games/{game_id}/variant", data={"csrf_token": token, "variant": "once"},
+                           follow_redirects=True)
+    assert "Rules saved: Once&#39; (Don Williamson&#39;s rules), 2 decks." in response.get_data(as_text=True)
+    api.post(f"/api/games/{game_id}/hands/1/scores/1", {"points": 3})
+    refused = client.post(f"/games/{game_id}/variant", data={"csrf_token": token, "variant": "onze"})
+    assert refused.status_code == 400 and "was typed (3)" in refused.get_data(as_text=True)
