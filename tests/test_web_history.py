@@ -325,3 +325,26 @@ def test_a_page_of_the_history_that_does_not_exist_is_404(client: Any, api: Any,
     response = client.get(f"/history?page={page}")
     assert response.status_code == 404
     assert f"Page {page} of the history doesn't exist: it has pages 1-1." in html.unescape(response.get_data(as_text=True))
+
+
+def test_the_home_page_lists_every_game_in_play_and_the_last_five_finished(client: Any, api: Any) -> None:
+    ids = [api.post("/api/games", {"variant": "once", "players": ["Ann", "Bo"]}).get_json()["id"] for _ in range(8)]
+    for game_id in ids[:7]:
+        api.post(f"/api/games/{game_id}/hands/1/scores/1", {"points": 3})
+        api.post(f"/api/games/{game_id}/hands/1/scores/2", {"points": 4})
+        api.post(f"/api/games/{game_id}/end")
+    page = client.get("/").get_data(as_text=True)
+    listed = [int(n) for n in re.findall(r'class="game-card" href="/games/(\d+)"', page)]
+    assert listed == [ids[7], *reversed(ids[2:7])]     # in play, then the 5 newest finished
+
+
+def test_the_api_gives_the_games_a_page_at_a_time_when_asked(api: Any) -> None:
+    ids = [api.post("/api/games", {"variant": "once", "players": ["Ann", "Bo"]}).get_json()["id"] for _ in range(23)]
+    first = api.get("/api/games?page=1").get_json()
+    assert (first["page"], first["pages"], first["total"]) == (1, 2, 23)
+    assert [g["id"] for g in first["games"]] == ids[::-1][:20]
+    assert [g["id"] for g in api.get("/api/games?page=2").get_json()["games"]] == ids[::-1][20:]
+    assert len(api.get("/api/games").get_json()["games"]) == 23                     # unasked: all
+    missing = api.get("/api/games?page=3")
+    assert missing.status_code == 404
+    assert missing.get_json() == {"error": "Page 3 of the games doesn't exist: it has pages 1-2."}

@@ -47,3 +47,46 @@ def test_totals_are_the_sum_of_the_saved_scores(tmp_path: Path, saves: list[tupl
         for seat, score in enumerate(hand["scores"], start=1):
             assert (score and score["points"]) == expected.get((hand["number"], seat))
     assert game["totals"] == [sum(p for (h, s), p in expected.items() if s == seat) for seat in (1, 2, 3)]
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(marks=st.lists(st.tuples(st.sampled_from(["score", "out", "clear", "end", "play on", "delete"]),
+                                st.integers(1, 7), st.integers(1, 3), st.integers(0, 60)), max_size=40))
+def test_the_lists_summary_of_a_game_is_what_the_game_says_of_itself(tmp_path: Path,
+                                                                      marks: list[tuple[str, int, int, int]]) -> None:
+    """The home page, history and standings read ``game_summaries`` (a few queries for the whole
+    book), never each game whole: its totals, finished and winners must be load_game's."""
+    book = Path(tempfile.mkdtemp(dir=tmp_path)) / "book.sqlite"
+    app = create_app({"TESTING": True, "DATABASE": str(book), "SECRET_KEY": "t"})
+    client = app.test_client()
+    headers = {"X-CSRF-Token": client.get("/api/csrf").get_json()["token"]}
+    games = [client.post("/api/games", json={"variant": "llenroc", "players": ["A", "B", "C"]},
+                         headers=headers).get_json()["id"] for _ in range(3)]
+    for step, (kind, hand, seat, points) in enumerate(marks):
+        game = games[step % len(games)]
+        if kind == "score":
+            client.post(f"/api/games/{game}/hands/{hand}/scores/{seat}", json={"points": points}, headers=headers)
+            # Whole hands now and then, so that games finish.
+            for other in (1, 2, 3):
+                client.post(f"/api/games/{game}/hands/{hand}/scores/{other}", json={"points": points + other},
+                            headers=headers)
+        elif kind == "out":
+            client.post(f"/api/games/{game}/hands/{hand}", json={"out": seat}, headers=headers)
+        elif kind == "clear":
+            client.delete(f"/api/games/{game}/hands/{hand}/scores/{seat}", headers=headers)
+        elif kind == "end":
+            client.post(f"/api/games/{game}/end", headers=headers)
+        elif kind == "play on":
+            client.post(f"/api/games/{game}/play-on", headers=headers)
+        elif step % 7 == 0:
+            client.delete(f"/api/games/{game}", headers=headers)
+    with app.app_context():
+        from webapp import model
+
+        summaries = model.game_summaries()
+        whole = model.list_games()
+        assert [g["id"] for g in summaries] == [g["id"] for g in whole]
+        for summary, game in zip(summaries, whole):
+            for key in ("players", "ended_after", "totals", "finished", "winners"):
+                assert summary[key] == game[key], (key, game["id"])
+        assert model.standings(summaries) == model.standings(whole)

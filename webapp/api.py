@@ -13,7 +13,7 @@ from typing import Any
 from flask import Blueprint, Response, abort, jsonify, request, url_for
 
 from . import csrf, model, rules
-from .history import game_csv
+from .history import game_csv, page_of
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
@@ -125,14 +125,20 @@ def parse_cards() -> Response:
 
 @bp.get("/games")
 def games() -> Response:
-    """Every game, newest first."""
-    return jsonify(games=[_game_json(g) for g in model.list_games()])
+    """Every game, newest first; with ``?page=N``, 20 to a page (a book of years loads whole
+    in seconds), with ``page``, ``pages`` and ``total``."""
+    if "page" not in request.args:
+        return jsonify(games=[_game_json(g) for g in model.list_games()])
+    every_game = model.game_summaries()
+    on_page, page, pages = page_of(every_game, request.args["page"], "the games")
+    return jsonify(games=[_game_json(g) for g in model.list_games(g["id"] for g in on_page)],
+                   page=page, pages=pages, total=len(every_game))
 
 
 @bp.get("/standings")
 def standings() -> Response:
     """Each player's record over the finished games (the history page's standings)."""
-    return jsonify(standings=model.standings(model.list_games()))
+    return jsonify(standings=model.standings(model.game_summaries()))
 
 
 @bp.post("/games")

@@ -30,19 +30,25 @@ def index() -> str:
     """The standings over every finished game; the games, newest first, each hand by hand,
     :data:`GAMES_PER_PAGE` to a page (``?page=2`` for older ones); then the games deleted
     lately, to bring back."""
-    every_game = model.list_games()   # the standings count them all
-    total = len(every_game)
-    pages = max(1, math.ceil(total / GAMES_PER_PAGE))
-    asked = request.args.get("page", "1")
-    page = int(asked) if asked.isascii() and asked.isdigit() and len(asked) <= 9 else 0
-    if not 1 <= page <= pages:
-        abort(404, f"Page {asked} of the history doesn't exist: it has pages 1-{pages}.")
-    first = (page - 1) * GAMES_PER_PAGE
-    return render_template("history.html", games=every_game[first:first + GAMES_PER_PAGE],
+    every_game = model.game_summaries()   # the standings count them all
+    on_page, page, pages = page_of(every_game, request.args.get("page", "1"), "the history")
+    return render_template("history.html", games=model.list_games(g["id"] for g in on_page),
                            standings=model.standings(every_game),
                            finished=sum(game["finished"] for game in every_game),
-                           page=page, pages=pages, total=total, first=first + 1,
+                           page=page, pages=pages, total=len(every_game),
+                           first=(page - 1) * GAMES_PER_PAGE + 1,
                            deleted=model.deleted_games(), kept_days=model.DELETED_GAME_DAYS)
+
+
+def page_of(games: list[dict[str, Any]], asked: str, what: str) -> tuple[list[dict[str, Any]], int, int]:
+    """Page ``asked`` (as sent in ``?page=``, from 1) of ``games``, :data:`GAMES_PER_PAGE` to a
+    page, with its number and how many pages there are; 404 for a page ``what`` lacks."""
+    pages = max(1, math.ceil(len(games) / GAMES_PER_PAGE))
+    page = int(asked) if asked.isascii() and asked.isdigit() and len(asked) <= 9 else 0
+    if not 1 <= page <= pages:
+        abort(404, f"Page {asked} of {what} doesn't exist: it has pages 1-{pages}.")
+    first = (page - 1) * GAMES_PER_PAGE
+    return games[first:first + GAMES_PER_PAGE], page, pages
 
 
 @bp.route("/games/<int:game_id>/restore", methods=("POST",))

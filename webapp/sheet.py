@@ -16,9 +16,15 @@ bp = Blueprint("sheet", __name__)
 
 @bp.route("/")
 def index() -> str:
-    """Home: games in progress first, and the button to start one."""
-    games = model.list_games()
-    return render_template("index.html", games=games)
+    """Home: games in progress first, then the last few finished, and the button to start one."""
+    summaries = model.game_summaries()
+    shown = [g["id"] for g in summaries if not g["finished"]] + \
+        [g["id"] for g in summaries if g["finished"]][:FINISHED_ON_HOME]
+    return render_template("index.html", games=model.list_games(shown), finished_on_home=FINISHED_ON_HOME)
+
+
+#: Finished games the home page lists (History has them all).
+FINISHED_ON_HOME = 5
 
 
 @bp.route("/games/new", methods=("GET", "POST"))
