@@ -66,7 +66,7 @@ def test_listening_on_every_address_names_the_addresses_a_phone_can_open(
     assert code == 0
     assert started["host"] == "0.0.0.0" and started["port"] == port
     assert out.splitlines() == [
-        f"Onze Vision score sheet on http://127.0.0.1:{port}/ (database {tmp_path / 'onze.sqlite'})",
+        f"Onze Vision score sheet on http://127.0.0.1:{port}/ (a new, empty book {tmp_path / 'onze.sqlite'})",
         f"  on a phone on the same network: http://192.168.1.23:{port}/",
     ]
     assert (tmp_path / "onze.sqlite").exists()
@@ -193,3 +193,90 @@ def test_a_book_kept_by_an_older_version_is_brought_up_to_date_saying_so(
     assert not needs_bringing_up_to_date(str(book))
     with sqlite3.connect(book) as db:
         assert db.execute("PRAGMA user_version").fetchone()[0] == BOOK_VERSION
+
+
+def test_a_book_in_a_folder_that_does_not_exist_is_refused_not_started_empty(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    book = tmp_path / "usb-stick" / "onze.sqlite"      # the stick not plugged in, or a typo
+    code, out, err = _serve(capsys, "--port", str(free_port()), "--database", str(book))
+    assert code == 2 and out == ""
+    assert (f"the folder of '{book}' ({book.parent}) does not exist: is its disk plugged in, or the name "
+            "mistyped? Make the folder first to start a new book there") in err
+    assert not book.parent.exists()
+
+
+def test_a_book_with_games_is_said_as_the_book_not_a_new_one(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from webapp.db import bring_up_to_date, connect
+
+    book = tmp_path / "onze.sqlite"
+    db = connect(str(book))
+    bring_up_to_date(db)
+    db.close()
+    monkeypatch.setattr("flask.Flask.run", lambda self, **kw: None)
+    port = free_port()
+    code, out, _ = _serve(capsys, "--port", str(port), "--database", str(book))
+    assert code == 0 and out.splitlines()[0] == f"Onze Vision score sheet on http://127.0.0.1:{port}/ (book {book})"
+
+
+def _damaged_book(tmp_path: Path) -> Path:
+    """A book of one game whose SQLite header page is intact and whose schema page is not."""
+    from webapp import create_app
+
+    book = tmp_path / "onze.sqlite"
+    app = create_app({"TESTING": True, "DATABASE": str(book), "SECRET_KEY": "t"})
+    client = app.test_client()
+    token = client.get("/api/csrf").get_json()["token"]
+    client.post("/api/games", json={"variant": "once", "players": ["Ann", "Bo"]}, headers={"X-CSRF-Token": token})
+    import sqlite3
+
+    with sqlite3.connect(book) as db:
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    db.close()
+    with book.open("r+b") as damaged:
+        damaged.seek(120)                     # inside page 1, past the 100-byte header: the schema
+        damaged.write(b"\xde\xad" * 400)
+    from webapp import db as book_db
+
+    book_db._schema_ready.discard(str(book))  # as a new process finds it
+    return book
+
+
+def test_a_damaged_book_at_start_says_so_and_how_to_rescue_it(capsys: pytest.CaptureFixture[str],
+                                                              tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("flask.Flask.run", lambda self, **kw: None)   # were it to start, never to serve
+    book = _damaged_book(tmp_path)
+    code, out, err = _serve(capsys, "--port", str(free_port()), "--database", str(book))
+    assert code == 2 and out == ""
+    assert (f"the book is damaged. Put back a good copy, or copy all that can still be read into a new book: "
+            f"onze-vision rescue-book '{book}' rescued.sqlite") in err
+
+
+def test_rescue_book_copies_what_can_be_read_and_says_what_could_not(capsys: pytest.CaptureFixture[str],
+                                                                     tmp_path: Path) -> None:
+    from webapp.db import connect, schema_sql
+
+    book = tmp_path / "onze.sqlite"
+    db = connect(str(book))
+    db.executescript(schema_sql())
+    db.execute("INSERT INTO game (variant, decks, first_dealer, note) VALUES ('once', 2, 1, 'kept')")
+    db.executemany("INSERT INTO player VALUES (1, ?, ?)", [(1, "Ann"), (2, "Bo")])
+    db.close()
+    out_book = tmp_path / "rescued.sqlite"
+    assert main(["rescue-book", str(book), str(out_book)]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines() == [
+        f"Rescued into {out_book}: 1 game rows, 2 player rows, 0 hand rows, 0 photo rows, 0 score rows.",
+        "Every row could be read.",
+        f"Serve it with: onze-vision serve --database {out_book}",
+    ]
+    import sqlite3
+
+    assert sqlite3.connect(out_book).execute("SELECT note FROM game").fetchall() == [("kept",)]
+    assert main(["rescue-book", str(book), str(out_book)]) == 2       # never written over
+    assert "exists already" in capsys.readouterr().err
+    damaged = _damaged_book(tmp_path / "d")
+    assert main(["rescue-book", str(damaged), str(tmp_path / "d" / "out.sqlite")]) == 1
+    assert "nothing of" in capsys.readouterr().err and not (tmp_path / "d" / "out.sqlite").exists()

@@ -7,6 +7,7 @@ import html
 import io
 import json
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -348,3 +349,57 @@ def test_the_api_gives_the_games_a_page_at_a_time_when_asked(api: Any) -> None:
     missing = api.get("/api/games?page=3")
     assert missing.status_code == 404
     assert missing.get_json() == {"error": "Page 3 of the games doesn't exist: it has pages 1-2."}
+
+
+def test_a_damaged_book_offers_all_that_can_still_be_read_when_it_cannot_be_copied_whole(
+    app: Any, client: Any, api: Any, game_id: int, tmp_path: Any
+) -> None:
+    import io
+    import sqlite3
+
+    import numpy as np
+    from PIL import Image
+
+    noise = np.random.default_rng(7).integers(0, 256, (700, 700, 3), dtype=np.uint8)
+    photos = []
+    for shade in range(3):
+        buffer = io.BytesIO()
+        Image.fromarray(noise // (shade + 1)).save(buffer, "JPEG", quality=95)
+        photos.append(api.post("/api/photos", data={"photo": (io.BytesIO(buffer.getvalue()), "hand.jpg")},
+                               content_type="multipart/form-data").get_json()["id"])
+        saved = api.post(f"/api/games/{game_id}/hands/1/scores/{shade + 1}",
+                         {"cards": [("QH", "7S", "KD")[shade]], "photo_id": photos[-1]})
+        assert saved.status_code == 200
+    api.post(f"/api/games/{game_id}/note", {"note": "kept through it all"})
+    book = app.config["DATABASE"]
+    with sqlite3.connect(book) as db:
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    db.close()
+    size = Path(book).stat().st_size
+    with open(book, "r+b") as damaged:            # one page in the middle of the photos, overwritten
+        damaged.seek(size // 2 // 4096 * 4096)
+        damaged.write(b"\xde\xad" * 2048)
+
+    response = client.get("/history/onze-book.sqlite")
+    assert response.status_code == 503
+    page = html.unescape(response.get_data(as_text=True))
+    assert "The book is damaged, so it cannot be copied whole for a download (SQLite: " in page
+    assert 'href="/history/onze-book-rescued.sqlite"' in page and "Download all that can be read" in page
+
+    rescued = client.get("/history/onze-book-rescued.sqlite")
+    assert rescued.status_code == 200
+    lost = json.loads(rescued.headers["X-Onze-Rows-Lost"])
+    copy = tmp_path / "rescued.sqlite"
+    copy.write_bytes(rescued.data)
+    with sqlite3.connect(copy) as db:
+        assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        assert db.execute("SELECT note FROM game").fetchall() == [("kept through it all",)]
+        assert db.execute("SELECT COUNT(*) FROM score").fetchone()[0] == 3            # every score, cards and all
+        kept = db.execute("SELECT COUNT(*) FROM photo").fetchone()[0]
+        assert kept + lost.get("photo", 0) == 3 and lost.get("photo", 0) >= 1
+        assert db.execute("SELECT COUNT(*) FROM score WHERE photo_id IS NOT NULL").fetchone()[0] == kept
+    db.close()
+    from webapp import create_app
+
+    again = create_app({"TESTING": True, "DATABASE": str(copy), "SECRET_KEY": "t"}).test_client()
+    assert again.get(f"/api/games/{game_id}").get_json()["note"] == "kept through it all"

@@ -42,6 +42,11 @@ class NoRoomForCopyError(BookUnavailableError):
     """Too little free disk space to copy the book for a download."""
 
 
+class BookDamagedError(BookUnavailableError):
+    """The book's file is damaged, so it cannot be copied whole (:func:`rescue_copy` takes
+    what can still be read)."""
+
+
 #: Free bytes under which the book's disk counts as full: SQLite cannot make its shared
 #: memory file there, and says "disk I/O error" rather than "full".
 FULL_BELOW_BYTES = 256 * 1024
@@ -75,7 +80,8 @@ def book_trouble(error: sqlite3.DatabaseError, path: str) -> str | None:
                 "Nothing was saved.")
     if name.startswith(("SQLITE_NOTADB", "SQLITE_CORRUPT")) or "not a database" in text or "malformed" in text:
         return (f"The book ({path}) is damaged or is no longer an SQLite database (was it replaced?), "
-                "so nothing was saved. Put back a good copy (History's download is one).")
+                "so nothing was saved. Put back a good copy, or download all that can still be read "
+                "(History's download) and start the score sheet on it with --database.")
     if name.startswith("SQLITE_IOERR") or "disk i/o error" in text:
         return f"The book's disk ({folder}) failed to read or write, so nothing was saved. Try again."
     return None
@@ -309,12 +315,83 @@ def snapshot(db: sqlite3.Connection) -> Path:
             db.execute("VACUUM INTO ?", (str(path),))  # a single file, not a WAL pair: it opens on its own
         except BaseException as error:
             remove_snapshot(path)
-            # The copy filled the disk (others took the room meanwhile): said as such.
-            if isinstance(error, sqlite3.OperationalError) and (
-                    "full" in str(error).lower() or disk_state(temp) == "full"):
-                raise _no_room(needed, shutil.disk_usage(temp).free, temp) from None
+            if isinstance(error, sqlite3.DatabaseError):
+                # The copy filled the disk (others took the room meanwhile): said as such. SQLite
+                # says "database or disk is full" of a damaged book too: the room tells them apart.
+                room = shutil.disk_usage(temp).free
+                if room < needed or disk_state(temp) == "full":
+                    raise _no_room(needed, room, temp) from None
+                if is_damaged(db):
+                    raise BookDamagedError(
+                        "The book is damaged, so it cannot be copied whole for a download (SQLite: "
+                        f"{error}). Nothing was sent. A copy of all that can still be read can be "
+                        "downloaded instead; then start the score sheet on it with --database.") from None
             raise
     return path
+
+
+def is_damaged(db: sqlite3.Connection) -> bool:
+    """Whether SQLite finds the book's file damaged (``PRAGMA quick_check``)."""
+    try:
+        return db.execute("PRAGMA quick_check(1)").fetchone()[0] != "ok"
+    except sqlite3.DatabaseError:
+        return True
+
+
+#: The book's tables in the order a copy fills them (each row's references before it).
+TABLES = ("game", "player", "hand", "photo", "score")
+
+
+def rescue_copy(db: sqlite3.Connection) -> tuple[Path, dict[str, int]]:
+    """Copy what can still be read of a damaged book into a new one, row by row, where a
+    whole copy (:func:`snapshot`) fails; return its path (removed with :func:`remove_snapshot`)
+    and how many rows of each table could not be read. A score whose photo was lost keeps
+    its cards; a table whose rows cannot even be listed is lost whole (counted as -1)."""
+    temp = Path(tempfile.gettempdir())
+    remove_stale_snapshots(temp)
+    folder = Path(tempfile.mkdtemp(prefix=SNAPSHOT_FOLDER_PREFIX, dir=temp))
+    path = folder / SNAPSHOT_NAME
+    lost: dict[str, int] = {}
+    copy = sqlite3.connect(path)
+    try:
+        copy.executescript(schema_sql())
+        for table, column, definition in ADDED_COLUMNS:
+            if column not in {row[1] for row in copy.execute(f"PRAGMA table_info({table})")}:
+                copy.execute(f"ALTER TABLE {table} ADD COLUMN {column} {definition}")
+        copy.execute(f"PRAGMA user_version = {BOOK_VERSION}")
+        kept_photos: set[int] = set()
+        for table in TABLES:
+            try:
+                rowids = [row[0] for row in db.execute(f"SELECT rowid FROM {table}")]
+            except sqlite3.DatabaseError:
+                lost[table] = -1
+                continue
+            missed = 0
+            for rowid in rowids:   # one at a time: a damaged page loses its rows, not the table
+                try:
+                    row = db.execute(f"SELECT * FROM {table} WHERE rowid = ?", (rowid,)).fetchone()
+                except sqlite3.DatabaseError:
+                    missed += 1
+                    continue
+                if row is None:
+                    continue
+                values = dict(row)
+                if table == "photo":
+                    kept_photos.add(values["id"])
+                if table == "score" and values.get("photo_id") not in (None, *kept_photos):
+                    values["photo_id"] = None
+                columns = ", ".join(values)
+                copy.execute(f"INSERT OR IGNORE INTO {table} ({columns}) VALUES ({', '.join('?' * len(values))})",
+                             tuple(values.values()))
+            if missed:
+                lost[table] = missed
+        copy.commit()
+    except BaseException:
+        copy.close()
+        remove_snapshot(path)
+        raise
+    copy.close()
+    return path, lost
 
 
 def _no_room(needed: int, room: int, folder: Path) -> NoRoomForCopyError:

@@ -9,10 +9,10 @@ import sqlite3
 from typing import Any
 from urllib.parse import urlsplit
 
-from flask import Flask, jsonify, render_template, request
+from flask import Flask, jsonify, render_template, request, url_for
 from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
-from .db import BookUnavailableError, book_trouble
+from .db import BookDamagedError, BookUnavailableError, book_trouble
 
 
 def init_app(app: Flask) -> None:
@@ -45,6 +45,9 @@ def init_app(app: Flask) -> None:
         app.logger.error("the book is unavailable: %s", error)
         if is_api_request():
             return jsonify(error=message), 503
+        if isinstance(error, BookDamagedError):
+            return render_template("error.html", code=503, message=message,
+                                   rescue_url=url_for("history.export_rescued")), 503
         return _page_to_send_again(503, message)
 
     # Imported here: the CSRF module imports is_api_request from this one.

@@ -10,12 +10,13 @@ import math
 import re
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
-from flask import Blueprint, Response, abort, flash, redirect, render_template, request, url_for
+from flask import Blueprint, Response, abort, current_app, flash, redirect, render_template, request, url_for
 
 from . import model
-from .db import get_db, remove_snapshot, snapshot
+from .db import get_db, remove_snapshot, rescue_copy, snapshot
 
 bp = Blueprint("history", __name__)
 
@@ -120,9 +121,11 @@ def _download_name(game: dict[str, Any], ext: str) -> str:
 def export_book() -> Response:
     """Download every game, score and photo as one SQLite file: ``onze-vision serve
     --database FILE`` opens it on another machine."""
-    name = f"onze-book-{time.strftime('%Y-%m-%d')}.sqlite"
-    path = snapshot(get_db())
+    return _send_copy(snapshot(get_db()), f"onze-book-{time.strftime('%Y-%m-%d')}.sqlite")
 
+
+def _send_copy(path: Path, name: str, headers: dict[str, str] | None = None) -> Response:
+    """Send a copy of the book made for a download, as ``name``, and remove it."""
     def chunks() -> Iterator[bytes]:
         # Sent a megabyte at a time, and removed once sent (or once the download is dropped).
         try:
@@ -134,7 +137,18 @@ def export_book() -> Response:
 
     return Response(chunks(), mimetype="application/vnd.sqlite3",
                     headers={"Content-Disposition": f'attachment; filename="{name}"',
-                             "Content-Length": str(path.stat().st_size)})
+                             "Content-Length": str(path.stat().st_size), **(headers or {})})
+
+
+@bp.route("/history/onze-book-rescued.sqlite")
+def export_rescued() -> Response:
+    """Download all that can still be read of a damaged book, row by row, as one SQLite file
+    (the whole-book download offers it when the book cannot be copied whole)."""
+    path, lost = rescue_copy(get_db())
+    current_app.logger.warning("rescued the book; rows that could not be read: %s", lost or "none")
+    # What was lost, for whoever looks: {"photo": 2} is two photos; -1 a table lost whole.
+    return _send_copy(path, f"onze-book-rescued-{time.strftime('%Y-%m-%d')}.sqlite",
+                      {"X-Onze-Rows-Lost": json.dumps(lost)})
 
 
 @bp.route("/games/<int:game_id>/export.csv")

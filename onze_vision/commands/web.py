@@ -10,6 +10,7 @@ import argparse
 import errno
 import ipaddress
 import os
+import shutil
 import socket
 import sqlite3
 import sys
@@ -55,6 +56,20 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                              "any IP address and this machine's own names, and refuses others (DNS rebinding)")
     parser.add_argument("--debug", action="store_true", help="Flask debug mode (this computer only: refused with another --host)")
     parser.set_defaults(handler=serve)
+
+    rescue = subparsers.add_parser(
+        "rescue-book",
+        help="copy all that can still be read of a damaged score-sheet book into a new one",
+        description="Copy every game, player, hand, score and photo that can still be read of a damaged "
+                    "book into a new book, row by row (the score sheet's own download does the same while "
+                    "it runs); say what could not be read.",
+        epilog="example:\n  onze-vision rescue-book instance/onze.sqlite rescued.sqlite\n"
+               "  onze-vision serve --database rescued.sqlite",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    rescue.add_argument("book", metavar="BOOK", help="the damaged book (an SQLite file)")
+    rescue.add_argument("out", metavar="OUT", help="the new book to write (must not exist yet)")
+    rescue.set_defaults(handler=rescue_book)
 
 
 def _port(text: str) -> int:
@@ -128,8 +143,9 @@ def _is_loopback(host: str) -> bool:
         return False
 
 
-def database_problem(path: str, shown: str) -> str | None:
+def database_problem(path: str, shown: str, *, make_folder: bool = True) -> str | None:
     """Why the score sheet cannot keep its book at ``path`` (``shown`` as the user gave it); else None.
+    ``make_folder``: a missing folder is made (the default book's); else it is refused.
 
     Said before anything is written: a folder, or a file that is something other than an
     SQLite database, is never touched; nor is a book that could not be written.
@@ -149,7 +165,12 @@ def database_problem(path: str, shown: str) -> str | None:
             return f"'{shown}' is not an SQLite database (the score sheet's book is one): choose another file"
     folder = target.parent
     if not folder.exists():
-        return None  # made with the book
+        if not make_folder:
+            # A typo, or a disk not plugged in: a new empty book there would take the
+            # evening's scores where nobody looks for them (and hide under the disk once mounted).
+            return (f"the folder of '{shown}' ({folder}) does not exist: is its disk plugged in, or the name "
+                    "mistyped? Make the folder first to start a new book there")
+        return None  # the default instance folder: made with the book
     state = disk_state(folder)
     if state == "read-only":
         return f"'{shown}' is on a disk mounted read-only: mount it writable, or give a --database on another disk"
@@ -190,23 +211,76 @@ def serve(args: argparse.Namespace) -> int:
     if args.allow_host and app.config.get("ALLOWED_HOSTS") is not None:
         app.config["ALLOWED_HOSTS"] = set(app.config["ALLOWED_HOSTS"]) | {
             name.strip().lower().rstrip(".") for name in args.allow_host}
-    problem = database_problem(app.config["DATABASE"], args.database or app.config["DATABASE"])
+    book = app.config["DATABASE"]
+    shown_book = args.database or book
+    problem = database_problem(book, shown_book, make_folder=not args.database)
+    is_new = not Path(book).exists() or Path(book).stat().st_size == 0
     if problem is None:
         try:
-            if needs_bringing_up_to_date(app.config["DATABASE"]):
+            if needs_bringing_up_to_date(book):
                 print("Bringing the book up to date for this version (once; a large book takes a few seconds)...",
                       flush=True)
-            ensure_schema(app.config["DATABASE"])
+            ensure_schema(book)
         except (sqlite3.Error, OSError) as error:
-            problem = f"cannot open the database '{args.database or app.config['DATABASE']}': {error}"
+            problem = f"cannot open the database '{shown_book}': {error}"
+            if isinstance(error, sqlite3.DatabaseError) and ("malformed" in str(error) or "not a database" in str(error)):
+                problem += (": the book is damaged. Put back a good copy, or copy all that can still be read "
+                            f"into a new book: onze-vision rescue-book '{shown_book}' rescued.sqlite")
     if problem is not None:
         print(f"onze-vision serve: error: {problem}", file=sys.stderr)
         return 2
     shown = "127.0.0.1" if args.host in ALL_ADDRESSES else args.host
-    print(f"Onze Vision score sheet on http://{shown}:{args.port}/ (database {app.config['DATABASE']})", flush=True)
+    print(f"Onze Vision score sheet on http://{shown}:{args.port}/ "
+          f"({'a new, empty book' if is_new else 'book'} {book})", flush=True)
     if args.host in ALL_ADDRESSES:
         for address in network_addresses():
             print(f"  on a phone on the same network: http://{address}:{args.port}/", flush=True)
     app.run(host=args.host, port=args.port, threaded=True, debug=args.debug, use_reloader=False,
             request_handler=request_handler())
+    return 0
+
+
+def rescue_book(args: argparse.Namespace) -> int:
+    """Copy all that can still be read of a damaged book into a new one; say what was lost."""
+    from webapp.db import TABLES, remove_snapshot, rescue_copy
+
+    source, out = Path(args.book), Path(args.out)
+    if not source.is_file():
+        print(f"onze-vision rescue-book: error: '{args.book}' is not a file", file=sys.stderr)
+        return 2
+    if out.exists():
+        print(f"onze-vision rescue-book: error: '{args.out}' exists already: give a new file's name",
+              file=sys.stderr)
+        return 2
+    # Read only: a damaged book is never written to, not even by bringing it up to date.
+    db = sqlite3.connect(f"file:{source.resolve().as_posix()}?mode=ro", uri=True)
+    db.row_factory = sqlite3.Row
+    try:
+        path, lost = rescue_copy(db)
+    except sqlite3.DatabaseError as error:
+        print(f"onze-vision rescue-book: error: nothing of '{args.book}' can be read ({error})", file=sys.stderr)
+        return 1
+    finally:
+        db.close()
+    if all(lost.get(table) == -1 for table in TABLES):
+        remove_snapshot(path)
+        print(f"onze-vision rescue-book: error: nothing of '{args.book}' can be read: not one of its tables "
+              "can be listed (is it a score-sheet book?)", file=sys.stderr)
+        return 1
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        shutil.move(str(path), out)
+    finally:
+        remove_snapshot(path)
+    counts = sqlite3.connect(out)
+    kept = {table: counts.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0] for table in TABLES}
+    counts.close()
+    print(f"Rescued into {args.out}: " + ", ".join(f"{kept[t]} {t} rows" for t in TABLES) + ".")
+    if lost:
+        print("Could not be read: " + ", ".join(
+            f"the whole {t} table" if n < 0 else f"{n} {t} row{'s' if n != 1 else ''}" for t, n in lost.items())
+            + ". A score whose photo was lost keeps its cards.")
+    else:
+        print("Every row could be read.")
+    print(f"Serve it with: onze-vision serve --database {args.out}")
     return 0
