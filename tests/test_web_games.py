@@ -470,3 +470,49 @@ def test_a_deleted_games_photos_are_not_served_until_it_is_back(client: Any, tok
     assert client.get(f"/api/photos/{photo}").status_code == 404
     api.post(f"/api/games/{game_id}/restore")
     assert client.get(f"/photos/{photo}").status_code == 200
+
+
+def _start(client: Any, token: str, names: list[str], variant: str = "llenroc", **extra: str) -> Any:
+    data = {"csrf_token": token, "variant": variant, "first_dealer": "1", "form_id": extra.pop("form_id", "")}
+    data |= {f"player{seat}": name for seat, name in enumerate(names, start=1)} | extra
+    return client.post("/games/new", data=data)
+
+
+@pytest.mark.parametrize(("names", "variant", "asked"), [
+    (["Ann", "Bo", "Cy"], "llenroc", True),
+    (["ann", " Bo", "CY "], "llenroc", True),       # letter case and spaces aside
+    (["Bo", "Ann", "Cy"], "llenroc", False),        # other seats: another table
+    (["Ann", "Bo", "Cy"], "onze", False),           # other rules
+    (["Ann", "Bo"], "llenroc", False),
+])
+def test_a_game_of_the_same_table_started_again_soon_is_asked_about_first(
+    client: Any, token: str, api: Any, names: list[str], variant: str, asked: bool
+) -> None:
+    first = api.post("/api/games", {"variant": "llenroc", "players": ["Ann", "Bo", "Cy"]}).get_json()["id"]
+    response = _start(client, token, names, variant)
+    if not asked:
+        assert response.status_code == 302
+        return
+    assert response.status_code == 409
+    page = html.unescape(response.get_data(as_text=True))
+    assert f"Game {first} has these players and rules, started just now (on another phone?)." in \
+        re.sub(r"<[^>]+>", "", page)
+    assert f'href="/games/{first}">Open game {first}</a>' in page
+    assert len(api.get("/api/games").get_json()["games"]) == 1          # nothing started unasked
+    again = _start(client, token, names, variant, twin_ok=str(first))
+    assert again.status_code == 302 and len(api.get("/api/games").get_json()["games"]) == 2
+
+
+def test_a_finished_or_old_game_of_the_same_table_is_not_asked_about(client: Any, token: str, api: Any,
+                                                                    app: Any) -> None:
+    old = api.post("/api/games", {"variant": "once", "players": ["Ann", "Bo"]}).get_json()["id"]
+    with app.app_context():
+        from webapp.db import transaction
+        with transaction() as db:
+            db.execute("UPDATE game SET created = datetime('now', '-31 minutes') WHERE id = ?", (old,))
+    assert _start(client, token, ["Ann", "Bo"], "once").status_code == 302
+    done = api.get("/api/games").get_json()["games"][0]["id"]
+    for hand in range(1, 8):
+        for seat in (1, 2):
+            api.post(f"/api/games/{done}/hands/{hand}/scores/{seat}", {"points": hand + seat})
+    assert _start(client, token, ["Ann", "Bo"], "once").status_code == 302   # played again at once

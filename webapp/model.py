@@ -266,6 +266,27 @@ def create_game(variant_name: str, names: Iterable[Any], first_dealer: Any = 1, 
     return game_id
 
 
+#: How recent a game of the same players and rules must be for a new one to be asked about.
+TWIN_MINUTES = 30
+
+
+def recent_twin(variant_name: str, names: Sequence[str]) -> dict[str, Any] | None:
+    """The newest game in the book started in the last :data:`TWIN_MINUTES` minutes with the
+    same rules and players in the same seats (letter case and spaces aside) and not finished,
+    as ``{"id", "minutes"}``: the same table started on a second phone. None where there is none."""
+    wanted = [str(name).strip().casefold() for name in names]
+    rows = get_db().execute(
+        "SELECT id, CAST((julianday('now') - julianday(created)) * 1440 AS INTEGER) AS minutes FROM game"
+        " WHERE deleted IS NULL AND variant = ? AND created >= datetime('now', ?) ORDER BY id DESC",
+        (str(variant_name or "").strip().lower(), f"-{TWIN_MINUTES} minutes")).fetchall()
+    for row in rows:
+        seated = [r["name"].casefold() for r in get_db().execute(
+            "SELECT name FROM player WHERE game_id = ? ORDER BY seat", (row["id"],))]
+        if seated == wanted and not load_game(row["id"])["finished"]:
+            return {"id": row["id"], "minutes": row["minutes"]}
+    return None
+
+
 def short_deal_text(game: dict[str, Any], hand: dict[str, Any]) -> str | None:
     """Why ``hand`` of ``game`` (as :func:`load_game` gives them) cannot be dealt with a
     stock left (:meth:`~onze_vision.variants.Variant.short_deal_reason`), or None when it can."""

@@ -53,8 +53,13 @@ def new_game() -> Any:
                 raise model.InputError(f"The first dealer (player {slot}) has no name: "
                                        "pick one of the named players.")
             dealer = filled.index(slot) + 1 if slot in filled else 1
-            game_id = model.create_game(form["variant"], [names[i - 1] for i in filled], dealer, form["note"],
-                                        form["corners"])
+            players = [names[i - 1] for i in filled]
+            # The same table started on two phones: said, not made twice unasked (scores saved
+            # into two games cannot be brought together).
+            twin = model.recent_twin(form["variant"], players)
+            if twin is not None and request.form.get("twin_ok") != str(twin["id"]):
+                return _new_game_page(form, twin=twin), 409
+            game_id = model.create_game(form["variant"], players, dealer, form["note"], form["corners"])
         except ValueError as error:
             flash(str(error), "error")
             return _new_game_page(form), 400
@@ -84,12 +89,12 @@ def _play_again_form(value: str) -> dict[str, Any]:
             "first_dealer": str(dealer), "note": "", "corners": game["corners"]}
 
 
-def _new_game_page(form: dict[str, Any]) -> str:
+def _new_game_page(form: dict[str, Any], twin: dict[str, Any] | None = None) -> str:
     variants = model.all_variants()
     # One id per form drawn (kept when the form comes back with an error): what it started is
     # remembered in the session, so sending it twice starts one game.
     form_id = request.form.get("form_id") or secrets.token_urlsafe(12)
-    return render_template("new_game.html", form=form, variants=variants, form_id=form_id[:32],
+    return render_template("new_game.html", form=form, variants=variants, form_id=form_id[:32], twin=twin,
                            summaries={v.name: model.variant_summary(v) for v in variants})
 
 

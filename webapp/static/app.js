@@ -153,6 +153,7 @@ document.addEventListener("DOMContentLoaded", function () {
     const say = function (words, canShow) {
       live.querySelector(".live-text").textContent = words;
       live.querySelector("[data-live-show]").hidden = !canShow;
+      live.querySelector("[data-live-history]").hidden = !gone || canShow;
       live.hidden = false;
     };
     const check = async function () {
@@ -161,8 +162,8 @@ document.addEventListener("DOMContentLoaded", function () {
           const response = await fetch(live.dataset.changesUrl, { credentials: "same-origin", cache: "no-store" });
           if (response.status === 404) {
             // Deleted elsewhere: said, and still asked after, as an Undo there brings it back.
-            say("This game was deleted on another device.", false);
             gone = true;
+            say("This game was deleted on another device.", false);
           }
           const data = response.ok ? await response.json() : null;
           if (data && (gone || data.changes !== Number(live.dataset.changes))) {
