@@ -195,11 +195,16 @@ def test_a_book_kept_by_an_older_version_is_brought_up_to_date_saying_so(
         assert db.execute("PRAGMA user_version").fetchone()[0] == BOOK_VERSION
 
 
+@pytest.mark.parametrize("given_by", ["--database", "ONZE_DATABASE"])
 def test_a_book_in_a_folder_that_does_not_exist_is_refused_not_started_empty(
-    capsys: pytest.CaptureFixture[str], tmp_path: Path
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, given_by: str
 ) -> None:
     book = tmp_path / "usb-stick" / "onze.sqlite"      # the stick not plugged in, or a typo
-    code, out, err = _serve(capsys, "--port", str(free_port()), "--database", str(book))
+    if given_by == "ONZE_DATABASE":
+        monkeypatch.setenv("ONZE_DATABASE", str(book))
+        code, out, err = _serve(capsys, "--port", str(free_port()))
+    else:
+        code, out, err = _serve(capsys, "--port", str(free_port()), "--database", str(book))
     assert code == 2 and out == ""
     assert (f"the folder of '{book}' ({book.parent}) does not exist: is its disk plugged in, or the name "
             "mistyped? Make the folder first to start a new book there") in err

@@ -156,3 +156,44 @@ def test_the_sheet_changes_the_rules_and_says_so(client: Any, token: str, api: A
     api.post(f"/api/games/{game_id}/hands/1/scores/1", {"points": 3})
     refused = client.post(f"/games/{game_id}/variant", data={"csrf_token": token, "variant": "onze"})
     assert refused.status_code == 400 and "was typed (3)" in refused.get_data(as_text=True)
+
+
+# --------------------------------------------------------------------- pages drawn before a move
+
+SEATING = "Ann\nBo\nCy\nDi"          # as the pages of a new game draw it
+
+
+def test_a_page_drawn_before_a_move_does_not_save_into_the_player_now_in_that_seat(
+    client: Any, token: str, api: Any, game_id: int
+) -> None:
+    api.post(f"/api/games/{game_id}/players/3/move", {"to": 2})            # Cy now sits where Bo sat
+    response = client.post(f"/games/{game_id}/hands/1/players/2",
+                           data={"csrf_token": token, "mode": "cards", "cards": "KD", "was": "", "seating": SEATING})
+    assert response.status_code == 409
+    assert ("The players were moved or renamed on another device since this page was opened (they now sit "
+            "Ann, Cy, Bo, Di), so nothing was saved: check whose seat this is, then send it again.") in html.unescape(
+        response.get_data(as_text=True))
+    assert _game(api, game_id)["hands"][0]["scores"][1] is None
+    marked = client.post(f"/games/{game_id}/hands/1", data={"csrf_token": token, "out": "2", "out_was": "",
+                                                            "seating": SEATING})
+    assert marked.status_code == 400 and _game(api, game_id)["hands"][0]["out"] is None
+
+
+def test_the_same_move_sent_twice_is_made_once(client: Any, token: str, api: Any, game_id: int) -> None:
+    for status in (302, 400):
+        response = client.post(f"/games/{game_id}/players/3/move",
+                               data={"csrf_token": token, "to": "2", "seating": SEATING})
+        assert response.status_code == status
+    assert _names(_game(api, game_id)) == ["Ann", "Cy", "Bo", "Di"]
+
+
+def test_an_undo_follows_the_player_to_their_new_seat(client: Any, token: str, api: Any, game_id: int) -> None:
+    api.post(f"/api/games/{game_id}/hands/1/scores/2", {"cards": ["QH", "7S"]})
+    client.post(f"/games/{game_id}/hands/1/players/2/delete", data={"csrf_token": token})   # Bo's, cleared
+    api.post(f"/api/games/{game_id}/players/3/move", {"to": 2})                           # Bo now in seat 3
+    page = html.unescape(client.post(f"/games/{game_id}/hands/1/players/2/undo", data={"csrf_token": token},
+                                     follow_redirects=True).get_data(as_text=True))
+    assert "There is no earlier score of Cy's for hand 1 to put back on this phone." in page
+    client.post(f"/games/{game_id}/hands/1/players/3/undo", data={"csrf_token": token})
+    game = _game(api, game_id)
+    assert _points(game, 1) == {"Ann": None, "Cy": None, "Bo": 17, "Di": None}

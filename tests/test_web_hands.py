@@ -219,7 +219,11 @@ def test_a_refused_typed_score_keeps_the_number_and_names_the_player(client: Any
     page = response.get_data(as_text=True)
     assert response.status_code == 400
     assert "Cy&#39;s score 2400 is more than any hand 1" in page
-    assert 'aria-label="Points for Cy" value="2400" aria-invalid="true" autofocus' in page
+    assert ('aria-label="Points for Cy" value="2400" aria-invalid="true" aria-describedby="typed-error-3" autofocus'
+            in page)
+    # Said in Cy's card, beside the box the page scrolls to, not at the top out of sight.
+    card = page[page.index('id="player-3"'):page.index('aria-label="Points for Cy"')]
+    assert 'id="typed-error-3">Cy&#39;s score 2400 is more than any hand 1' in card
     # Drawn at the player's address, the hand form still posts to the hand.
     assert f'id="hand-form" action="/games/{game_id}/hands/1"' in page
 

@@ -311,3 +311,9 @@ def test_a_form_without_its_token_from_elsewhere_gets_no_button_to_send_it_again
 def test_a_phones_session_outlasts_the_browser(client: Any) -> None:
     cookie = client.get("/api/csrf").headers["Set-Cookie"]
     assert "Expires=" in cookie
+
+
+def test_the_session_cookie_is_sent_only_when_the_session_changes(client: Any, game_id: int) -> None:
+    client.get("/api/csrf")
+    for url in ("/static/style.css", f"/api/games/{game_id}/changes", f"/games/{game_id}"):
+        assert "Set-Cookie" not in client.get(url).headers, url

@@ -52,6 +52,13 @@ class BookDamagedError(BookUnavailableError):
 FULL_BELOW_BYTES = 256 * 1024
 
 
+def says_damaged(error: sqlite3.DatabaseError) -> bool:
+    """Whether SQLite's ``error`` says the book's file is damaged or is no SQLite database."""
+    name = getattr(error, "sqlite_errorname", "")
+    text = str(error).lower()
+    return name.startswith(("SQLITE_NOTADB", "SQLITE_CORRUPT")) or "not a database" in text or "malformed" in text
+
+
 def book_trouble(error: sqlite3.DatabaseError, path: str) -> str | None:
     """What went wrong with the book at ``path``, and what to do, for the family at the
     table; None where the error is the sheet's own (a bug, not the book's trouble). Every
@@ -78,7 +85,7 @@ def book_trouble(error: sqlite3.DatabaseError, path: str) -> str | None:
     if name.startswith("SQLITE_CANTOPEN") or "unable to open" in text:
         return (f"The book ({path}) cannot be opened: its folder is missing or not readable. "
                 "Nothing was saved.")
-    if name.startswith(("SQLITE_NOTADB", "SQLITE_CORRUPT")) or "not a database" in text or "malformed" in text:
+    if says_damaged(error):
         return (f"The book ({path}) is damaged or is no longer an SQLite database (was it replaced?), "
                 "so nothing was saved. Put back a good copy, or download all that can still be read "
                 "(History's download) and start the score sheet on it with --database.")
@@ -304,11 +311,7 @@ def snapshot(db: sqlite3.Connection) -> Path:
     remove_stale_snapshots(temp)
     with _snapshot_lock:
         # Checked under the lock: copies made meanwhile have taken their room already.
-        page_size = db.execute("PRAGMA page_size").fetchone()[0]
-        live_pages = db.execute("PRAGMA page_count").fetchone()[0] - db.execute("PRAGMA freelist_count").fetchone()[0]
-        needed, room = live_pages * page_size + SNAPSHOT_SPARE_BYTES, shutil.disk_usage(temp).free
-        if needed > room:
-            raise _no_room(needed, room, temp)
+        needed = _room_for_copy(db, temp)
         folder = Path(tempfile.mkdtemp(prefix=SNAPSHOT_FOLDER_PREFIX, dir=temp))
         path = folder / SNAPSHOT_NAME
         try:
@@ -342,55 +345,117 @@ def is_damaged(db: sqlite3.Connection) -> bool:
 TABLES = ("game", "player", "hand", "photo", "score")
 
 
+def _room_for_copy(db: sqlite3.Connection, temp: Path) -> int:
+    """The bytes a copy of the book needs in ``temp``; :class:`NoRoomForCopyError` if it has fewer free."""
+    page_size = db.execute("PRAGMA page_size").fetchone()[0]
+    live_pages = db.execute("PRAGMA page_count").fetchone()[0] - db.execute("PRAGMA freelist_count").fetchone()[0]
+    needed, room = live_pages * page_size + SNAPSHOT_SPARE_BYTES, shutil.disk_usage(temp).free
+    if needed > room:
+        raise _no_room(needed, room, temp)
+    return int(needed)
+
+
+def _readable_rowids(db: sqlite3.Connection, table: str) -> tuple[list[int], int]:
+    """The rowids of ``table`` that can be listed, read from the table itself (an index can be
+    damaged where the table is not) and past its damaged pages; and about how many rows were
+    passed over there (the rowids skipped). Raises where not one can be listed."""
+    first = -(2 ** 63)
+    try:
+        top = db.execute(f"SELECT max(rowid) FROM {table} NOT INDEXED").fetchone()[0]
+    except sqlite3.DatabaseError:
+        top = None
+    limit = top if top is not None else 2 ** 62
+    listed: list[int] = []
+    skipped = 0
+    done = first        # every rowid up to this one is listed or given up
+    failed = False
+    while True:
+        before = done
+        try:
+            for (rowid,) in db.execute(f"SELECT rowid FROM {table} NOT INDEXED WHERE rowid > ? ORDER BY rowid",
+                                       (done,)):
+                listed.append(rowid)
+                done = rowid
+            break
+        except sqlite3.DatabaseError:
+            failed = True
+        # A damaged page: look further on, a step twice as long each time, for a row to go on from.
+        step, found = 1, None
+        while done + step <= limit:
+            try:
+                row = db.execute(f"SELECT rowid FROM {table} NOT INDEXED WHERE rowid >= ? ORDER BY rowid LIMIT 1",
+                                 (done + step,)).fetchone()
+            except sqlite3.DatabaseError:
+                step *= 2
+                continue
+            found = row[0] if row is not None else None
+            break
+        if found is None:
+            skipped += 1   # the rest of the table, how much of it not known
+            break
+        skipped += 1 if done == first else found - done - 1
+        if done == before and found - 1 <= before:
+            # No headway from here: the row found is listed as the look found it, and passed.
+            listed.append(found)
+            done = found
+        else:
+            done = found - 1   # read on from the row found
+    if failed and not listed:
+        raise sqlite3.DatabaseError(f"no row of {table} can be listed")
+    return listed, skipped
+
+
 def rescue_copy(db: sqlite3.Connection) -> tuple[Path, dict[str, int]]:
     """Copy what can still be read of a damaged book into a new one, row by row, where a
     whole copy (:func:`snapshot`) fails; return its path (removed with :func:`remove_snapshot`)
-    and how many rows of each table could not be read. A score whose photo was lost keeps
-    its cards; a table whose rows cannot even be listed is lost whole (counted as -1)."""
+    and about how many rows of each table could not be read. A score whose photo was lost keeps
+    its cards; a row whose game was lost goes with it; a table whose rows cannot even be listed
+    is lost whole (counted as -1)."""
     temp = Path(tempfile.gettempdir())
     remove_stale_snapshots(temp)
-    folder = Path(tempfile.mkdtemp(prefix=SNAPSHOT_FOLDER_PREFIX, dir=temp))
-    path = folder / SNAPSHOT_NAME
     lost: dict[str, int] = {}
-    copy = sqlite3.connect(path)
-    try:
-        copy.executescript(schema_sql())
-        for table, column, definition in ADDED_COLUMNS:
-            if column not in {row[1] for row in copy.execute(f"PRAGMA table_info({table})")}:
-                copy.execute(f"ALTER TABLE {table} ADD COLUMN {column} {definition}")
-        copy.execute(f"PRAGMA user_version = {BOOK_VERSION}")
-        kept_photos: set[int] = set()
-        for table in TABLES:
-            try:
-                rowids = [row[0] for row in db.execute(f"SELECT rowid FROM {table}")]
-            except sqlite3.DatabaseError:
-                lost[table] = -1
-                continue
-            missed = 0
-            for rowid in rowids:   # one at a time: a damaged page loses its rows, not the table
+    with _snapshot_lock:
+        _room_for_copy(db, temp)
+        folder = Path(tempfile.mkdtemp(prefix=SNAPSHOT_FOLDER_PREFIX, dir=temp))
+        path = folder / SNAPSHOT_NAME
+        copy = sqlite3.connect(path)
+        try:
+            copy.executescript(schema_sql())
+            for table, column, definition in ADDED_COLUMNS:
+                if column not in {row[1] for row in copy.execute(f"PRAGMA table_info({table})")}:
+                    copy.execute(f"ALTER TABLE {table} ADD COLUMN {column} {definition}")
+            copy.execute(f"PRAGMA user_version = {BOOK_VERSION}")
+            kept: dict[str, set[int]] = {"game": set(), "photo": set()}
+            for table in TABLES:
                 try:
-                    row = db.execute(f"SELECT * FROM {table} WHERE rowid = ?", (rowid,)).fetchone()
+                    rowids, missed = _readable_rowids(db, table)
                 except sqlite3.DatabaseError:
-                    missed += 1
+                    lost[table] = -1
                     continue
-                if row is None:
-                    continue
-                values = dict(row)
-                if table == "photo":
-                    kept_photos.add(values["id"])
-                if table == "score" and values.get("photo_id") not in (None, *kept_photos):
-                    values["photo_id"] = None
-                columns = ", ".join(values)
-                copy.execute(f"INSERT OR IGNORE INTO {table} ({columns}) VALUES ({', '.join('?' * len(values))})",
-                             tuple(values.values()))
-            if missed:
-                lost[table] = missed
-        copy.commit()
-    except BaseException:
+                for rowid in rowids:   # one at a time: a damaged page loses its rows, not the table
+                    try:
+                        row = db.execute(f"SELECT * FROM {table} WHERE rowid = ?", (rowid,)).fetchone()
+                    except sqlite3.DatabaseError:
+                        row = None
+                    values = dict(row) if row is not None else None
+                    if values is None or (table != "game" and values.get("game_id") is not None
+                                          and values["game_id"] not in kept["game"]):
+                        missed += 1
+                        continue
+                    if table in kept:
+                        kept[table].add(values["id"])
+                    if table == "score" and values.get("photo_id") not in (None, *kept["photo"]):
+                        values["photo_id"] = None
+                    copy.execute(f"INSERT OR IGNORE INTO {table} ({', '.join(values)}) "
+                                 f"VALUES ({', '.join('?' * len(values))})", tuple(values.values()))
+                if missed:
+                    lost[table] = missed
+            copy.commit()
+        except BaseException:
+            copy.close()
+            remove_snapshot(path)
+            raise
         copy.close()
-        remove_snapshot(path)
-        raise
-    copy.close()
     return path, lost
 
 

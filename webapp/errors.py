@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 from flask import Flask, jsonify, render_template, request, url_for
 from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
-from .db import BookDamagedError, BookUnavailableError, book_trouble
+from .db import BookDamagedError, BookUnavailableError, book_trouble, says_damaged
 
 
 def init_app(app: Flask) -> None:
@@ -45,7 +45,9 @@ def init_app(app: Flask) -> None:
         app.logger.error("the book is unavailable: %s", error)
         if is_api_request():
             return jsonify(error=message), 503
-        if isinstance(error, BookDamagedError):
+        if isinstance(error, BookDamagedError) or (isinstance(error, sqlite3.DatabaseError) and says_damaged(error)):
+            # Any page of a damaged book offers what can still be read: History's own page
+            # may be among those that cannot be drawn.
             return render_template("error.html", code=503, message=message,
                                    rescue_url=url_for("history.export_rescued")), 503
         return _page_to_send_again(503, message)

@@ -38,7 +38,7 @@ def hand(game_id: int, hand: int) -> Any:
                 flash(message, "error")
             return _hand_page(game, hand, form=_sent_hand_form(request.form), conflict=True, status=409)
         try:
-            after = model.save_hand(game_id, hand, **changes)["hands"][hand - 1]
+            after = model.save_hand(game_id, hand, **changes, seating=request.form.get("seating"))["hands"][hand - 1]
         except ValueError as error:
             flash(str(error), "error")
             # Show the form as it was sent, so nothing typed is lost.
@@ -103,14 +103,15 @@ def _conflicts(game: dict[str, Any], before: dict[str, Any], form: Any, changes:
 
 
 def _hand_page(game: dict[str, Any], hand: int, *, form: dict[str, Any] | None = None,
-               typed: dict[int, str] | None = None, conflict: bool = False, status: int = 200) -> Any:
+               typed: dict[int, str] | None = None, typed_error: str | None = None, conflict: bool = False,
+               status: int = 200) -> Any:
     h = game["hands"][hand - 1]
     # As the form was drawn, the splash as a tick box wants it (a bool); a sent form over it.
     shown: dict[str, Any] = {**_shown_values(h), "splash": h["splash"], **(form or {})}
     # Players with a photo read on this phone and not saved: said beside their name.
     waiting = {p["seat"] for p in game["players"] if _waiting_photo(game, hand, p["seat"]) is not None}
     return render_template("hand.html", game=game, h=h, form=shown, was=_shown_values(h),
-                           typed=typed or {}, conflict=conflict, waiting=waiting,
+                           typed=typed or {}, typed_error=typed_error, conflict=conflict, waiting=waiting,
                            undoable=_undoable(game, hand)), status
 
 
@@ -119,7 +120,7 @@ def _undoable(game: dict[str, Any], hand: int) -> set[int]:
     have its earlier score put back."""
     seats = set()
     for seat, score in enumerate(game["hands"][hand - 1]["scores"], start=1):
-        kept = recall("replaced", _pending_key(game["id"], hand, seat))
+        kept = recall("replaced", _memory_key(game, hand, seat))
         if kept is not None and kept["after"] == (score["version"] if score else ""):
             seats.add(seat)
     return seats
@@ -135,32 +136,36 @@ def player(game_id: int, hand: int, seat: int) -> Any:
         # changed on another phone since is not replaced unseen.
         was = request.form.get("was")
         try:
+            seating = request.form.get("seating")
             if mode == "points":
-                after = model.save_score(game_id, hand, seat, points=request.form.get("points", ""), was=was)
+                after = model.save_score(game_id, hand, seat, points=request.form.get("points", ""), was=was,
+                                         seating=seating)
             else:
                 after = model.save_score(game_id, hand, seat, cards=request.form.get("cards", ""),
-                                         photo_id=request.form.get("photo_id") or None, was=was)
+                                         photo_id=request.form.get("photo_id") or None, was=was, seating=seating)
         except ValueError as error:
-            status = 400
+            status, message = 400, str(error)
             if isinstance(error, model.ScoreChangedError):
-                # Drawn again with the score as it is now: one more tap replaces it knowingly.
-                flash(f"{error} Yours is below, not saved yet: save again to replace it.", "error")
+                # Drawn again with the score (and seating) as it is now: one more tap saves knowingly.
+                if not isinstance(error, model.SeatingChangedError):
+                    message = f"{error} Yours is below, not saved yet: save again to replace it."
                 game, status = model.load_game(game_id), 409
-            else:
-                flash(str(error), "error")
             if mode == "points":
-                return _hand_page(game, hand, typed={seat: request.form.get("points", "")}, status=status)
+                # Said beside the box the page scrolls to, not at the top out of sight.
+                return _hand_page(game, hand, typed={seat: request.form.get("points", "")}, typed_error=message,
+                                  status=status)
+            flash(message, "error")
             # Keep what was typed so the player can fix it; nothing was saved.
             return _player_page(game, hand, seat, cards_text=request.form.get("cards", ""),
                                 photo_id=request.form.get("photo_id") or None, status=status)
-        forget("pending", _pending_key(game_id, hand, seat))
+        forget("pending", _memory_key(game, hand, seat))
         name = game["players"][seat - 1]["name"]
         before = game["hands"][hand - 1]["scores"][seat - 1]
         now = after["hands"][hand - 1]["scores"][seat - 1]
         if _offer_undo(game, hand, seat, before, now):
             flash(f"Saved {name}'s score for hand {hand}: {model.score_words(now)}, "
                   f"where it was {model.score_words(before)}.", "ok")
-            flash(_pending_key(game_id, hand, seat), "undo-score")
+            flash(f"{game_id}/{hand}/{seat}", "undo-score")
             if not after["finished"]:   # at the player's card, with its Undo beside the score
                 return redirect(f"{_hand_url(game_id, hand)}#player-{seat}")
         else:
@@ -189,13 +194,15 @@ def _after_score_url(game_id: int, hand: int, seat: int) -> str:
 _PENDING_KEPT = 40
 
 
-def _pending_key(game_id: int, hand: int, seat: int) -> str:
-    return f"{game_id}/{hand}/{seat}"
+def _memory_key(game: dict[str, Any], hand: int, seat: int) -> str:
+    """Where this phone's session keeps what it remembers of a player's hand: by the player,
+    not the seat, so that it follows a player moved to another seat."""
+    return f"{game['id']}/{hand}/{game['players'][seat - 1]['name'].casefold()}"
 
 
 def _waiting_photo(game: dict[str, Any], hand: int, seat: int) -> int | None:
     """The photo read for this player on this phone and not saved with their score since."""
-    photo_id = recall("pending", _pending_key(game["id"], hand, seat))
+    photo_id = recall("pending", _memory_key(game, hand, seat))
     saved = game["hands"][hand - 1]["scores"][seat - 1]
     return None if photo_id is None or (saved and saved.get("photo_id") == photo_id) else int(photo_id)
 
@@ -214,7 +221,7 @@ def _player_page(game: dict[str, Any], hand: int, seat: int, *, cards_text: str 
                 model.get_photo(pending)
                 photo_id, waiting = pending, True
             except ValueError:
-                forget("pending", _pending_key(game["id"], hand, seat))
+                forget("pending", _memory_key(game, hand, seat))
     if photo_id not in (None, ""):
         try:
             photo = model.get_photo(int(photo_id))
@@ -236,7 +243,7 @@ def _player_page(game: dict[str, Any], hand: int, seat: int, *, cards_text: str 
             cards = []
         cards_text = " ".join(cards)
     # A photo read on this phone and not saved can be let go, keeping the score as saved.
-    forgettable = photo is not None and recall("pending", _pending_key(game["id"], hand, seat)) == photo["id"] \
+    forgettable = photo is not None and recall("pending", _memory_key(game, hand, seat)) == photo["id"] \
         and not (saved and saved.get("photo_id") == photo["id"])
     return render_template("player.html", game=game, h=h, seat=seat, saved=saved, photo=photo,
                            cards_text=cards_text, waiting=waiting, forgettable=forgettable), status
@@ -247,7 +254,7 @@ def forget_photo(game_id: int, hand: int, seat: int) -> Any:
     """Let go of a photo read for the player on this phone and not saved (the wrong hand
     photographed): the player's page shows the score as saved again."""
     game = _load(game_id, hand, seat)
-    forget("pending", _pending_key(game_id, hand, seat))
+    forget("pending", _memory_key(game, hand, seat))
     saved = game["hands"][hand - 1]["scores"][seat - 1]
     name = game["players"][seat - 1]["name"]
     flash(f"The photo is let go; {name}'s score for hand {hand} stays "
@@ -273,7 +280,7 @@ def player_photo(game_id: int, hand: int, seat: int) -> Any:
         return _player_page(game, hand, seat, cards_text=request.form.get("cards_text"),
                             photo_id=int(current) if current.isascii() and current.isdigit() else None,
                             status=400)
-    remember("pending", _pending_key(game_id, hand, seat), photo["id"], _PENDING_KEPT)
+    remember("pending", _memory_key(game, hand, seat), photo["id"], _PENDING_KEPT)
     found = len(photo["cards"])
     if found:
         flash(f"Read {found} card{'s' if found != 1 else ''}: check {'them' if found != 1 else 'it'} "
@@ -319,7 +326,7 @@ def delete_score(game_id: int, hand: int, seat: int) -> Any:
     game = _load(game_id, hand, seat)
     before = game["hands"][hand - 1]["scores"][seat - 1]
     try:
-        model.delete_score(game_id, hand, seat, was=request.form.get("was"))
+        model.delete_score(game_id, hand, seat, was=request.form.get("was"), seating=request.form.get("seating"))
     except ValueError as error:
         flash(f"{error} Nothing was cleared." if isinstance(error, model.ScoreChangedError) else str(error), "error")
         return _hand_page(model.load_game(game_id), hand, status=409 if isinstance(error, model.ScoreChangedError)
@@ -327,7 +334,7 @@ def delete_score(game_id: int, hand: int, seat: int) -> Any:
     name = game["players"][seat - 1]["name"]
     if _offer_undo(game, hand, seat, before, None):
         flash(f"Cleared {name}'s score for hand {hand} ({model.score_words(before)}).", "ok")
-        flash(_pending_key(game_id, hand, seat), "undo-score")
+        flash(f"{game_id}/{hand}/{seat}", "undo-score")
     else:
         flash(f"Cleared {name}'s score for hand {hand}.", "ok")
     return redirect(f"{_hand_url(game_id, hand)}#player-{seat}")
@@ -346,7 +353,7 @@ def _offer_undo(game: dict[str, Any], hand: int, seat: int, before: dict[str, An
             now is not None and (now["cards"], now["base"], now["photo_id"])
             == (before["cards"], before["base"], before["photo_id"])):
         return False
-    remember("replaced", _pending_key(game["id"], hand, seat),
+    remember("replaced", _memory_key(game, hand, seat),
              {"cards": before["cards"], "base": before["base"], "photo_id": before["photo_id"],
               "after": now["version"] if now else ""}, _UNDOS_KEPT)
     return True
@@ -358,7 +365,7 @@ def undo_score(game_id: int, hand: int, seat: int) -> Any:
     changed again since (on this phone or another)."""
     game = _load(game_id, hand, seat)
     name = game["players"][seat - 1]["name"]
-    key = _pending_key(game_id, hand, seat)
+    key = _memory_key(game, hand, seat)
     kept = recall("replaced", key)
     if kept is None:
         flash(f"There is no earlier score of {name}'s for hand {hand} to put back on this phone.", "error")
@@ -370,10 +377,13 @@ def undo_score(game_id: int, hand: int, seat: int) -> Any:
             after = model.save_score(game_id, hand, seat, cards=kept["cards"], photo_id=kept["photo_id"],
                                      was=kept["after"])
     except ValueError as error:
+        # A score changed since is not put back ever; a refusal that can pass (the game ended
+        # early: Play on) keeps the Undo for later.
+        if isinstance(error, model.ScoreChangedError):
+            forget("replaced", key)
         flash(f"Not put back: {error}", "error")
         return redirect(_hand_url(game_id, hand))
-    finally:
-        forget("replaced", key)
+    forget("replaced", key)
     flash(f"{name}'s score for hand {hand} is back: "
           f"{model.score_words(after['hands'][hand - 1]['scores'][seat - 1])}.", "ok")
     return redirect(f"{_hand_url(game_id, hand)}#player-{seat}")

@@ -59,6 +59,10 @@ class ScoreChangedError(InputError):
     """A score changed on another device since the page that would replace it was drawn."""
 
 
+class SeatingChangedError(ScoreChangedError):
+    """The players were moved or renamed since the page that names a seat was drawn."""
+
+
 class DetectorUnavailableError(RuntimeError):
     """The card detector cannot run here (its model files are missing)."""
 
@@ -425,7 +429,8 @@ def load_game(game_id: int, *, deleted: bool = False) -> dict[str, Any]:
     standing = [sum(h["scores"][i]["points"] for h in complete) for i in range(n)]
     # The hand the table could end the game after now: the last one every player has a score for.
     last_complete = max((h["number"] for h in hands if h["complete"]), default=0)
-    can_end_after = last_complete if ended_after is None and not finished and last_complete else None
+    can_end_after = last_complete if ended_after is None and not finished and 0 < last_complete < len(HANDS) \
+        else None
     leaders: list[int] = []
     if complete:
         best = min(standing)
@@ -461,6 +466,24 @@ def score_words(score: dict[str, Any] | sqlite3.Row | None) -> str:
     if isinstance(cards, str):
         cards = json.loads(cards)
     return f"{score['points']}, typed" if cards is None else f"{score['points']} ({' '.join(cards) or 'no cards'})"
+
+
+def seating_text(game: dict[str, Any]) -> str:
+    """The players in their seats as one string: a page sends back the seating it was drawn
+    with, so that a seat number it names still means the player it showed."""
+    return "\n".join(p["name"] for p in game["players"])
+
+
+def _check_seating(db: sqlite3.Connection, game_id: int, seating: str | None) -> None:
+    """Refuse a change sent by a page drawn before the players were moved or renamed
+    (``seating`` as :func:`seating_text` gave it; None: not said, the API)."""
+    if seating is None:
+        return
+    names = [r["name"] for r in db.execute("SELECT name FROM player WHERE game_id = ? ORDER BY seat", (game_id,))]
+    if seating.replace("\r\n", "\n") != "\n".join(names):
+        raise SeatingChangedError(f"The players were moved or renamed on another device since this page was "
+                                  f"opened (they now sit {', '.join(names)}), so nothing was saved: check whose "
+                                  "seat this is, then send it again.")
 
 
 def _check_unchanged(db: sqlite3.Connection, game: dict[str, Any], hand: int, seat: int, was: str | None) -> None:
@@ -614,14 +637,15 @@ def parse_points(value: Any) -> int:
 
 
 def save_score(game_id: int, hand: int, seat: int, *, cards: Any = None, points: Any = None,
-               photo_id: Any = None, was: str | None = None) -> dict[str, Any]:
+               photo_id: Any = None, was: str | None = None, seating: str | None = None) -> dict[str, Any]:
     """Save one player's score for one hand, from the cards left or a typed number.
 
     Cards are scored by the engine (doubled on a splash) and checked against the decks in
     play, alone and together with the other players' saved cards for the hand. A typed
     number is the points of the cards left, before doubling. ``was``: the
     :func:`score_version` of the score the sending page showed; a score changed since is
-    not replaced (:class:`ScoreChangedError`). Returns the reloaded game.
+    not replaced (:class:`ScoreChangedError`); ``seating``: the players as the page showed
+    them (:func:`seating_text`), refused if they moved since. Returns the reloaded game.
     """
     game = load_game(game_id)
     check_hand_and_seat(game, hand, seat)
@@ -648,6 +672,7 @@ def save_score(game_id: int, hand: int, seat: int, *, cards: Any = None, points:
     photo = _photo_ref(photo_id, game_id)
     with transaction() as db:
         _check_hand_played(db, game_id, hand)
+        _check_seating(db, game_id, seating)
         _check_unchanged(db, game, hand, seat, was)
         # Who went out, the splash and the other players' cards are read inside the write
         # transaction: one saved a moment ago by another phone must count here.
@@ -828,12 +853,15 @@ def forget_deleted_games(db: sqlite3.Connection, days: int = DELETED_GAME_DAYS,
     return cur.rowcount
 
 
-def delete_score(game_id: int, hand: int, seat: int, *, was: str | None = None) -> dict[str, Any]:
-    """Clear one player's score for a hand (to re-enter it); ``was`` as for :func:`save_score`."""
+def delete_score(game_id: int, hand: int, seat: int, *, was: str | None = None,
+                 seating: str | None = None) -> dict[str, Any]:
+    """Clear one player's score for a hand (to re-enter it); ``was`` and ``seating`` as for
+    :func:`save_score`."""
     game = load_game(game_id)
     check_hand_and_seat(game, hand, seat)
     with transaction() as db:
         _check_hand_played(db, game_id, hand)
+        _check_seating(db, game_id, seating)
         _check_unchanged(db, game, hand, seat, was)
         db.execute("DELETE FROM score WHERE game_id = ? AND hand = ? AND seat = ?", (game_id, hand, seat))
         _touch(db, game_id)
@@ -841,7 +869,7 @@ def delete_score(game_id: int, hand: int, seat: int, *, was: str | None = None) 
 
 
 def save_hand(game_id: int, hand: int, *, out: Any = _UNSET, splash: Any = _UNSET,
-              note: Any = _UNSET) -> dict[str, Any]:
+              note: Any = _UNSET, seating: str | None = None) -> dict[str, Any]:
     """Record who went out, the splash and the note of a hand; rescore the hand to match.
 
     The player who went out scores 0; a score they had saved is set aside, not lost, and
@@ -857,6 +885,8 @@ def save_hand(game_id: int, hand: int, *, out: Any = _UNSET, splash: Any = _UNSE
     asked_note = None if note is _UNSET else _clean_text(note, "hand note", MAX_NOTE_LENGTH)
     with transaction() as db:
         _check_hand_played(db, game_id, hand)
+        if out is not _UNSET:   # a seat named as who went out must still be the player shown
+            _check_seating(db, game_id, seating)
         # What is not asked to change keeps its value as stored now, read inside the write
         # transaction: a change saved a moment ago from another phone is not undone.
         row = db.execute("SELECT out_seat, splash, note FROM hand WHERE game_id = ? AND number = ?",
@@ -980,21 +1010,24 @@ def set_player_names(game_id: int, names: Any) -> dict[str, Any]:
     return load_game(game_id)
 
 
-def set_first_dealer(game_id: int, dealer: Any) -> dict[str, Any]:
+def set_first_dealer(game_id: int, dealer: Any, *, seating: str | None = None) -> dict[str, Any]:
     """Say who dealt hand 1 (a seat number or a name; it was chosen wrong at the start):
-    each hand's dealer follows from it. Seats and scores stay as they are."""
+    each hand's dealer follows from it. Seats and scores stay as they are. ``seating`` as
+    for :func:`save_score`."""
     game = load_game(game_id)
     seat = _dealer_seat(dealer, [p["name"] for p in game["players"]])
     with transaction() as db:
+        _check_seating(db, game_id, seating)
         db.execute("UPDATE game SET first_dealer = ? WHERE id = ?", (seat, game_id))
         _touch(db, game_id)
     return load_game(game_id)
 
 
-def move_player(game_id: int, seat: Any, to: Any) -> dict[str, Any]:
+def move_player(game_id: int, seat: Any, to: Any, *, seating: str | None = None) -> dict[str, Any]:
     """Move the player in ``seat`` to seat ``to`` (the seating was typed in the wrong order);
     the players between shift one seat. Each player keeps their scores, the hands they went
-    out in, and whether they dealt first."""
+    out in, and whether they dealt first. ``seating`` as for :func:`save_score`: the same
+    move sent twice would undo itself."""
     game = load_game(game_id)
     count = len(game["players"])
     old, new = _whole_number(seat), _whole_number(to)
@@ -1010,6 +1043,7 @@ def move_player(game_id: int, seat: Any, to: Any) -> dict[str, Any]:
     # Two steps, through seats no game has, so that no two rows share a seat on the way.
     aside = 100
     with transaction() as db:
+        _check_seating(db, game_id, seating)
         for before, after in moved.items():
             db.execute("UPDATE player SET seat = ? WHERE game_id = ? AND seat = ?", (after + aside, game_id, before))
             db.execute("UPDATE score SET seat = ? WHERE game_id = ? AND seat = ?", (after + aside, game_id, before))

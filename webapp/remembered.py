@@ -12,12 +12,17 @@ from flask import Flask, session
 def _lasting() -> None:
     # Kept when the browser closes (Flask's default: 31 days): a phone's home-screen app may
     # be closed between hands, and with its cookie went its token, its photos read and not
-    # saved, and the scores it could put back.
-    session.permanent = True
+    # saved, and the scores it could put back. Set once: setting it marks the session changed.
+    if not session.permanent:
+        session.permanent = True
 
 
 def init_app(app: Flask) -> None:
-    """Keep each phone's session across browser restarts."""
+    """Keep each phone's session across browser restarts. The cookie is sent only when the
+    session changes: sent with every answer (a stylesheet, the sheet's poll every few
+    seconds), an answer begun before a save and ended after it put back the session as it
+    was, losing what the save remembered."""
+    app.config["SESSION_REFRESH_EACH_REQUEST"] = False
     app.before_request(_lasting)
 
 

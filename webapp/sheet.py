@@ -240,7 +240,8 @@ def _sheet_refusal(game_id: int, error: ValueError) -> Any:
 def game_dealer(game_id: int) -> Any:
     """Say who dealt hand 1 (chosen wrong at the start); each hand's dealer follows."""
     try:
-        game = model.set_first_dealer(game_id, request.form.get("first_dealer", ""))
+        game = model.set_first_dealer(game_id, request.form.get("first_dealer", ""),
+                                      seating=request.form.get("seating"))
     except ValueError as error:
         return _sheet_refusal(game_id, error)
     flash(f"{game['players'][game['first_dealer'] - 1]['name']} dealt hand 1: every hand's dealer follows.", "ok")
@@ -251,7 +252,7 @@ def game_dealer(game_id: int) -> Any:
 def move_player(game_id: int, seat: int) -> Any:
     """Move a player to another seat (the seating was typed in the wrong order), with their scores."""
     try:
-        game = model.move_player(game_id, seat, request.form.get("to", ""))
+        game = model.move_player(game_id, seat, request.form.get("to", ""), seating=request.form.get("seating"))
     except ValueError as error:
         return _sheet_refusal(game_id, error)
     order = ", ".join(p["name"] for p in game["players"])

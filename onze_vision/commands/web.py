@@ -201,7 +201,7 @@ def serve(args: argparse.Namespace) -> int:
         print(f"onze-vision serve: error: {problem}", file=sys.stderr)
         return 2
     from webapp import create_app
-    from webapp.db import ensure_schema, needs_bringing_up_to_date
+    from webapp.db import ensure_schema, needs_bringing_up_to_date, says_damaged
 
     config: dict[str, Any] = {}
     if args.database:
@@ -213,7 +213,10 @@ def serve(args: argparse.Namespace) -> int:
             name.strip().lower().rstrip(".") for name in args.allow_host}
     book = app.config["DATABASE"]
     shown_book = args.database or book
-    problem = database_problem(book, shown_book, make_folder=not args.database)
+    # Only the default book's folder (the instance folder) is made: a path given by --database
+    # or ONZE_DATABASE names a folder that must be there.
+    default_book = os.path.join(app.instance_path, "onze.sqlite")
+    problem = database_problem(book, shown_book, make_folder=os.path.abspath(book) == os.path.abspath(default_book))
     is_new = not Path(book).exists() or Path(book).stat().st_size == 0
     if problem is None:
         try:
@@ -223,7 +226,7 @@ def serve(args: argparse.Namespace) -> int:
             ensure_schema(book)
         except (sqlite3.Error, OSError) as error:
             problem = f"cannot open the database '{shown_book}': {error}"
-            if isinstance(error, sqlite3.DatabaseError) and ("malformed" in str(error) or "not a database" in str(error)):
+            if isinstance(error, sqlite3.DatabaseError) and says_damaged(error):
                 problem += (": the book is damaged. Put back a good copy, or copy all that can still be read "
                             f"into a new book: onze-vision rescue-book '{shown_book}' rescued.sqlite")
     if problem is not None:

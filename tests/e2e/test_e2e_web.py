@@ -579,6 +579,11 @@ def test_the_same_table_started_on_a_second_phone_is_asked_about_first(page: Any
     page.click("button:has-text('Start the game')")
     page.wait_for_selector(".twin-game")
     shoot(page, "02b-same-table-started-twice")
+    games = len(_api(live_server, "/api/games")["games"])
+    with page.expect_navigation():
+        page.press("input[name=player1]", "Enter")        # a phone's Go key: asks again, starts nothing
+    page.wait_for_selector(".twin-game")
+    assert len(_api(live_server, "/api/games")["games"]) == games
     page.click(".twin-game >> text=Open game")
     page.wait_for_selector("table.sheet")
     assert page.url.rstrip("/") == first
