@@ -193,3 +193,34 @@ def test_a_book_from_before_games_could_end_early_opens_with_every_game_running_
     token = client.get("/api/csrf").get_json()["token"]
     game = client.post("/api/games/1/end", headers={"X-CSRF-Token": token}).get_json()
     assert game["ended_after"] == 1 and game["winners"] == [1]
+
+
+def test_a_game_whose_hand_7_is_whole_is_never_offered_an_end(api: Any, game_id: int) -> None:
+    _play(api, game_id, 5)
+    _score_hand(api, game_id, 7, [1, 2, 3, 4])          # hand 6 still lacks its scores
+    assert api.get(f"/api/games/{game_id}").get_json()["can_end_after"] is None
+
+
+def test_an_ended_game_missing_a_score_it_counts_shows_the_way_on(client: Any, api: Any, game_id: int) -> None:
+    _play(api, game_id, 2)
+    _end(api, game_id)
+    api.delete(f"/api/games/{game_id}/hands/1/scores/2")
+    game = api.get(f"/api/games/{game_id}").get_json()
+    assert game["ended_after"] == 2 and not game["finished"]
+    page = client.get(f"/games/{game_id}").get_data(as_text=True)
+    assert "Ended after hand 2 of 7: the winner is judged once every hand up to it has its scores." in page
+    assert "Play on to hand 7</button>" in page
+
+
+def test_a_hand_after_the_end_shows_its_scores_without_forms_to_change_them(client: Any, api: Any,
+                                                                           game_id: int) -> None:
+    _play(api, game_id, 2)
+    api.post(f"/api/games/{game_id}/hands/3", {"out": 1})
+    _score_hand(api, game_id, 3, [None, 8, None, None])
+    _end(api, game_id)
+    hand = client.get(f"/games/{game_id}/hands/3").get_data(as_text=True)
+    assert 'id="hand-form"' not in hand and 'class="typed-score"' not in hand
+    assert "Ann went out." in hand
+    player = client.get(f"/games/{game_id}/hands/3/players/2").get_data(as_text=True)
+    assert 'id="score-form"' not in player and 'class="upload-form"' not in player
+    assert "Typed: 8 points" in player

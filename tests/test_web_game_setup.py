@@ -94,11 +94,11 @@ def test_the_sheet_moves_a_player_one_seat_earlier(client: Any, token: str, api:
     assert 'aria-label="Move Cy one seat earlier"' in page and 'aria-label="Move Ann one seat earlier"' not in page
     response = client.post(f"/games/{game_id}/players/3/move", data={"csrf_token": token, "to": "2"},
                            follow_redirects=True)
-    assert "Seating saved: Ann, Cy, Bo, Di. Each player keeps their scores." in html.unescape(
+    assert "Seating saved: Ann, Cy, Bo, Di. Each player keeps their scores, and Ann deals hand 1." in html.unescape(
         response.get_data(as_text=True))
     response = client.post(f"/games/{game_id}/dealer", data={"csrf_token": token, "first_dealer": "4"},
                            follow_redirects=True)
-    assert "Di dealt hand 1: every hand&#39;s dealer follows." in response.get_data(as_text=True)
+    assert "Di dealt hand 1: every hand&#39;s dealer follows, and Di deals hand 1." in response.get_data(as_text=True)
 
 
 # --------------------------------------------------------------------- the rules
@@ -120,7 +120,8 @@ def test_changed_rules_count_every_card_score_again_with_their_own_decks(api: An
 
 @pytest.mark.parametrize(("setup", "variant", "said"), [
     ([("score", 2, {"points": 35})], "onze",
-     "Bo's score for hand 1 was typed (35), counted under Llenroc"),
+     "Bo's score for hand 1 was typed (35), and a typed number cannot be counted again under other rules: "
+     "save it as the cards instead (or clear it), then change the rules."),
     ([("hand", 1, {"out": 1, "splash": True})], "onze",
      "Hand 1 is marked a splash, which Onze (as played in France and the US) does not have: untick it first."),
     ([("score", 2, {"cards": ["JK", "7H"]})], "ons",
@@ -197,3 +198,23 @@ def test_an_undo_follows_the_player_to_their_new_seat(client: Any, token: str, a
     client.post(f"/games/{game_id}/hands/1/players/3/undo", data={"csrf_token": token})
     game = _game(api, game_id)
     assert _points(game, 1) == {"Ann": None, "Cy": None, "Bo": 17, "Di": None}
+
+
+def test_a_typed_score_set_aside_for_the_player_who_went_out_does_not_hold_the_rules_back(api: Any,
+                                                                                        game_id: int) -> None:
+    api.post(f"/api/games/{game_id}/hands/1/scores/2", {"points": 12})
+    api.post(f"/api/games/{game_id}/hands/1", {"out": 2})              # Bo's typed 12 set aside
+    api.post(f"/api/games/{game_id}/hands/1/scores/3", {"cards": ["AH", "KS"]})
+    game = api.post(f"/api/games/{game_id}/variant", {"variant": "onze"}).get_json()
+    assert game["variant"]["name"] == "onze" and _points(game, 1)["Cy"] == 40
+    assert game["hands"][0]["scores"][1]["set_aside"]["base"] == 12      # kept as typed
+    api.post(f"/api/games/{game_id}/hands/1", {"out": None})
+    assert _points(api.get(f"/api/games/{game_id}").get_json(), 1)["Bo"] == 12
+
+
+def test_the_api_clears_a_score_only_as_read_when_told_what_was_read(api: Any, game_id: int) -> None:
+    api.post(f"/api/games/{game_id}/hands/1/scores/2", {"points": 5})
+    assert api.delete(f"/api/games/{game_id}/hands/1/scores/2?was=0123456789abcdef").status_code == 409
+    version = _game(api, game_id)["hands"][0]["scores"][1]["version"]
+    assert api.delete(f"/api/games/{game_id}/hands/1/scores/2?was={version}").status_code == 200
+    assert _game(api, game_id)["hands"][0]["scores"][1] is None

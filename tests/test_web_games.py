@@ -115,7 +115,7 @@ def test_post_without_csrf_token_changes_nothing(client: Any, token: str) -> Non
     del form["csrf_token"]
     response = client.post("/games/new", data=form)
     assert response.status_code == 400
-    assert "security token" in response.get_data(as_text=True)
+    assert "This phone had forgotten the score sheet" in response.get_data(as_text=True)
     response = client.post("/games/new", data=_new_game_form("forged"))
     assert response.status_code == 400
     assert _game_count(client) == 0
@@ -260,7 +260,7 @@ def test_the_api_deletes_and_restores_a_game(api: Any, game_id: int) -> None:
 def test_deleting_needs_the_csrf_token(client: Any, game_id: int) -> None:
     refused = client.post(f"/games/{game_id}/delete")
     assert refused.status_code == 400
-    assert "The form's security token is missing or out of date (the page was open a long time, or the phone let go of this site's cookie), so nothing was saved. Reload the page and try again." in html.unescape(refused.get_data(as_text=True))
+    assert "This phone had forgotten the score sheet (the page was open a long time, or the phone let go of its cookie), so nothing was saved. Reload the page and try again." in html.unescape(refused.get_data(as_text=True))
     assert client.get(f"/games/{game_id}").status_code == 200
 
 

@@ -94,7 +94,7 @@ def test_photo_that_is_not_an_image_is_refused(client: Any, token: str) -> None:
 def test_go_down_post_needs_the_csrf_token(client: Any) -> None:
     response = client.post("/godown", data={"variant": "llenroc", "hand": "1", "cards": "7H 7S 7D"})
     assert response.status_code == 400
-    assert "The form's security token is missing or out of date (the page was open a long time, or the phone let go of this site's cookie), so nothing was saved. Reload the page and try again." in html.unescape(response.get_data(as_text=True))
+    assert "This phone had forgotten the score sheet (the page was open a long time, or the phone let go of its cookie), so nothing was saved. Reload the page and try again." in html.unescape(response.get_data(as_text=True))
 
 
 def test_photo_go_down_shows_the_cards_to_check(client: Any, token: str, detector: Any, jpeg_bytes: bytes) -> None:

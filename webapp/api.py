@@ -257,8 +257,8 @@ def score(game_id: int, hand: int, seat: int) -> Response:
 
 @bp.delete("/games/<int:game_id>/hands/<int:hand>/scores/<int:seat>")
 def delete_score(game_id: int, hand: int, seat: int) -> Response:
-    """Clear a saved score."""
-    return jsonify(_game_json(model.delete_score(game_id, hand, seat)))
+    """Clear a saved score; with ``?was=VERSION``, only the score as read (409 otherwise)."""
+    return jsonify(_game_json(model.delete_score(game_id, hand, seat, was=request.args.get("was"))))
 
 
 @bp.post("/score")

@@ -25,8 +25,8 @@ class StaleFormError(BadRequest):
     """A page's form sent without the session's token (the page was open across a restart,
     or the phone let go of the session's cookie): answered with what was sent, to send again."""
 
-    description = ("The form's security token is missing or out of date (the page was open a long time, or "
-                   "the phone let go of this site's cookie), so nothing was saved.")
+    description = ("This phone had forgotten the score sheet (the page was open a long time, or the phone "
+                   "let go of its cookie), so nothing was saved.")
 
 
 def get_token() -> str:

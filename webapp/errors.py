@@ -61,8 +61,9 @@ def init_app(app: Flask) -> None:
         # page draws it), to send again with one tap. Only where the browser says the form
         # was this sheet's own: another site's forged form must not get a button to confirm.
         if _sent_from_this_site():
-            return _page_to_send_again(400, f"{error.description} What you sent is below: send it again.")
-        return render_template("error.html", code=400,
+            return _page_to_send_again(400, f"{error.description} What you sent is below: send it again.",
+                                       title="Nothing was saved yet")
+        return render_template("error.html", code=400, title="Nothing was saved yet",
                                message=f"{error.description} Reload the page and try again."), 400
 
     @app.errorhandler(HTTPException)
@@ -78,8 +79,9 @@ def init_app(app: Flask) -> None:
         return render_template("error.html", code=error.code, message=message), error.code
 
 
-def _page_to_send_again(code: int, message: str) -> Any:
-    """The error page with what a refused form sent, to send again as it was."""
+def _page_to_send_again(code: int, message: str, title: str | None = None) -> Any:
+    """The error page with what a refused form sent, to send again as it was, and where it
+    was going (the game, hand and player its address names)."""
     sent = [(name, value) for name, values in request.form.lists() if name != "csrf_token"
             for value in values] if request.method == "POST" else []
     files = [upload.filename or name for name, upload in request.files.items(multi=True) if upload]
@@ -88,8 +90,28 @@ def _page_to_send_again(code: int, message: str) -> Any:
              if value and name not in ("mode", "photo_id", "was", "form_id") and not name.endswith("_was")]
     # A form that carried a photo cannot be sent again without it: back to its page instead.
     back = _same_site_referrer() if files else None
-    return render_template("error.html", code=code, message=message, sent=sent, shown=shown,
-                           files=files, retry_url=request.path, back_url=back), code
+    return render_template("error.html", code=code, message=message, sent=sent, shown=shown, title=title,
+                           files=files, retry_url=request.path, back_url=back, where=_where_sent()), code
+
+
+def _where_sent() -> str | None:
+    """The game, hand and player a form was sent for, in words ("Game 2, hand 4, Ben"), from
+    its address; None where it names no game or the game cannot be read now."""
+    args = request.view_args or {}
+    if "game_id" not in args:
+        return None
+    try:
+        from .model import load_game   # here: the model imports the database layer this module serves
+
+        game = load_game(args["game_id"])
+    except Exception:   # the book unavailable, the game gone: said without it
+        return None
+    words = [f"Game {game['id']}"]
+    if "hand" in args:
+        words.append(f"hand {args['hand']}")
+    if "seat" in args and 1 <= args["seat"] <= len(game["players"]):
+        words.append(game["players"][args["seat"] - 1]["name"])
+    return ", ".join(words)
 
 
 def _sent_from_this_site() -> bool:

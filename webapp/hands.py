@@ -163,8 +163,8 @@ def player(game_id: int, hand: int, seat: int) -> Any:
         before = game["hands"][hand - 1]["scores"][seat - 1]
         now = after["hands"][hand - 1]["scores"][seat - 1]
         if _offer_undo(game, hand, seat, before, now):
-            flash(f"Saved {name}'s score for hand {hand}: {model.score_words(now)}, "
-                  f"where it was {model.score_words(before)}.", "ok")
+            flash(f"Saved {name}'s score for hand {hand}: {model.score_words(now)} "
+                  f"(it was {model.score_words(before)}).", "ok")
             flash(f"{game_id}/{hand}/{seat}", "undo-score")
             if not after["finished"]:   # at the player's card, with its Undo beside the score
                 return redirect(f"{_hand_url(game_id, hand)}#player-{seat}")
@@ -333,7 +333,7 @@ def delete_score(game_id: int, hand: int, seat: int) -> Any:
                           else 400)
     name = game["players"][seat - 1]["name"]
     if _offer_undo(game, hand, seat, before, None):
-        flash(f"Cleared {name}'s score for hand {hand} ({model.score_words(before)}).", "ok")
+        flash(f"Cleared {name}'s score for hand {hand}: it was {model.score_words(before)}.", "ok")
         flash(f"{game_id}/{hand}/{seat}", "undo-score")
     else:
         flash(f"Cleared {name}'s score for hand {hand}.", "ok")

@@ -459,13 +459,17 @@ def score_version(row: sqlite3.Row | None) -> str:
 
 
 def score_words(score: dict[str, Any] | sqlite3.Row | None) -> str:
-    """A saved score as the pages say it: "35 (QH 7S KD)", "35, typed", or "no score"."""
+    """A saved score as the pages say it: "35 with Q♥ 7♠ K♦", "35 typed", or "no score"."""
+    from .ui import card_label   # display words, as the chips show cards
+
     if score is None:
         return "no score"
     cards = score["cards"]
     if isinstance(cards, str):
         cards = json.loads(cards)
-    return f"{score['points']}, typed" if cards is None else f"{score['points']} ({' '.join(cards) or 'no cards'})"
+    if cards is None:
+        return f"{score['points']} typed"
+    return f"{score['points']} with {' '.join(card_label(c) for c in cards)}" if cards else f"{score['points']}"
 
 
 def seating_text(game: dict[str, Any]) -> str:
@@ -1075,29 +1079,36 @@ def set_variant(game_id: int, variant_name: Any) -> dict[str, Any]:
     with transaction() as db:
         # Judged on what is saved now, inside the write transaction.
         rows = db.execute("SELECT * FROM score WHERE game_id = ? ORDER BY hand, seat", (game_id,)).fetchall()
-        typed = [row for row in rows if row["cards"] is None]
+        marks = db.execute("SELECT number, out_seat, splash FROM hand WHERE game_id = ?", (game_id,)).fetchall()
+        outs = {row["number"]: row["out_seat"] for row in marks}
+        # A score set aside for the player marked out counts for nothing: judged as saving does.
+        counted = [row for row in rows if row["seat"] != outs.get(row["hand"])]
+        typed = [row for row in counted if row["cards"] is None]
         if typed:
             first = typed[0]
             raise InputError(f"{_player_name(game, first['seat'])}'s score for hand {first['hand']} was typed "
-                             f"({first['base']}), counted under {game['variant']['title']}'s card values: clear "
-                             "the typed scores first, or start a new game with these players.")
-        splashes = {row["number"]: bool(row["splash"]) for row in
-                    db.execute("SELECT number, splash FROM hand WHERE game_id = ?", (game_id,))}
+                             f"({first['base']}), and a typed number cannot be counted again under other rules: "
+                             "save it as the cards instead (or clear it), then change the rules.")
+        splashes = {row["number"]: bool(row["splash"]) for row in marks}
         marked = [number for number, splash in splashes.items() if splash]
         if marked and not variant.has_splash:
             raise InputError(f"Hand {marked[0]} is marked a splash, which {variant.title} does not have: "
                              "untick it first.")
-        for hand in sorted({row["hand"] for row in rows}):
-            cards = [code for row in rows if row["hand"] == hand for code in json.loads(row["cards"])]
+        for hand in sorted({row["hand"] for row in counted}):
+            cards = [code for row in counted if row["hand"] == hand for code in json.loads(row["cards"])]
             try:
                 check_possible(parse_cards(cards), variant, players=players, decks=decks)
             except ImpossibleHandError as error:
                 raise ImpossibleHandError(f"Under {variant.title}, hand {hand}'s saved cards: {error}") from None
         for row in rows:
-            parsed = parse_cards(json.loads(row["cards"]))
-            base = score_hand(parsed, variant, players=players, decks=decks, splash=False).points
-            points = score_hand(parsed, variant, players=players, decks=decks,
-                                splash=splashes.get(row["hand"], False), hand=row["hand"]).points
+            splash = splashes.get(row["hand"], False)
+            if row["cards"] is None:   # typed, set aside: kept as typed, doubled as the new rules double
+                base, points = row["base"], _typed_final(variant, row["base"], is_doubled(variant, row["hand"], splash))
+            else:
+                parsed = parse_cards(json.loads(row["cards"]))
+                base = score_hand(parsed, variant, players=players, decks=decks, splash=False).points
+                points = score_hand(parsed, variant, players=players, decks=decks, splash=splash,
+                                    hand=row["hand"]).points
             db.execute("UPDATE score SET base = ?, points = ? WHERE game_id = ? AND hand = ? AND seat = ?",
                        (base, points, game_id, row["hand"], row["seat"]))
         db.execute("UPDATE game SET variant = ?, decks = ? WHERE id = ?", (variant.name, decks, game_id))

@@ -229,6 +229,15 @@ def play_on(game_id: int) -> Any:
     return redirect(url_for("sheet.game", game_id=game_id))
 
 
+def _dealer_now(game: dict[str, Any]) -> str:
+    """", and Cy deals hand 3" for the hand in play (a move or a new first dealer changes it)."""
+    number = game["current_hand"]
+    if number is None:
+        return ""
+    dealer = game["players"][game["hands"][number - 1]["dealer"] - 1]["name"]
+    return f", and {dealer} deals hand {number}"
+
+
 def _sheet_refusal(game_id: int, error: ValueError) -> Any:
     """The sheet drawn again with why a change to it was refused (nothing changed)."""
     flash(str(error), "error")
@@ -244,7 +253,8 @@ def game_dealer(game_id: int) -> Any:
                                       seating=request.form.get("seating"))
     except ValueError as error:
         return _sheet_refusal(game_id, error)
-    flash(f"{game['players'][game['first_dealer'] - 1]['name']} dealt hand 1: every hand's dealer follows.", "ok")
+    flash(f"{game['players'][game['first_dealer'] - 1]['name']} dealt hand 1: every hand's dealer "
+          f"follows{_dealer_now(game)}.", "ok")
     return redirect(url_for("sheet.game", game_id=game_id) + "#seating")
 
 
@@ -256,7 +266,7 @@ def move_player(game_id: int, seat: int) -> Any:
     except ValueError as error:
         return _sheet_refusal(game_id, error)
     order = ", ".join(p["name"] for p in game["players"])
-    flash(f"Seating saved: {order}. Each player keeps their scores.", "ok")
+    flash(f"Seating saved: {order}. Each player keeps their scores{_dealer_now(game)}.", "ok")
     return redirect(url_for("sheet.game", game_id=game_id) + "#seating")
 
 

@@ -668,9 +668,16 @@ def test_the_sheet_on_one_phone_shows_what_another_phone_saves(browser: Any, liv
     keeper.fill("textarea[name=note]", "Cy owes the pizza")
     _save_points(player, game_url, "Cy", 40)
     keeper.wait_for_selector("#live:not([hidden])")
-    assert keeper.inner_text("#live .live-text") == "New scores were saved on another device."
+    assert keeper.inner_text("#live .live-text") == "Something was saved on another device (a score, a name or a note)."
     assert keeper.input_value("textarea[name=note]") == "Cy owes the pizza"
     shoot(keeper, "22-saved-on-another-phone")
+    # Showing the changes would lose the note typed: asked first; kept when the answer is no.
+    asked: list[str] = []
+    keeper.once("dialog", lambda dialog: (asked.append(dialog.message), dialog.dismiss()))
+    keeper.click("#live >> text=Show them")
+    assert asked and "not saved yet" in asked[0]
+    assert keeper.input_value("textarea[name=note]") == "Cy owes the pizza"
+    keeper.once("dialog", lambda dialog: dialog.accept())
     keeper.click("#live >> text=Show them")
     keeper.wait_for_function("document.getElementById('live').dataset.changes === '2'")
     assert "40" in keeper.locator("table.sheet tbody tr").first.inner_text()
@@ -757,11 +764,11 @@ def test_a_score_typed_over_by_mistake_comes_back_with_one_tap(page: Any, live_s
     page.click("button[aria-label=\"Save Bo's points\"]")
     page.wait_for_selector(".undo-form")
     assert asked == ["Replace Bo's 3 cards (25) with a typed score?"]
-    assert "where it was 25 (QH 7S 8D)" in page.inner_text(".flash-ok")
+    assert "(it was 25 with Q\u2665 7\u2660 8\u2666)" in page.inner_text(".flash-ok")
     shoot(page, "23b-score-replaced-undo")
     page.click(".undo-form button")
     page.wait_for_selector(".flash-ok")
-    assert "Bo's score for hand 1 is back: 25 (QH 7S 8D)." in page.inner_text(".flash-ok")
+    assert "Bo's score for hand 1 is back: 25 with Q\u2665 7\u2660 8\u2666." in page.inner_text(".flash-ok")
     assert _api(live_server, game_url.replace(live_server.url, "/api"))["hands"][0]["scores"][1]["cards"] == ["QH", "7S", "8D"]
 
 

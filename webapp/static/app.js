@@ -150,6 +150,12 @@ document.addEventListener("DOMContentLoaded", function () {
     document.querySelectorAll("main form").forEach(function (form) {
       form.addEventListener("input", function () { typed = true; });
     });
+    // Showing the new changes reloads the page: what is typed here is asked about first.
+    live.querySelector("[data-live-show]").addEventListener("click", function (event) {
+      if (typed && !window.confirm("What you typed on this page is not saved yet, and showing the changes loses it. Show them anyway?")) {
+        event.preventDefault();
+      }
+    });
     const say = function (words, canShow) {
       live.querySelector(".live-text").textContent = words;
       live.querySelector("[data-live-show]").hidden = !canShow;
@@ -170,7 +176,7 @@ document.addEventListener("DOMContentLoaded", function () {
             if (!typed && !document.querySelector("form[data-sent]")) {
               window.location.reload();
             } else {
-              say(gone ? "This game was brought back on another device." : "New scores were saved on another device.", true);
+              say(gone ? "This game was brought back on another device." : "Something was saved on another device (a score, a name or a note).", true);
             }
             return;
           }
