@@ -4,6 +4,7 @@ wins, later scores are kept uncounted, and "Play on" takes it all back."""
 from __future__ import annotations
 
 import csv
+import html
 import io
 import re
 import sqlite3
@@ -224,3 +225,16 @@ def test_a_hand_after_the_end_shows_its_scores_without_forms_to_change_them(clie
     player = client.get(f"/games/{game_id}/hands/3/players/2").get_data(as_text=True)
     assert 'id="score-form"' not in player and 'class="upload-form"' not in player
     assert "Typed: 8 points" in player
+
+
+def test_an_end_asked_after_one_hand_is_not_made_after_another(client: Any, api: Any, token: str,
+                                                               game_id: int) -> None:
+    _play(api, game_id, 2)
+    page = client.get(f"/games/{game_id}").get_data(as_text=True)
+    assert '<input type="hidden" name="after" value="2">' in page
+    api.delete(f"/api/games/{game_id}/hands/2/scores/3")           # another phone, meanwhile
+    response = client.post(f"/games/{game_id}/end", data={"csrf_token": token, "after": "2"})
+    assert response.status_code == 400
+    assert (f"Game {game_id} would now end after hand 1, not hand 2: a score was changed on another device "
+            "meanwhile.") in html.unescape(response.get_data(as_text=True))
+    assert api.get(f"/api/games/{game_id}").get_json()["ended_after"] is None

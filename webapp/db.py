@@ -341,6 +341,9 @@ def is_damaged(db: sqlite3.Connection) -> bool:
         return True
 
 
+#: Damaged stretches of one table the rescue reads past before it gives up on the rest.
+RESCUE_ROUNDS = 100_000
+
 #: The book's tables in the order a copy fills them (each row's references before it).
 TABLES = ("game", "player", "hand", "photo", "score")
 
@@ -356,53 +359,83 @@ def _room_for_copy(db: sqlite3.Connection, temp: Path) -> int:
 
 
 def _readable_rowids(db: sqlite3.Connection, table: str) -> tuple[list[int], int]:
-    """The rowids of ``table`` that can be listed, read from the table itself (an index can be
-    damaged where the table is not) and past its damaged pages; and about how many rows were
-    passed over there (the rowids skipped). Raises where not one can be listed."""
-    first = -(2 ** 63)
+    """The rowids of ``table`` that can be read, from the table itself (an index can be damaged
+    where the table is not), past its damaged pages; and about how many rows those pages held
+    (the rowids they span). Rowids here are positive: every table takes SQLite's own."""
+    top = None
+    # The last rowid, from the table or else from an index of it (where its last page is damaged).
     try:
-        top = db.execute(f"SELECT max(rowid) FROM {table} NOT INDEXED").fetchone()[0]
+        indexes = [row[1] for row in db.execute(f"PRAGMA index_list({table})")]
     except sqlite3.DatabaseError:
-        top = None
-    limit = top if top is not None else 2 ** 62
+        indexes = []
+    for source in (f"{table} NOT INDEXED", *(f"{table} INDEXED BY {index}" for index in indexes)):
+        try:
+            top = db.execute(f"SELECT max(r) FROM (SELECT rowid AS r FROM {source})").fetchone()[0]
+            break
+        except sqlite3.DatabaseError:
+            continue
+    if top is None:   # a table of AUTOINCREMENT ids keeps its largest in sqlite_sequence
+        try:
+            row = db.execute("SELECT seq FROM sqlite_sequence WHERE name = ?", (table,)).fetchone()
+            top = row[0] if row is not None else None
+        except sqlite3.DatabaseError:
+            pass
+    bound = top if top is not None else 2 ** 62
+
+    def first_from(start: int) -> int | None:
+        """The first rowid from ``start`` on (None: none); raises where its page is damaged."""
+        row = db.execute(f"SELECT rowid FROM {table} NOT INDEXED WHERE rowid >= ? ORDER BY rowid LIMIT 1",
+                         (start,)).fetchone()
+        return row[0] if row is not None else None
+
     listed: list[int] = []
-    skipped = 0
-    done = first        # every rowid up to this one is listed or given up
-    failed = False
-    while True:
+    lost = 0
+    done = 0   # every rowid up to this one is listed or given up
+    resumed = None   # the row the last look found, where the reading went on from
+    for _ in range(RESCUE_ROUNDS):
         before = done
         try:
             for (rowid,) in db.execute(f"SELECT rowid FROM {table} NOT INDEXED WHERE rowid > ? ORDER BY rowid",
                                        (done,)):
+                if rowid <= done:   # a damaged page pointing back: never read twice, never a loop
+                    raise sqlite3.DatabaseError(f"{table}: rowids out of order")
                 listed.append(rowid)
                 done = rowid
             break
         except sqlite3.DatabaseError:
-            failed = True
-        # A damaged page: look further on, a step twice as long each time, for a row to go on from.
-        step, found = 1, None
-        while done + step <= limit:
+            pass
+        if done == before and resumed == done + 1:
+            # The look reads the row the reading in order cannot reach: taken as the look found it.
+            listed.append(resumed)
+            done = resumed
+        # The page after ``done`` is damaged: a start that reads, further on each time twice as far...
+        bad, good, found = done + 1, None, None
+        step = 1
+        while done + step <= bound:
             try:
-                row = db.execute(f"SELECT rowid FROM {table} NOT INDEXED WHERE rowid >= ? ORDER BY rowid LIMIT 1",
-                                 (done + step,)).fetchone()
+                found = first_from(done + step)
             except sqlite3.DatabaseError:
-                step *= 2
+                bad, step = done + step, step * 2
                 continue
-            found = row[0] if row is not None else None
+            good = done + step
             break
+        if good is None:   # nothing after it can be read
+            lost += top - done if top is not None else 1
+            break
+        # ... then back to the first start that reads: the rows between are the damaged page's.
+        while good - bad > 1:
+            middle = (bad + good) // 2
+            try:
+                found, good = first_from(middle), middle
+            except sqlite3.DatabaseError:
+                bad = middle
+        lost += good - 1 - done
         if found is None:
-            skipped += 1   # the rest of the table, how much of it not known
             break
-        skipped += 1 if done == first else found - done - 1
-        if done == before and found - 1 <= before:
-            # No headway from here: the row found is listed as the look found it, and passed.
-            listed.append(found)
-            done = found
-        else:
-            done = found - 1   # read on from the row found
-    if failed and not listed:
-        raise sqlite3.DatabaseError(f"no row of {table} can be listed")
-    return listed, skipped
+        done, resumed = found - 1, found   # read on from the first row after the damage
+    if not listed and lost:
+        raise sqlite3.DatabaseError(f"no row of {table} can be read")
+    return listed, lost
 
 
 def rescue_copy(db: sqlite3.Connection) -> tuple[Path, dict[str, int]]:

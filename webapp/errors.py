@@ -61,8 +61,11 @@ def init_app(app: Flask) -> None:
         # page draws it), to send again with one tap. Only where the browser says the form
         # was this sheet's own: another site's forged form must not get a button to confirm.
         if _sent_from_this_site():
-            return _page_to_send_again(400, f"{error.description} What you sent is below: send it again.",
-                                       title="Nothing was saved yet")
+            try:
+                return _page_to_send_again(400, f"{error.description} What you sent is below: send it again.",
+                                           title="Nothing was saved yet")
+            except HTTPException:   # the form itself cannot be read (too many parts): said without it
+                pass
         return render_template("error.html", code=400, title="Nothing was saved yet",
                                message=f"{error.description} Reload the page and try again."), 400
 
@@ -107,10 +110,14 @@ def _where_sent() -> str | None:
     except Exception:   # the book unavailable, the game gone: said without it
         return None
     words = [f"Game {game['id']}"]
-    if "hand" in args:
+    if "hand" in args and 1 <= args["hand"] <= 7:
         words.append(f"hand {args['hand']}")
     if "seat" in args and 1 <= args["seat"] <= len(game["players"]):
-        words.append(game["players"][args["seat"] - 1]["name"])
+        from .model import seating_token
+
+        # Named only where the page's seating is the game's: after a move the seat is another's.
+        if request.form.get("seating") in (None, seating_token(game)):
+            words.append(game["players"][args["seat"] - 1]["name"])
     return ", ".join(words)
 
 

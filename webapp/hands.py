@@ -8,6 +8,7 @@ from typing import Any
 from flask import Blueprint, Response, abort, flash, redirect, render_template, request, url_for
 
 from . import model
+from .db import get_db
 from .remembered import forget, recall, remember
 
 bp = Blueprint("hands", __name__)
@@ -39,6 +40,9 @@ def hand(game_id: int, hand: int) -> Any:
             return _hand_page(game, hand, form=_sent_hand_form(request.form), conflict=True, status=409)
         try:
             after = model.save_hand(game_id, hand, **changes, seating=request.form.get("seating"))["hands"][hand - 1]
+        except model.SeatingChangedError as error:
+            flash(str(error), "error")   # the seat chosen meant a player who sits elsewhere now
+            return _hand_page(model.load_game(game_id), hand, status=409)
         except ValueError as error:
             flash(str(error), "error")
             # Show the form as it was sent, so nothing typed is lost.
@@ -143,12 +147,17 @@ def player(game_id: int, hand: int, seat: int) -> Any:
             else:
                 after = model.save_score(game_id, hand, seat, cards=request.form.get("cards", ""),
                                          photo_id=request.form.get("photo_id") or None, was=was, seating=seating)
+        except model.SeatingChangedError as error:
+            # What was sent was for the player the page showed, who sits elsewhere now: the hand
+            # is drawn as it is, nothing put in another player's box.
+            sent = request.form.get("points") if mode == "points" else request.form.get("cards")
+            flash(f"{error} What you sent: {sent or 'nothing'}.", "error")
+            return _hand_page(model.load_game(game_id), hand, status=409)
         except ValueError as error:
             status, message = 400, str(error)
             if isinstance(error, model.ScoreChangedError):
-                # Drawn again with the score (and seating) as it is now: one more tap saves knowingly.
-                if not isinstance(error, model.SeatingChangedError):
-                    message = f"{error} Yours is below, not saved yet: save again to replace it."
+                # Drawn again with the score as it is now: one more tap saves knowingly.
+                message = f"{error} Yours is below, not saved yet: save again to replace it."
                 game, status = model.load_game(game_id), 409
             if mode == "points":
                 # Said beside the box the page scrolls to, not at the top out of sight.
@@ -194,10 +203,21 @@ def _after_score_url(game_id: int, hand: int, seat: int) -> str:
 _PENDING_KEPT = 40
 
 
+def _seating_refused(game: dict[str, Any], hand: int) -> Any | None:
+    """The hand's page, saying so, where the form sent was drawn before the players moved to
+    other seats (its seat would name another player now); None where it was not."""
+    try:
+        model.check_seating(get_db(), game["id"], request.form.get("seating"))
+    except model.SeatingChangedError as error:
+        flash(str(error), "error")
+        return _hand_page(game, hand, status=409)
+    return None
+
+
 def _memory_key(game: dict[str, Any], hand: int, seat: int) -> str:
-    """Where this phone's session keeps what it remembers of a player's hand: by the player,
-    not the seat, so that it follows a player moved to another seat."""
-    return f"{game['id']}/{hand}/{game['players'][seat - 1]['name'].casefold()}"
+    """Where this phone's session keeps what it remembers of a player's hand: by the player's
+    row, not the seat, so that it follows a player moved to another seat (and a new name)."""
+    return f"{game['id']}/{hand}/p{game['players'][seat - 1]['id']}"
 
 
 def _waiting_photo(game: dict[str, Any], hand: int, seat: int) -> int | None:
@@ -254,6 +274,8 @@ def forget_photo(game_id: int, hand: int, seat: int) -> Any:
     """Let go of a photo read for the player on this phone and not saved (the wrong hand
     photographed): the player's page shows the score as saved again."""
     game = _load(game_id, hand, seat)
+    if (refused := _seating_refused(game, hand)) is not None:
+        return refused
     forget("pending", _memory_key(game, hand, seat))
     saved = game["hands"][hand - 1]["scores"][seat - 1]
     name = game["players"][seat - 1]["name"]
@@ -266,6 +288,8 @@ def forget_photo(game_id: int, hand: int, seat: int) -> Any:
 def player_photo(game_id: int, hand: int, seat: int) -> Any:
     """Upload a photo of the cards left: read the cards, keep the photo, show it boxed."""
     game = _load(game_id, hand, seat)
+    if (refused := _seating_refused(game, hand)) is not None:
+        return refused
     upload = request.files.get("photo")
     try:
         if upload is None or not upload.filename:
@@ -300,7 +324,9 @@ def player_photo(game_id: int, hand: int, seat: int) -> Any:
 def four_corner_deck(game_id: int, hand: int, seat: int) -> Any:
     """The photo shows a deck with an index in all four corners: say so for the game, and
     read the photo again so (a card whose top strip alone shows is then one card)."""
-    _load(game_id, hand, seat)
+    game = _load(game_id, hand, seat)
+    if (refused := _seating_refused(game, hand)) is not None:
+        return refused
     given = request.form.get("photo_id", "")
     photo_id = int(given) if given.isascii() and given.isdigit() else None
     if photo_id is not None:
@@ -364,22 +390,25 @@ def undo_score(game_id: int, hand: int, seat: int) -> Any:
     """Put back the score this phone last replaced or cleared for the player, unless it has
     changed again since (on this phone or another)."""
     game = _load(game_id, hand, seat)
+    if (refused := _seating_refused(game, hand)) is not None:
+        return refused
     name = game["players"][seat - 1]["name"]
     key = _memory_key(game, hand, seat)
     kept = recall("replaced", key)
     if kept is None:
         flash(f"There is no earlier score of {name}'s for hand {hand} to put back on this phone.", "error")
         return redirect(_hand_url(game_id, hand))
+    seating = request.form.get("seating")
     try:
         if kept["cards"] is None:
-            after = model.save_score(game_id, hand, seat, points=kept["base"], was=kept["after"])
+            after = model.save_score(game_id, hand, seat, points=kept["base"], was=kept["after"], seating=seating)
         else:
             after = model.save_score(game_id, hand, seat, cards=kept["cards"], photo_id=kept["photo_id"],
-                                     was=kept["after"])
+                                     was=kept["after"], seating=seating)
     except ValueError as error:
         # A score changed since is not put back ever; a refusal that can pass (the game ended
-        # early: Play on) keeps the Undo for later.
-        if isinstance(error, model.ScoreChangedError):
+        # early: Play on; a page drawn before a move) keeps the Undo for later.
+        if isinstance(error, model.ScoreChangedError) and not isinstance(error, model.SeatingChangedError):
             forget("replaced", key)
         flash(f"Not put back: {error}", "error")
         return redirect(_hand_url(game_id, hand))

@@ -356,8 +356,9 @@ def load_game(game_id: int, *, deleted: bool = False) -> dict[str, Any]:
     db = get_db()
     game = _game_row(game_id, deleted=deleted)
     variant = get_variant(game["variant"])
-    players = [dict(seat=r["seat"], name=r["name"]) for r in
-               db.execute("SELECT seat, name FROM player WHERE game_id = ? ORDER BY seat", (game_id,))]
+    # ``id``: the player's row, the same through a move to another seat and a new name.
+    players = [dict(seat=r["seat"], name=r["name"], id=r["id"]) for r in
+               db.execute("SELECT rowid AS id, seat, name FROM player WHERE game_id = ? ORDER BY seat", (game_id,))]
     hand_rows = {r["number"]: r for r in db.execute("SELECT * FROM hand WHERE game_id = ?", (game_id,))}
     score_rows: dict[tuple[int, int], sqlite3.Row] = {
         (r["hand"], r["seat"]): r for r in db.execute("SELECT * FROM score WHERE game_id = ?", (game_id,))}
@@ -472,22 +473,26 @@ def score_words(score: dict[str, Any] | sqlite3.Row | None) -> str:
     return f"{score['points']} with {' '.join(card_label(c) for c in cards)}" if cards else f"{score['points']}"
 
 
-def seating_text(game: dict[str, Any]) -> str:
-    """The players in their seats as one string: a page sends back the seating it was drawn
-    with, so that a seat number it names still means the player it showed."""
-    return "\n".join(p["name"] for p in game["players"])
+def _seating_of(player_ids: Iterable[int]) -> str:
+    return hashlib.sha256(",".join(map(str, player_ids)).encode()).hexdigest()[:16]
 
 
-def _check_seating(db: sqlite3.Connection, game_id: int, seating: str | None) -> None:
-    """Refuse a change sent by a page drawn before the players were moved or renamed
-    (``seating`` as :func:`seating_text` gave it; None: not said, the API)."""
+def seating_token(game: dict[str, Any]) -> str:
+    """Who sits where, as a short token: a page sends back the seating it was drawn with, so
+    that a seat number it names still means the player it showed. A new name keeps it."""
+    return _seating_of(p["id"] for p in game["players"])
+
+
+def check_seating(db: sqlite3.Connection, game_id: int, seating: str | None) -> None:
+    """Refuse a change sent by a page drawn before the players were moved to other seats
+    (``seating`` as :func:`seating_token` gave it; None: not said, the API)."""
     if seating is None:
         return
-    names = [r["name"] for r in db.execute("SELECT name FROM player WHERE game_id = ? ORDER BY seat", (game_id,))]
-    if seating.replace("\r\n", "\n") != "\n".join(names):
-        raise SeatingChangedError(f"The players were moved or renamed on another device since this page was "
-                                  f"opened (they now sit {', '.join(names)}), so nothing was saved: check whose "
-                                  "seat this is, then send it again.")
+    rows = db.execute("SELECT rowid, name FROM player WHERE game_id = ? ORDER BY seat", (game_id,)).fetchall()
+    if seating != _seating_of(row["rowid"] for row in rows):
+        raise SeatingChangedError(f"The players were moved to other seats on another device since this page was "
+                                  f"opened (they now sit {', '.join(row['name'] for row in rows)}), so nothing "
+                                  "was saved: open the player's page again.")
 
 
 def _check_unchanged(db: sqlite3.Connection, game: dict[str, Any], hand: int, seat: int, was: str | None) -> None:
@@ -531,9 +536,9 @@ def game_summaries() -> list[dict[str, Any]]:
     games: dict[int, dict[str, Any]] = {
         r["id"]: {"id": r["id"], "ended_after": r["ended_after"], "players": [], "totals": []}
         for r in db.execute("SELECT id, ended_after FROM game WHERE deleted IS NULL ORDER BY id DESC")}
-    for r in db.execute("SELECT player.game_id, seat, name FROM player JOIN game ON game.id = player.game_id"
-                        " WHERE game.deleted IS NULL ORDER BY player.game_id, seat"):
-        games[r["game_id"]]["players"].append({"seat": r["seat"], "name": r["name"]})
+    for r in db.execute("SELECT player.rowid AS id, player.game_id, seat, name FROM player"
+                        " JOIN game ON game.id = player.game_id WHERE game.deleted IS NULL ORDER BY player.game_id, seat"):
+        games[r["game_id"]]["players"].append({"seat": r["seat"], "name": r["name"], "id": r["id"]})
     for game in games.values():
         game["totals"] = [0] * len(game["players"])
         game["_have"] = 0
@@ -649,7 +654,7 @@ def save_score(game_id: int, hand: int, seat: int, *, cards: Any = None, points:
     number is the points of the cards left, before doubling. ``was``: the
     :func:`score_version` of the score the sending page showed; a score changed since is
     not replaced (:class:`ScoreChangedError`); ``seating``: the players as the page showed
-    them (:func:`seating_text`), refused if they moved since. Returns the reloaded game.
+    them (:func:`seating_token`), refused if they moved since. Returns the reloaded game.
     """
     game = load_game(game_id)
     check_hand_and_seat(game, hand, seat)
@@ -676,7 +681,7 @@ def save_score(game_id: int, hand: int, seat: int, *, cards: Any = None, points:
     photo = _photo_ref(photo_id, game_id)
     with transaction() as db:
         _check_hand_played(db, game_id, hand)
-        _check_seating(db, game_id, seating)
+        check_seating(db, game_id, seating)
         _check_unchanged(db, game, hand, seat, was)
         # Who went out, the splash and the other players' cards are read inside the write
         # transaction: one saved a moment ago by another phone must count here.
@@ -796,11 +801,12 @@ def restore_game(game_id: int) -> dict[str, Any]:
     return load_game(game_id)
 
 
-def end_game(game_id: int) -> dict[str, Any]:
+def end_game(game_id: int, after: Any = None) -> dict[str, Any]:
     """End a game before hand 7 (it is late, a player leaves): it is over after the last hand
     every player has a score for, judged on the hands up to it. Scores saved in a later hand
     are kept and not counted; :func:`play_on` takes the end back. A game ended already is
-    returned as it is (the same tap sent twice)."""
+    returned as it is (the same tap sent twice). ``after``: the hand the player was asked
+    about; refused where the game would now end after another (a score changed meanwhile)."""
     with transaction():
         # Judged inside the write transaction: a score saved a moment ago on another phone counts.
         game = load_game(game_id)
@@ -812,6 +818,9 @@ def end_game(game_id: int) -> dict[str, Any]:
         if ending is None:
             raise InputError(f"Game {game_id} has no hand with every player's score yet: "
                              "a game ends after a whole hand.")
+        if after not in (None, "") and _whole_number(after) != ending:
+            raise InputError(f"Game {game_id} would now end after hand {ending}, not hand {after}: a score "
+                             "was changed on another device meanwhile. Look at the sheet, then end it again.")
         for m in game["missing"]:
             if m["hand"] < ending:
                 lacking = " and ".join(_player_name(game, seat) for seat in m["seats"])
@@ -865,7 +874,7 @@ def delete_score(game_id: int, hand: int, seat: int, *, was: str | None = None,
     check_hand_and_seat(game, hand, seat)
     with transaction() as db:
         _check_hand_played(db, game_id, hand)
-        _check_seating(db, game_id, seating)
+        check_seating(db, game_id, seating)
         _check_unchanged(db, game, hand, seat, was)
         db.execute("DELETE FROM score WHERE game_id = ? AND hand = ? AND seat = ?", (game_id, hand, seat))
         _touch(db, game_id)
@@ -890,7 +899,7 @@ def save_hand(game_id: int, hand: int, *, out: Any = _UNSET, splash: Any = _UNSE
     with transaction() as db:
         _check_hand_played(db, game_id, hand)
         if out is not _UNSET:   # a seat named as who went out must still be the player shown
-            _check_seating(db, game_id, seating)
+            check_seating(db, game_id, seating)
         # What is not asked to change keeps its value as stored now, read inside the write
         # transaction: a change saved a moment ago from another phone is not undone.
         row = db.execute("SELECT out_seat, splash, note FROM hand WHERE game_id = ? AND number = ?",
@@ -1021,7 +1030,7 @@ def set_first_dealer(game_id: int, dealer: Any, *, seating: str | None = None) -
     game = load_game(game_id)
     seat = _dealer_seat(dealer, [p["name"] for p in game["players"]])
     with transaction() as db:
-        _check_seating(db, game_id, seating)
+        check_seating(db, game_id, seating)
         db.execute("UPDATE game SET first_dealer = ? WHERE id = ?", (seat, game_id))
         _touch(db, game_id)
     return load_game(game_id)
@@ -1047,7 +1056,7 @@ def move_player(game_id: int, seat: Any, to: Any, *, seating: str | None = None)
     # Two steps, through seats no game has, so that no two rows share a seat on the way.
     aside = 100
     with transaction() as db:
-        _check_seating(db, game_id, seating)
+        check_seating(db, game_id, seating)
         for before, after in moved.items():
             db.execute("UPDATE player SET seat = ? WHERE game_id = ? AND seat = ?", (after + aside, game_id, before))
             db.execute("UPDATE score SET seat = ? WHERE game_id = ? AND seat = ?", (after + aside, game_id, before))
@@ -1081,14 +1090,16 @@ def set_variant(game_id: int, variant_name: Any) -> dict[str, Any]:
         rows = db.execute("SELECT * FROM score WHERE game_id = ? ORDER BY hand, seat", (game_id,)).fetchall()
         marks = db.execute("SELECT number, out_seat, splash FROM hand WHERE game_id = ?", (game_id,)).fetchall()
         outs = {row["number"]: row["out_seat"] for row in marks}
-        # A score set aside for the player marked out counts for nothing: judged as saving does.
+        # A score set aside for the player marked out counts for nothing now, but comes back
+        # with the mark undone: a typed one is refused as any typed score is.
         counted = [row for row in rows if row["seat"] != outs.get(row["hand"])]
-        typed = [row for row in counted if row["cards"] is None]
+        typed = [row for row in rows if row["cards"] is None]
         if typed:
             first = typed[0]
+            aside = " (set aside while they are marked out)" if first["seat"] == outs.get(first["hand"]) else ""
             raise InputError(f"{_player_name(game, first['seat'])}'s score for hand {first['hand']} was typed "
-                             f"({first['base']}), and a typed number cannot be counted again under other rules: "
-                             "save it as the cards instead (or clear it), then change the rules.")
+                             f"({first['base']}){aside}, and a typed number cannot be counted again under other "
+                             "rules: save it as the cards instead (or clear it), then change the rules.")
         splashes = {row["number"]: bool(row["splash"]) for row in marks}
         marked = [number for number, splash in splashes.items() if splash]
         if marked and not variant.has_splash:
@@ -1101,14 +1112,10 @@ def set_variant(game_id: int, variant_name: Any) -> dict[str, Any]:
             except ImpossibleHandError as error:
                 raise ImpossibleHandError(f"Under {variant.title}, hand {hand}'s saved cards: {error}") from None
         for row in rows:
+            parsed = parse_cards(json.loads(row["cards"]))
             splash = splashes.get(row["hand"], False)
-            if row["cards"] is None:   # typed, set aside: kept as typed, doubled as the new rules double
-                base, points = row["base"], _typed_final(variant, row["base"], is_doubled(variant, row["hand"], splash))
-            else:
-                parsed = parse_cards(json.loads(row["cards"]))
-                base = score_hand(parsed, variant, players=players, decks=decks, splash=False).points
-                points = score_hand(parsed, variant, players=players, decks=decks, splash=splash,
-                                    hand=row["hand"]).points
+            base = score_hand(parsed, variant, players=players, decks=decks, splash=False).points
+            points = score_hand(parsed, variant, players=players, decks=decks, splash=splash, hand=row["hand"]).points
             db.execute("UPDATE score SET base = ?, points = ? WHERE game_id = ? AND hand = ? AND seat = ?",
                        (base, points, game_id, row["hand"], row["seat"]))
         db.execute("UPDATE game SET variant = ?, decks = ? WHERE id = ?", (variant.name, decks, game_id))

@@ -214,7 +214,7 @@ def end_game(game_id: int) -> Any:
     """End the game before hand 7, after the last hand every player has a score for (the
     page asks first); Play on takes it back."""
     try:
-        game = model.end_game(game_id)
+        game = model.end_game(game_id, request.form.get("after"))
     except ValueError as error:
         return _sheet_refusal(game_id, error)
     flash(f"Game over after hand {game['ended_after']}: {model.result_text(game)}.", "ok")

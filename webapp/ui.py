@@ -58,7 +58,7 @@ def init_app(app: Flask) -> None:
     """Register the filters and globals."""
     from onze_vision.cards import CARD_CODES
 
-    from .model import DECK_CORNERS, DELETED_GAME_DAYS, all_variants, seating_text, short_deal_text
+    from .model import DECK_CORNERS, DELETED_GAME_DAYS, all_variants, seating_token, short_deal_text
 
     app.jinja_env.filters["card_label"] = card_label
     app.jinja_env.filters["card_class"] = card_class
@@ -69,5 +69,5 @@ def init_app(app: Flask) -> None:
     app.jinja_env.globals["short_deal_text"] = short_deal_text
     app.jinja_env.globals["deleted_days"] = DELETED_GAME_DAYS
     app.jinja_env.globals["all_variants"] = all_variants
-    app.jinja_env.globals["seating_text"] = seating_text
+    app.jinja_env.globals["seating_token"] = seating_token
 
