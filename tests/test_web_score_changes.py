@@ -318,3 +318,14 @@ def test_the_session_cookie_is_sent_only_when_the_session_changes(client: Any, g
     client.get("/api/csrf")
     for url in ("/static/style.css", f"/api/games/{game_id}/changes", f"/games/{game_id}"):
         assert "Set-Cookie" not in client.get(url).headers, url
+
+
+def test_a_first_photo_read_is_not_offered_to_let_go(client: Any, token: str, game_id: int,
+                                                      jpeg_bytes: bytes) -> None:
+    import io
+
+    response = client.post(f"/games/{game_id}/hands/1/players/2/photo",
+                           data={"csrf_token": token, "photo": (io.BytesIO(jpeg_bytes), "hand.jpg")},
+                           follow_redirects=True)
+    # Nothing saved to keep instead, and the photo just taken: the happy path shows no such button.
+    assert "Wrong photo?" not in response.get_data(as_text=True)
