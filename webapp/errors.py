@@ -104,7 +104,7 @@ def _where_sent() -> str | None:
     if "game_id" not in args:
         return None
     try:
-        from .model import load_game   # here: the model imports the database layer this module serves
+        from .model import load_game, seating_token   # here: the model imports the database layer this module serves
 
         game = load_game(args["game_id"])
     except Exception:   # the book unavailable, the game gone: said without it
@@ -113,8 +113,6 @@ def _where_sent() -> str | None:
     if "hand" in args and 1 <= args["hand"] <= 7:
         words.append(f"hand {args['hand']}")
     if "seat" in args and 1 <= args["seat"] <= len(game["players"]):
-        from .model import seating_token
-
         # Named only where the page's seating is the game's: after a move the seat is another's.
         if request.form.get("seating") in (None, seating_token(game)):
             words.append(game["players"][args["seat"] - 1]["name"])

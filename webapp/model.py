@@ -455,7 +455,11 @@ def score_version(row: sqlite3.Row | None) -> str:
     (``updated`` alone counts whole seconds, and two saves can share one)."""
     if row is None:
         return ""
-    seen = f"{row['updated']}|{row['base']}|{row['points']}|{row['cards']}|{row['photo_id']}"
+    return _token(f"{row['updated']}|{row['base']}|{row['points']}|{row['cards']}|{row['photo_id']}")
+
+
+def _token(seen: str) -> str:
+    """A short token of ``seen`` that a page sends back to say what it showed."""
     return hashlib.sha256(seen.encode()).hexdigest()[:16]
 
 
@@ -474,7 +478,7 @@ def score_words(score: dict[str, Any] | sqlite3.Row | None) -> str:
 
 
 def _seating_of(player_ids: Iterable[int]) -> str:
-    return hashlib.sha256(",".join(map(str, player_ids)).encode()).hexdigest()[:16]
+    return _token(",".join(map(str, player_ids)))
 
 
 def seating_token(game: dict[str, Any]) -> str:
@@ -807,7 +811,7 @@ def end_game(game_id: int, after: Any = None) -> dict[str, Any]:
     are kept and not counted; :func:`play_on` takes the end back. A game ended already is
     returned as it is (the same tap sent twice). ``after``: the hand the player was asked
     about; refused where the game would now end after another (a score changed meanwhile)."""
-    with transaction():
+    with transaction() as db:
         # Judged inside the write transaction: a score saved a moment ago on another phone counts.
         game = load_game(game_id)
         if game["ended_after"] is not None:
@@ -826,8 +830,8 @@ def end_game(game_id: int, after: Any = None) -> dict[str, Any]:
                 lacking = " and ".join(_player_name(game, seat) for seat in m["seats"])
                 raise InputError(f"Hand {m['hand']} has no score for {lacking}: save it before "
                                  f"ending the game after hand {ending}.")
-        get_db().execute("UPDATE game SET ended_after = ? WHERE id = ?", (ending, game_id))
-        _touch(get_db(), game_id)
+        db.execute("UPDATE game SET ended_after = ? WHERE id = ?", (ending, game_id))
+        _touch(db, game_id)
     return load_game(game_id)
 
 
