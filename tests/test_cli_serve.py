@@ -285,3 +285,34 @@ def test_rescue_book_copies_what_can_be_read_and_says_what_could_not(capsys: pyt
     damaged = _damaged_book(tmp_path / "d")
     assert main(["rescue-book", str(damaged), str(tmp_path / "d" / "out.sqlite")]) == 1
     assert "nothing of" in capsys.readouterr().err and not (tmp_path / "d" / "out.sqlite").exists()
+
+
+@pytest.mark.parametrize("days", ["-1", "soon", "2.5", ""])
+def test_whole_photo_days_must_be_a_whole_number_or_forever(capsys: pytest.CaptureFixture[str], days: str) -> None:
+    code, _, err = _serve(capsys, "--whole-photo-days", days)
+    assert code == 2
+    assert f"days must be a whole number, 0 or more, or 'forever', not '{days}'" in err
+
+
+@pytest.mark.parametrize(("given", "kept"), [([], 30), (["--whole-photo-days", "90"], 90),
+                                             (["--whole-photo-days", "forever"], None),
+                                             (["--whole-photo-days", "Forever"], None)])
+def test_whole_photo_days_reach_the_sheet_and_its_keepsake_thread(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    given: list[str], kept: int | None,
+) -> None:
+    from webapp import keepsake
+
+    seen: dict[str, Any] = {}
+    started: list[Any] = []
+    real_start = keepsake.start
+    monkeypatch.setattr("flask.Flask.run", lambda self, **kw: seen.update(days=self.config["WHOLE_PHOTO_DAYS"]))
+    monkeypatch.setattr(keepsake, "start", lambda app: started.append(real_start(app, every_seconds=3600)) or started[-1])
+    code, _, _ = _serve(capsys, "--port", str(free_port()), "--database", str(tmp_path / "onze.sqlite"), *given)
+    assert code == 0 and seen == {"days": kept}
+    (thread,) = started
+    if kept is None:
+        assert thread is None                      # photos kept as taken: no thread at all
+    else:
+        thread.join(timeout=20)                    # stopped when the server stops
+        assert not thread.is_alive() and thread.looks == 1

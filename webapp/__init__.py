@@ -44,6 +44,8 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     """
     # The instance folder is made only when something is kept there (the key, the book):
     # with --database elsewhere, an install's read-only prefix is never written.
+    from . import keepsake
+
     app = Flask(__name__, instance_relative_config=True)
     app.config.from_mapping(
         DATABASE=os.environ.get("ONZE_DATABASE") or os.path.join(app.instance_path, "onze.sqlite"),
@@ -53,6 +55,10 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         CSRF_ENABLED=True,
         # How often a sheet open on a phone asks whether another phone changed it (0: never).
         LIVE_POLL_SECONDS=4,
+        # Days a game over keeps its photos as taken before they are kept smaller, at most
+        # KEEPSAKE_LONG_SIDE pixels long (webapp.keepsake); None keeps them as taken for ever.
+        WHOLE_PHOTO_DAYS=keepsake.WHOLE_PHOTO_DAYS,
+        KEEPSAKE_LONG_SIDE=keepsake.KEEPSAKE_LONG_SIDE,
     )
     if test_config is None:
         app.config.from_pyfile("config.py", silent=True)
@@ -63,6 +69,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
 
     from . import csrf, db, errors, guard, remembered, ui
     db.init_app(app)
+    keepsake.init_app(app)
     remembered.init_app(app)
     guard.init_app(app)   # before the CSRF check: another site's request is refused first
     csrf.init_app(app)

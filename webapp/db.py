@@ -139,11 +139,21 @@ ADDED_COLUMNS = (
     ("game", "changes", "INTEGER NOT NULL DEFAULT 0"),
     ("game", "deleted", "TEXT"),
     ("game", "ended_after", "INTEGER CHECK (ended_after BETWEEN 1 AND 6)"),
+    ("photo", "keepsake", "TEXT"),
+)
+
+#: Indexes on added columns, made after them (in ``schema.sql`` they would fail on an older
+#: book, whose table lacks the column when the script runs): (name, definition).
+ADDED_INDEXES = (
+    # The photos still kept as taken, by game: a column after a photo's megabytes is found
+    # without reading them (webapp.keepsake).
+    ("photo_as_taken", "ON photo (game_id) WHERE keepsake IS NULL"),
 )
 
 
 def add_missing_columns(db: sqlite3.Connection) -> list[str]:
-    """Add :data:`ADDED_COLUMNS` an older database lacks; return them as ``table.column``."""
+    """Add :data:`ADDED_COLUMNS` an older database lacks, and :data:`ADDED_INDEXES`; return
+    the columns added as ``table.column``."""
     added = []
     for table, column, definition in ADDED_COLUMNS:
         present = {row["name"] for row in db.execute(f"PRAGMA table_info({table})")}
@@ -155,6 +165,8 @@ def add_missing_columns(db: sqlite3.Connection) -> list[str]:
                     raise
                 continue
             added.append(f"{table}.{column}")
+    for name, definition in ADDED_INDEXES:
+        db.execute(f"CREATE INDEX IF NOT EXISTS {name} {definition}")
     return added
 
 

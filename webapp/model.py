@@ -1167,6 +1167,11 @@ PHOTOS_READ_AT_ONCE = 2
 _reading_slots = threading.BoundedSemaphore(PHOTOS_READ_AT_ONCE)
 
 
+def reading_slot() -> threading.BoundedSemaphore:
+    """What work as heavy as reading a photo holds while it runs (``with reading_slot():``)."""
+    return _reading_slots
+
+
 def _sent_photo(data: bytes | None) -> bytes:
     if not data:
         raise InputError("The photo is empty: choose or take a photo of the cards.")
@@ -1252,7 +1257,8 @@ def get_photo(photo_id: int, *, with_data: bool = False) -> dict[str, Any]:
                      " WHERE photo.id = ? AND game.deleted IS NULL", photo_id)
     if row is None:
         abort(404, f"Photo {photo_id} doesn't exist.")
-    photo = {"id": row["id"], "game_id": row["game_id"], "mime": row["mime"], **json.loads(row["reading"])}
+    photo = {"id": row["id"], "game_id": row["game_id"], "mime": row["mime"], **json.loads(row["reading"]),
+             "keepsake": row["keepsake"]}
     if with_data:
         photo["data"] = row["data"]
     return photo

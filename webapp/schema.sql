@@ -47,7 +47,10 @@ CREATE TABLE IF NOT EXISTS photo (
     mime TEXT NOT NULL,
     data BLOB NOT NULL,
     reading TEXT NOT NULL,                   -- JSON of the detector's PhotoReading
-    created TEXT NOT NULL DEFAULT (strftime('%Y-%m-%d %H:%M:%S', 'now'))
+    created TEXT NOT NULL DEFAULT (strftime('%Y-%m-%d %H:%M:%S', 'now')),
+    -- When the photo was kept smaller, its game over (UTC; webapp.keepsake): NULL while it
+    -- is kept as taken. Found through the index db.ADDED_INDEXES makes, not the rows.
+    keepsake TEXT
 );
 
 -- One row per (game, hand, player): saving one player's score touches only its row,

@@ -54,6 +54,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--allow-host", action="append", default=[], metavar="NAME",
                         help="also answer to this name (a Tailscale or hosts-file name); the sheet answers to "
                              "any IP address and this machine's own names, and refuses others (DNS rebinding)")
+    parser.add_argument("--whole-photo-days", type=_days, default=None, metavar="DAYS",
+                        help="days a game that is over keeps its photos as taken; then each is kept at most "
+                             "2048 px long, a tenth of the megabytes (default 30; 'forever' keeps them as taken)")
     parser.add_argument("--debug", action="store_true", help="Flask debug mode (this computer only: refused with another --host)")
     parser.set_defaults(handler=serve)
 
@@ -81,6 +84,19 @@ def _port(text: str) -> int:
     if not 1 <= port <= 65535:
         raise argparse.ArgumentTypeError(f"port must be a number from 1 to 65535, not {text!r}")
     return port
+
+
+def _days(text: str) -> int | str:
+    """A number of days (0 or more), or 'forever'; argparse says what was wrong."""
+    if text.strip().lower() == "forever":
+        return "forever"
+    try:
+        days = int(text)
+    except ValueError:
+        days = -1
+    if days < 0:
+        raise argparse.ArgumentTypeError(f"days must be a whole number, 0 or more, or 'forever', not {text!r}")
+    return days
 
 
 def listen_problem(host: str, port: int) -> str | None:
@@ -200,12 +216,14 @@ def serve(args: argparse.Namespace) -> int:
     if problem is not None:
         print(f"onze-vision serve: error: {problem}", file=sys.stderr)
         return 2
-    from webapp import create_app
+    from webapp import create_app, keepsake
     from webapp.db import ensure_schema, needs_bringing_up_to_date, says_damaged
 
     config: dict[str, Any] = {}
     if args.database:
         config["DATABASE"] = os.path.abspath(args.database)
+    if args.whole_photo_days is not None:
+        config["WHOLE_PHOTO_DAYS"] = None if args.whole_photo_days == "forever" else args.whole_photo_days
     app = create_app(None)
     app.config.update(config)
     if args.allow_host and app.config.get("ALLOWED_HOSTS") is not None:
@@ -238,8 +256,14 @@ def serve(args: argparse.Namespace) -> int:
     if args.host in ALL_ADDRESSES:
         for address in network_addresses():
             print(f"  on a phone on the same network: http://{address}:{args.port}/", flush=True)
-    app.run(host=args.host, port=args.port, threaded=True, debug=args.debug, use_reloader=False,
-            request_handler=request_handler())
+    # Old games' photos are kept smaller by a thread of this server, between the phones' requests.
+    keeper = keepsake.start(app)
+    try:
+        app.run(host=args.host, port=args.port, threaded=True, debug=args.debug, use_reloader=False,
+                request_handler=request_handler())
+    finally:
+        if keeper is not None:
+            keeper.stop()
     return 0
 
 
