@@ -241,8 +241,8 @@ def _damaged_book(tmp_path: Path) -> Path:
         db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     db.close()
     with book.open("r+b") as damaged:
-        damaged.seek(120)                     # inside page 1, past the 100-byte header: the schema
-        damaged.write(b"\xde\xad" * 400)
+        damaged.seek(100)                     # page 1 past the 100-byte file header: the schema
+        damaged.write(b"\xde\xad" * 1998)
     from webapp import db as book_db
 
     book_db._schema_ready.discard(str(book))  # as a new process finds it

@@ -5,11 +5,12 @@ back what was sent so it can be sent again."""
 from __future__ import annotations
 
 import html
+import json
 import re
+import shutil
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -302,3 +303,68 @@ def test_a_rescue_reads_past_a_damaged_index(tmp_path: Any) -> None:
     kept = sqlite3.connect(path).execute("SELECT COUNT(*) FROM score").fetchone()[0]
     remove_snapshot(path)
     assert (kept, lost) == (total, {})   # the table is read itself, not through its index
+
+
+@pytest.mark.parametrize(("lost", "words"), [
+    ({"score": 3, "photo": 1}, "3 scores and 1 photo"),
+    ({"game": 1, "player": 4, "score": 2}, "1 game, 4 players of games and 2 scores"),
+    ({"photo": -1}, "all the photos"),
+    ({"hand": 1}, "1 hand's record (who went out, the splash, the note)"),
+    ({}, ""),
+])
+def test_a_rescue_says_what_could_not_be_read_in_words(app: Any, lost: dict[str, int], words: str) -> None:
+    from webapp import model
+    from webapp.db import get_db
+
+    with app.app_context():
+        get_db().execute("INSERT INTO rescue (lost, kept) VALUES (?, '{}')", (json.dumps(lost),))
+        (rescue,) = model.rescues()
+    assert (rescue["lost"], rescue["lost_words"], rescue["seen"]) == (lost, words, None)
+
+
+def _rescued_book(tmp_path: Any) -> tuple[Any, dict[str, int]]:
+    """A book of 300 games whose scores lost a page, rescued into a new book."""
+    from webapp.db import rescue_copy
+
+    book = tmp_path / "book.sqlite"
+    _book_of_many_scores(book)
+    _damage_a_page(book, "score", "middle")
+    db = sqlite3.connect(book)
+    db.row_factory = sqlite3.Row
+    path, lost = rescue_copy(db)
+    db.close()
+    copy = tmp_path / "rescued.sqlite"
+    shutil.move(str(path), copy)
+    return copy, lost
+
+
+def test_a_rescued_book_says_so_on_its_home_page_until_read_and_on_history_for_good(tmp_path: Any) -> None:
+    from webapp import create_app
+
+    copy, lost = _rescued_book(tmp_path)
+    assert set(lost) == {"score"}
+    client = create_app({"TESTING": True, "DATABASE": str(copy), "SECRET_KEY": "t"}).test_client()
+    said = f"Could not be read: {lost['score']} scores."
+    home = " ".join(client.get("/").get_data(as_text=True).split())
+    assert said in home and "Got it" in home and "A score whose photo was lost" not in home
+    token = client.get("/api/csrf").get_json()["token"]
+    assert client.post("/history/rescues/1/seen", data={"csrf_token": token}).status_code == 302
+    assert "rescued from a damaged one" not in client.get("/").get_data(as_text=True)
+    history = " ".join(client.get("/history").get_data(as_text=True).split())
+    assert said in history and "Got it" not in history
+    missing = client.post("/history/rescues/9/seen", data={"csrf_token": token})
+    assert missing.status_code == 404 and "Rescue 9 doesn&#39;t exist." in missing.get_data(as_text=True)
+
+
+def test_a_rescued_book_rescued_again_keeps_the_first_rescues_note(tmp_path: Any) -> None:
+    from webapp.db import remove_snapshot, rescue_copy
+
+    copy, first = _rescued_book(tmp_path)
+    db = sqlite3.connect(copy)
+    db.row_factory = sqlite3.Row
+    path, again = rescue_copy(db)
+    db.close()
+    with sqlite3.connect(path) as rescued:
+        notes = [json.loads(row[0]) for row in rescued.execute("SELECT lost FROM rescue ORDER BY id")]
+    remove_snapshot(path)
+    assert notes == [first, {}] and again == {}

@@ -403,3 +403,9 @@ def test_a_damaged_book_offers_all_that_can_still_be_read_when_it_cannot_be_copi
 
     again = create_app({"TESTING": True, "DATABASE": str(copy), "SECRET_KEY": "t"}).test_client()
     assert again.get(f"/api/games/{game_id}").get_json()["note"] == "kept through it all"
+    # The rescued book says so when it is opened, and what could not be read.
+    n = lost["photo"]
+    said = f"Could not be read: {n} photo{'s' if n != 1 else ''}. A score whose photo was lost keeps its cards."
+    for url in ("/", "/history"):
+        page = " ".join(html.unescape(again.get(url).get_data(as_text=True)).split())
+        assert "This book was rescued from a damaged one on" in page and said in page, url

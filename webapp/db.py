@@ -7,6 +7,7 @@ failing or overwriting each other.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import shutil
@@ -495,6 +496,7 @@ def rescue_copy(db: sqlite3.Connection) -> tuple[Path, dict[str, int]]:
                                  f"VALUES ({', '.join('?' * len(values))})", tuple(values.values()))
                 if missed:
                     lost[table] = missed
+            _record_rescue(db, copy, lost)
             copy.commit()
         except BaseException:
             copy.close()
@@ -502,6 +504,19 @@ def rescue_copy(db: sqlite3.Connection) -> tuple[Path, dict[str, int]]:
             raise
         copy.close()
     return path, lost
+
+
+def _record_rescue(db: sqlite3.Connection, copy: sqlite3.Connection, lost: dict[str, int]) -> None:
+    """Write into the rescued ``copy`` that it was rescued and what could not be read (its
+    home page and History say so), after the records of earlier rescues ``db`` still holds."""
+    try:
+        earlier = db.execute("SELECT made, lost, kept, seen FROM rescue ORDER BY id").fetchall()
+    except sqlite3.DatabaseError:   # a book from before the table, or the table damaged too
+        earlier = []
+    copy.executemany("INSERT INTO rescue (made, lost, kept, seen) VALUES (?, ?, ?, ?)",
+                     [tuple(row) for row in earlier])
+    kept = {table: copy.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0] for table in TABLES}
+    copy.execute("INSERT INTO rescue (lost, kept) VALUES (?, ?)", (json.dumps(lost), json.dumps(kept)))
 
 
 def _no_room(needed: int, room: int, folder: Path) -> NoRoomForCopyError:

@@ -34,6 +34,7 @@ def index() -> str:
     every_game = model.game_summaries()   # the standings count them all
     on_page, page, pages = page_of(every_game, request.args.get("page", "1"), "the history")
     return render_template("history.html", games=model.list_games(g["id"] for g in on_page),
+                           rescues=model.rescues(),
                            standings=model.standings(every_game),
                            finished=sum(game["finished"] for game in every_game),
                            page=page, pages=pages, total=len(every_game),
@@ -149,6 +150,13 @@ def export_rescued() -> Response:
     # What was lost, for whoever looks: {"photo": 2} is two photos; -1 a table lost whole.
     return _send_copy(path, f"onze-book-rescued-{time.strftime('%Y-%m-%d')}.sqlite",
                       {"X-Onze-Rows-Lost": json.dumps(lost)})
+
+
+@bp.post("/history/rescues/<int:rescue_id>/seen")
+def rescue_seen(rescue_id: int) -> Any:
+    """The note of a rescued book was read: the home page stops showing it."""
+    model.mark_rescue_seen(rescue_id)
+    return redirect(url_for("index"))
 
 
 @bp.route("/games/<int:game_id>/export.csv")

@@ -570,6 +570,37 @@ def game_summaries() -> list[dict[str, Any]]:
     return list(games.values())
 
 
+#: What a row of each table holds, for a rescued book's note: (one, several).
+_ROW_WORDS = {"game": ("game", "games"), "player": ("player of a game", "players of games"),
+              "hand": ("hand's record (who went out, the splash, the note)", "hands' records (who went out, "
+                       "the splash, the note)"),
+              "score": ("score", "scores"), "photo": ("photo", "photos")}
+
+
+def rescues() -> list[dict[str, Any]]:
+    """The rescues that made this book of what could be read of a damaged one, oldest first:
+    ``id``, ``made`` (UTC), ``seen`` (UTC or None), ``lost`` ({table: rows; -1: all}) and
+    ``lost_words`` ("3 scores and 1 photo"; "" where everything could be read)."""
+    found = []
+    for row in get_db().execute("SELECT id, made, lost, seen FROM rescue ORDER BY id"):
+        lost = {table: int(n) for table, n in json.loads(row["lost"]).items()}
+        parts = [f"all the {_ROW_WORDS.get(table, (table, table + 's'))[1]}" if n < 0 else
+                 f"{n} {_ROW_WORDS.get(table, (table, table + 's'))[n != 1]}" for table, n in lost.items()]
+        words = " and ".join([", ".join(parts[:-1]), parts[-1]] if len(parts) > 1 else parts)
+        found.append({"id": row["id"], "made": row["made"], "seen": row["seen"], "lost": lost, "lost_words": words})
+    return found
+
+
+def mark_rescue_seen(rescue_id: int) -> None:
+    """Say a rescue's note was read (the home page stops showing it; History keeps it).
+    404 if there is no such rescue."""
+    with transaction() as db:
+        cur = db.execute("UPDATE rescue SET seen = COALESCE(seen, strftime('%Y-%m-%d %H:%M:%S', 'now'))"
+                         " WHERE id = ?", (rescue_id,))
+    if not cur.rowcount:
+        abort(404, f"Rescue {rescue_id} doesn't exist.")
+
+
 def deleted_games() -> list[dict[str, Any]]:
     """The deleted games, last deleted first: kept :data:`DELETED_GAME_DAYS` days, then
     removed by the next deletion (:func:`forget_deleted_games`)."""

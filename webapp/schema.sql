@@ -67,6 +67,16 @@ CREATE TABLE IF NOT EXISTS score (
     PRIMARY KEY (game_id, hand, seat)
 );
 
+-- A book made of what could still be read of a damaged one (db.rescue_copy) says so, and
+-- what could not be read, on its home page and History: one row per rescue.
+CREATE TABLE IF NOT EXISTS rescue (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    made TEXT NOT NULL DEFAULT (strftime('%Y-%m-%d %H:%M:%S', 'now')),
+    lost TEXT NOT NULL,                      -- JSON {table: rows that could not be read; -1: all}
+    kept TEXT NOT NULL,                      -- JSON {table: rows copied}
+    seen TEXT                                -- when a player said they read it; NULL until then
+);
+
 -- Found by index, not by reading every photo: a photo's created time lies after its
 -- megabytes, so a scan for old unused photos read the whole book on every upload (950 MB
 -- in a book of 300 photos), and deleting a game searched every score and photo.

@@ -20,7 +20,8 @@ def index() -> str:
     summaries = model.game_summaries()
     shown = [g["id"] for g in summaries if not g["finished"]] + \
         [g["id"] for g in summaries if g["finished"]][:FINISHED_ON_HOME]
-    return render_template("index.html", games=model.list_games(shown), finished_on_home=FINISHED_ON_HOME)
+    return render_template("index.html", games=model.list_games(shown), finished_on_home=FINISHED_ON_HOME,
+                           rescues=[r for r in model.rescues() if r["seen"] is None])
 
 
 #: Finished games the home page lists (History has them all).

@@ -991,3 +991,37 @@ def test_a_players_save_keeps_who_went_out_chosen_above_and_not_saved(page: Any,
     assert "Zoe's score is missing" in page.inner_text(".missing-score")
     assert "Hand 3:" in page.inner_text(".now")
     shoot(page, "07d-sheet-score-missing")
+
+
+def test_a_rescued_book_says_what_it_lost_until_read(page: Any, tmp_path: Path) -> None:
+    import shutil
+    import sqlite3
+
+    from test_web_book_trouble import _book_of_many_scores, _damage_a_page
+
+    from webapp.db import rescue_copy
+
+    from .conftest import LiveServer
+
+    damaged = tmp_path / "damaged.sqlite"
+    _book_of_many_scores(damaged)
+    _damage_a_page(damaged, "score", "middle")
+    db = sqlite3.connect(damaged)
+    db.row_factory = sqlite3.Row
+    path, lost = rescue_copy(db)
+    db.close()
+    shutil.move(str(path), tmp_path / "rescued.sqlite")
+    server = LiveServer(tmp_path / "rescued.sqlite")
+    try:
+        page.goto(server.url + "/")
+        note = page.inner_text(".rescue-note")
+        assert f"Could not be read: {lost['score']} scores." in note
+        assert "A game that lost a score shows it missing, to type again." in note
+        shoot(page, "26-rescued-book")
+        page.click(".rescue-note button:has-text('Got it')")
+        page.wait_for_url(server.url + "/")
+        assert page.locator(".rescue-note").count() == 0
+        page.goto(server.url + "/history")
+        assert f"Could not be read: {lost['score']} scores." in page.inner_text(".rescue-note")
+    finally:
+        server.stop()
