@@ -287,11 +287,11 @@ def test_rescue_book_copies_what_can_be_read_and_says_what_could_not(capsys: pyt
     assert "nothing of" in capsys.readouterr().err and not (tmp_path / "d" / "out.sqlite").exists()
 
 
-@pytest.mark.parametrize("days", ["-1", "soon", "2.5", ""])
+@pytest.mark.parametrize("days", ["-1", "soon", "2.5", "", "36501", "99999999999999999999"])
 def test_whole_photo_days_must_be_a_whole_number_or_forever(capsys: pytest.CaptureFixture[str], days: str) -> None:
     code, _, err = _serve(capsys, "--whole-photo-days", days)
     assert code == 2
-    assert f"days must be a whole number, 0 or more, or 'forever', not '{days}'" in err
+    assert f"days must be a whole number from 0 to 36500, or 'forever', not '{days}'" in err
 
 
 @pytest.mark.parametrize(("given", "kept"), [([], 30), (["--whole-photo-days", "90"], 90),

@@ -58,9 +58,10 @@ def _play_hand_one(api: Any, game_id: int, photo_id: int) -> None:
 
 
 def _age_game(app: Any, game_id: int, days: int) -> None:
-    """As if the game was last changed ``days`` days ago."""
+    """As if the game was last changed, and its photos taken, ``days`` days ago."""
     with sqlite3.connect(app.config["DATABASE"]) as db:
         db.execute("UPDATE game SET updated = datetime('now', ?) WHERE id = ?", (f"-{days} days", game_id))
+        db.execute("UPDATE photo SET created = datetime('now', ?) WHERE game_id = ?", (f"-{days} days", game_id))
 
 
 def _keep_smaller(app: Any, **kw: Any) -> dict[str, int]:
@@ -174,29 +175,24 @@ def test_a_keepsake_can_still_be_read_again_for_a_four_corner_deck(
     assert response.status_code == 302
     reading = api.get(f"/api/photos/{photo_id}").get_json()
     assert (reading["width"], reading["height"]) == (1536, 2048)   # read on the pixels it has now
-    assert [c["card"] for c in reading["cards"]] == ["QH", "7S", "JK"]
+    assert "kept smaller, its game over" in client.get(f"/games/{game_id}/hands/1/players/2").get_data(as_text=True)
 
 
-def test_the_photos_to_keep_smaller_are_found_by_index_not_by_reading_every_photo(app: Any) -> None:
+def test_the_photos_to_keep_smaller_are_found_by_index_not_by_reading_every_photo(
+        app: Any, client: Any, api: Any, token: str, game_id: int, jpeg_bytes: bytes) -> None:
     # The column lies after each photo's megabytes: a scan of the table reads them all.
-    from webapp.db import connect, ensure_schema
-
-    ensure_schema(app.config["DATABASE"])
-    db = connect(app.config["DATABASE"])
+    for seat in (2, 3, 4):
+        _upload(client, token, game_id, jpeg_bytes, seat)
     statements: list[str] = []
-    try:
-        with app.app_context():
-            from flask import g
-            g.db = db
-            db.set_trace_callback(statements.append)
-            keepsake.games_due(30)
-            keepsake.keep_game_photos_smaller(1)
-            db.set_trace_callback(None)
-            g.pop("db")
-        lookups = [sql for sql in statements if "keepsake IS NULL" in sql]
+    with app.app_context():
+        from webapp.db import get_db
+        db = get_db()
+        db.set_trace_callback(statements.append)
+        keepsake.games_due(30)
+        keepsake.keep_game_photos_smaller(game_id, 0, 30)
+        db.set_trace_callback(None)
+        lookups = [sql for sql in statements if "keepsake IS NULL" in sql and sql.startswith("SELECT")]
         plans = [[row[3] for row in db.execute("EXPLAIN QUERY PLAN " + sql)] for sql in lookups]
-    finally:
-        db.close()
     assert len(lookups) == 2
     for plan in plans:
         assert not any(step.startswith("SCAN photo") for step in plan), plan
@@ -287,3 +283,125 @@ def test_a_look_that_fails_is_logged_and_the_next_look_still_comes(app: Any, mon
     thread.stop()
     thread.join(timeout=20)
     assert len(calls) >= 3 and "old photos are kept as they are for now" in caplog.text
+
+
+def test_a_photo_taken_lately_for_a_game_over_long_ago_stays_as_taken(
+        roomy: Any, client: Any, api: Any, token: str, game_id: int, big_photo: bytes) -> None:
+    first = _upload(client, token, game_id, big_photo)
+    _play_hand_one(api, game_id, first)
+    api.post(f"/api/games/{game_id}/end")
+    _age_game(roomy, game_id, 40)
+    fresh = _upload(client, token, game_id, big_photo, seat=3)   # read now, not saved (yet)
+    as_taken = client.get(f"/photos/{fresh}").data
+    assert _keep_smaller(roomy)["photos"] == 1
+    assert _stored(roomy, fresh) == (as_taken, None)
+    assert _stored(roomy, first)[1] is not None
+
+
+@pytest.mark.parametrize(("what", "change"), [
+    ("played on", lambda api, game_id: api.post(f"/api/games/{game_id}/play-on")),
+    ("deleted", lambda api, game_id: api.delete(f"/api/games/{game_id}")),
+    ("a score changed", lambda api, game_id: api.post(f"/api/games/{game_id}/hands/1/scores/3", {"points": 20})),
+])
+def test_a_game_changed_during_a_look_keeps_its_other_photos_as_taken(
+        roomy: Any, client: Any, api: Any, token: str, game_id: int, big_photo: bytes,
+        monkeypatch: pytest.MonkeyPatch, what: str, change: Any) -> None:
+    photos = [_upload(client, token, game_id, big_photo, seat) for seat in (2, 3)]
+    _play_hand_one(api, game_id, photos[0])
+    api.post(f"/api/games/{game_id}/end")
+    _age_game(roomy, game_id, 31)
+    as_taken = [client.get(f"/photos/{photo}").data for photo in photos]
+    real_copy = keepsake.keepsake_copy
+
+    def changed_meanwhile(data: bytes, *args: Any) -> bytes | None:
+        change(api, game_id)   # on another phone, while the first photo is made smaller
+        return real_copy(data, *args)
+
+    monkeypatch.setattr(keepsake, "keepsake_copy", changed_meanwhile)
+    assert _keep_smaller(roomy)["photos"] == 0, what
+    assert [_stored(roomy, photo) for photo in photos] == [(data, None) for data in as_taken]
+
+
+def test_a_photo_whose_look_fails_is_passed_over_and_the_others_still_go(
+        roomy: Any, client: Any, api: Any, token: str, game_id: int, big_photo: bytes,
+        monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    import cv2
+
+    photos = [_upload(client, token, game_id, big_photo, 2), _upload(client, token, game_id, _phone_photo(orientation=1), 3)]
+    _play_hand_one(api, game_id, photos[0])
+    api.post(f"/api/games/{game_id}/end")
+    _age_game(roomy, game_id, 31)
+    real_copy = keepsake.keepsake_copy
+    failing = client.get(f"/photos/{photos[0]}").data
+
+    def out_of_memory_on_the_first(data: bytes, *args: Any) -> bytes | None:
+        if data == failing:
+            raise cv2.error("Insufficient memory")
+        return real_copy(data, *args)
+
+    monkeypatch.setattr(keepsake, "keepsake_copy", out_of_memory_on_the_first)
+    monkeypatch.setattr(keepsake, "_passed_over", set())
+    assert _keep_smaller(roomy)["photos"] == 1
+    assert _stored(roomy, photos[0]) == (failing, None)          # not marked: a later run tries again
+    assert _stored(roomy, photos[1])[1] is not None
+    assert f"photo {photos[0]} is kept as taken for now" in caplog.text
+    assert _keep_smaller(roomy) == {"games": 1, "photos": 0, "bytes_saved": 0}   # passed over, not failed again
+
+
+def test_a_large_photo_that_would_not_be_smaller_is_left_byte_for_byte_without_the_note(
+        roomy: Any, client: Any, api: Any, token: str, game_id: int) -> None:
+    buffer = io.BytesIO()   # noise saved at a low quality: at quality 85 its fewer pixels weigh more
+    noise = np.random.default_rng(1).integers(0, 256, (2250, 3000, 3), dtype=np.uint8)
+    Image.fromarray(noise).save(buffer, "JPEG", quality=30)
+    photo_id = _upload(client, token, game_id, buffer.getvalue())
+    _play_hand_one(api, game_id, photo_id)
+    api.post(f"/api/games/{game_id}/end")
+    _age_game(roomy, game_id, 31)
+    assert keepsake.keepsake_copy(buffer.getvalue()) is None
+    assert _keep_smaller(roomy) == {"games": 1, "photos": 0, "bytes_saved": 0}
+    assert _stored(roomy, photo_id) == (buffer.getvalue(), "as taken")
+    assert api.get(f"/api/photos/{photo_id}").get_json()["keepsake"] is None
+    assert "kept smaller" not in client.get(f"/games/{game_id}/hands/1/players/2").get_data(as_text=True)
+
+
+def test_the_colour_profile_goes_along() -> None:
+    profile = b"\x00" * 128 + b"acsp" + b"\x00" * 200   # only its bytes matter here
+    rng = np.random.default_rng(3)
+    buffer = io.BytesIO()
+    Image.fromarray(rng.integers(0, 256, (1600, 2400, 3), dtype=np.uint8)).save(
+        buffer, "JPEG", quality=90, icc_profile=profile)
+    smaller = keepsake.keepsake_copy(buffer.getvalue())
+    assert smaller is not None
+    with Image.open(io.BytesIO(smaller)) as kept:
+        assert kept.info.get("icc_profile") == profile and max(kept.size) == 2048
+
+
+def test_a_book_with_a_damaged_photo_page_still_opens(tmp_path: Path, detector: Any, jpeg_bytes: bytes) -> None:
+    """The index is made on the first start after an update: a damaged page of the photos
+    must not keep the book from opening (to be read, or rescued)."""
+    from webapp import create_app
+    from webapp.db import BOOK_VERSION, connect, schema_sql
+
+    path = tmp_path / "old.sqlite"
+    db = connect(str(path))
+    db.executescript(schema_sql().replace("    keepsake TEXT\n", "    _was_here TEXT\n"))
+    db.execute("INSERT INTO game (id, variant, decks, first_dealer) VALUES (1, 'llenroc', 2, 1)")
+    db.executemany("INSERT INTO player (game_id, seat, name) VALUES (1, ?, ?)", [(1, "Ann"), (2, "Bo")])
+    db.executemany("INSERT INTO photo (game_id, mime, data, reading) VALUES (1, 'image/jpeg', ?, '{}')",
+                   [(jpeg_bytes,)] * 200)
+    db.execute(f"PRAGMA user_version = {BOOK_VERSION}")   # kept by the version before the column
+    db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    pages = [row[0] for row in db.execute("SELECT pageno FROM dbstat WHERE name = 'photo' AND pagetype = 'leaf'"
+                                          " ORDER BY path")]
+    size = db.execute("PRAGMA page_size").fetchone()[0]
+    db.close()
+    with open(path, "r+b") as book:
+        book.seek((pages[len(pages) // 2] - 1) * size)
+        book.write(b"\xde\xad" * (size // 2))
+    app = create_app({"TESTING": True, "DATABASE": str(path), "SECRET_KEY": "test", "DETECT": detector})
+    client = app.test_client()
+    response = client.get("/api/games/1")
+    assert response.status_code == 200, response.get_json()
+    assert response.get_json()["players"][0]["name"] == "Ann"
+    with app.app_context():   # a look changes nothing
+        assert keepsake.keep_photos_smaller()["photos"] == 0

@@ -148,8 +148,12 @@ ADDED_COLUMNS = (
 ADDED_INDEXES = (
     # The photos still kept as taken, by game: a column after a photo's megabytes is found
     # without reading them (webapp.keepsake).
-    ("photo_as_taken", "ON photo (game_id) WHERE keepsake IS NULL"),
+    ("photo_as_taken", "ON photo (game_id, created) WHERE keepsake IS NULL"),
 )
+
+#: What ``photo.keepsake`` holds for a photo looked at and left byte for byte (small already,
+#: not smaller re-encoded, or bytes no decoder reads); one made smaller holds when it was.
+PHOTO_LEFT_AS_TAKEN = "as taken"
 
 
 def add_missing_columns(db: sqlite3.Connection) -> list[str]:
@@ -167,7 +171,14 @@ def add_missing_columns(db: sqlite3.Connection) -> list[str]:
                 continue
             added.append(f"{table}.{column}")
     for name, definition in ADDED_INDEXES:
-        db.execute(f"CREATE INDEX IF NOT EXISTS {name} {definition}")
+        try:
+            db.execute(f"CREATE INDEX IF NOT EXISTS {name} {definition}")
+        except sqlite3.DatabaseError as error:
+            if not says_damaged(error):
+                raise
+            # A damaged page of the table: the book still opens (to be read, or rescued);
+            # what the index serves waits for a book that can be read whole.
+            logging.getLogger(__name__).warning("index %s was not made: %s", name, error)
     return added
 
 

@@ -1,12 +1,14 @@
 """The photos of a game that is over, kept smaller: a phone photo is 2-4 MB, a game that
 photographs every hand some 75 MB, and a book kept for years would grow by gigabytes.
 
-While a game is played and for :data:`WHOLE_PHOTO_DAYS` after it was last changed, its
-photos are kept as taken (a score is corrected against them, a photo read again with the
-pixels it was read with). Then each is kept as a *keepsake*: its long side at most
-:data:`KEEPSAKE_LONG_SIDE` pixels, a JPEG of its own. Its reading stays as it was, in the
-photo's first pixels: the page draws the boxes over the image by the reading's width and
-height, whatever the image's own size. The scores saved from it never change.
+While a game is played, and until it has been over and unchanged for
+:data:`WHOLE_PHOTO_DAYS` days, its photos are kept as taken (a score is corrected against
+them, a photo read again with the pixels it was read with); so is a photo taken less long
+ago. Then each is kept as a *keepsake*: its long side at most :data:`KEEPSAKE_LONG_SIDE`
+pixels, a JPEG of its own with the photo's colour profile. Its reading stays as it was:
+the page draws the boxes over the image by the reading's width and height, whatever the
+image's own size. The scores saved from it never change. A game changed while its photos
+are made smaller (played on, deleted, a score corrected) keeps the rest as taken.
 
 The work is done a photo at a time in a thread of the server (:func:`start`), never in a
 request: decoding and encoding a 12-megapixel photo takes a few tenths of a second.
@@ -14,6 +16,7 @@ request: decoding and encoding a 12-megapixel photo takes a few tenths of a seco
 
 from __future__ import annotations
 
+import io
 import sqlite3
 import threading
 
@@ -22,7 +25,7 @@ from flask import Flask, current_app
 from flask.cli import with_appcontext
 
 from . import model
-from .db import get_db, transaction
+from .db import PHOTO_LEFT_AS_TAKEN, get_db, transaction
 
 #: Days after a game is over and last changed that its photos are kept as taken.
 WHOLE_PHOTO_DAYS = 30
@@ -38,13 +41,14 @@ LOOK_EVERY_SECONDS = 3600
 def keepsake_copy(data: bytes, long_side: int = KEEPSAKE_LONG_SIDE,
                   quality: int = KEEPSAKE_QUALITY) -> bytes | None:
     """``data`` (a kept photo) as a JPEG whose long side is at most ``long_side`` pixels,
-    upright (the EXIF orientation applied, none written); None where it is that small
-    already and would not be smaller.
+    upright (the EXIF orientation applied, none written), with the photo's colour profile;
+    None where it is that small already, or would not be smaller.
 
     Raises:
         onze_vision.imageio.InvalidImageError: ``data`` is not a photo that can be decoded.
     """
     import cv2  # only here: the score sheet loads OpenCV when a photo needs it
+    from PIL import Image
 
     from onze_vision.imageio import load_image
 
@@ -56,63 +60,113 @@ def keepsake_copy(data: bytes, long_side: int = KEEPSAKE_LONG_SIDE,
     if scale < 1:
         size = (max(1, round(image.shape[1] * scale)), max(1, round(image.shape[0] * scale)))
         image = cv2.resize(image, size, interpolation=cv2.INTER_AREA)
-    ok, encoded = cv2.imencode(".jpg", image, [
-        cv2.IMWRITE_JPEG_QUALITY, quality,
-        cv2.IMWRITE_JPEG_SAMPLING_FACTOR, cv2.IMWRITE_JPEG_SAMPLING_FACTOR_444])
-    if not ok:  # pragma: no cover - OpenCV encodes any BGR image it decoded
-        return None
-    smaller = encoded.tobytes()
+    # The colour profile goes along (an iPhone's Display P3 shows its colours only with it).
+    try:
+        with Image.open(io.BytesIO(data)) as original:
+            profile = original.info.get("icc_profile")
+    except Exception:  # noqa: BLE001 - a profile Pillow cannot find is left out, as browsers would
+        profile = None
+    buffer = io.BytesIO()
+    Image.fromarray(cv2.cvtColor(image, cv2.COLOR_BGR2RGB)).save(
+        buffer, "JPEG", quality=quality, subsampling=0, icc_profile=profile or None)
+    smaller = buffer.getvalue()
     return smaller if len(smaller) < len(data) else None
 
 
-def games_due(days: int = WHOLE_PHOTO_DAYS) -> list[int]:
-    """The games (not deleted) that are over, unchanged for ``days`` days, and still keep a
-    photo as taken; oldest change first."""
+# Photos whose look failed in a way that may not last (out of memory, a damaged page of the
+# book): left as taken and not marked, and passed over by this process's later looks, so
+# that one photo never holds up the others. (book path, photo id)
+_passed_over: set[tuple[str, int]] = set()
+_passed_over_lock = threading.Lock()
+
+
+def _cutoff(days: int) -> str:
+    return f"-{int(days)} days"
+
+
+def games_due(days: int = WHOLE_PHOTO_DAYS) -> list[tuple[int, int]]:
+    """The games (not deleted) that are over and unchanged for ``days`` days, with a photo
+    as taken for as long: ``(game id, its changes count)``, oldest change first."""
     db = get_db()
-    # Through the partial index of photos kept as taken: their rows (and their megabytes)
-    # are never read to find them.
+    # Through the partial index of photos kept as taken (never their rows' megabytes). A game
+    # can be over only when it was ended early or hand 7 has a score or a player out: the
+    # others are not loaded.
     rows = db.execute(
-        "SELECT game.id FROM game WHERE game.deleted IS NULL AND game.updated < datetime('now', ?)"
-        " AND EXISTS (SELECT 1 FROM photo INDEXED BY photo_as_taken"
-        " WHERE photo.game_id = game.id AND photo.keepsake IS NULL) ORDER BY game.updated, game.id",
-        (f"-{int(days)} days",)).fetchall()
-    return [r["id"] for r in rows if model.load_game(r["id"])["finished"]]
+        "SELECT game.id, game.changes FROM game WHERE game.deleted IS NULL AND game.updated < datetime('now', ?)"
+        " AND (game.ended_after IS NOT NULL"
+        "      OR EXISTS (SELECT 1 FROM score WHERE score.game_id = game.id AND score.hand = 7)"
+        "      OR EXISTS (SELECT 1 FROM hand WHERE hand.game_id = game.id AND hand.number = 7"
+        "                 AND hand.out_seat IS NOT NULL))"
+        " AND EXISTS (SELECT 1 FROM photo WHERE photo.game_id = game.id AND photo.keepsake IS NULL"
+        "             AND photo.created < datetime('now', ?))"
+        " ORDER BY game.updated, game.id",
+        (_cutoff(days), _cutoff(days))).fetchall()
+    return [(r["id"], r["changes"]) for r in rows if model.load_game(r["id"])["finished"]]
 
 
-def keep_game_photos_smaller(game_id: int, long_side: int = KEEPSAKE_LONG_SIDE) -> tuple[int, int]:
-    """Keep each photo of ``game_id`` still as taken as a keepsake, one photo per short
-    transaction; return (photos made smaller, bytes saved)."""
+def keep_game_photos_smaller(game_id: int, changes: int, days: int = WHOLE_PHOTO_DAYS,
+                             long_side: int = KEEPSAKE_LONG_SIDE) -> tuple[int, int]:
+    """Keep each photo of ``game_id`` kept as taken for ``days`` days as a keepsake, one
+    photo per short transaction, while the game has changed ``changes`` times (a game
+    changed meanwhile, played on or deleted, keeps the rest as they are); return
+    (photos made smaller, bytes saved)."""
     db = get_db()
+    book = current_app.config["DATABASE"]
     made = saved = 0
-    ids = [r["id"] for r in db.execute("SELECT id FROM photo INDEXED BY photo_as_taken"
-                                       " WHERE game_id = ? AND keepsake IS NULL ORDER BY id", (game_id,))]
+    ids = [r["id"] for r in db.execute("SELECT id FROM photo WHERE game_id = ? AND keepsake IS NULL"
+                                       " AND created < datetime('now', ?) ORDER BY id", (game_id, _cutoff(days)))]
     for photo_id in ids:
-        row = db.execute("SELECT data FROM photo WHERE id = ?", (photo_id,)).fetchone()
-        if row is None:  # deleted meanwhile (its game deleted for good on another phone)
-            continue
-        data = bytes(row["data"])
+        with _passed_over_lock:
+            if (book, photo_id) in _passed_over:
+                continue
         try:
-            with model.reading_slot():   # as heavy as reading a photo: one phone's upload waits
-                smaller = keepsake_copy(data, long_side)
-        except ValueError as error:      # bytes no decoder reads: kept as they are
-            current_app.logger.warning("photo %d is kept as it is: %s", photo_id, error)
-            smaller = None
-        if smaller is None:   # marked, so that it is not looked at again
-            with transaction(db):
-                db.execute("UPDATE photo SET keepsake = strftime('%Y-%m-%d %H:%M:%S', 'now')"
-                           " WHERE id = ? AND keepsake IS NULL", (photo_id,))
+            smaller, size = _smaller_photo(db, photo_id, long_side)
+        except sqlite3.OperationalError:   # busy, a full disk: the whole book, for the next look
+            raise
+        except Exception as error:  # noqa: BLE001 - this photo only: the others still go
+            current_app.logger.warning("photo %d is kept as taken for now: %r", photo_id, error)
+            with _passed_over_lock:
+                _passed_over.add((book, photo_id))
             continue
+        if size is None:   # deleted meanwhile (its game deleted for good on another phone)
+            continue
+        # Each photo only while the game is as it was found: not played on, changed, deleted.
+        unchanged = "(SELECT changes FROM game WHERE id = ? AND deleted IS NULL) = ?"
         with transaction(db):
-            # Only the bytes that were made smaller are replaced (nothing else changes a
-            # photo's bytes, but the check costs nothing and loses nothing).
-            cur = db.execute("UPDATE photo SET data = ?, mime = 'image/jpeg',"
-                             " keepsake = strftime('%Y-%m-%d %H:%M:%S', 'now')"
-                             " WHERE id = ? AND keepsake IS NULL AND length(data) = ?",
-                             (smaller, photo_id, len(data)))
-        if cur.rowcount:
+            if smaller is None:   # marked, so that it is not looked at again
+                cur = db.execute(f"UPDATE photo SET keepsake = ? WHERE id = ? AND keepsake IS NULL AND {unchanged}",
+                                 (PHOTO_LEFT_AS_TAKEN, photo_id, game_id, changes))
+            else:
+                # Only the bytes that were made smaller are replaced (nothing else changes a
+                # photo's bytes, but the check costs nothing and loses nothing).
+                cur = db.execute("UPDATE photo SET data = ?, mime = 'image/jpeg',"
+                                 " keepsake = strftime('%Y-%m-%d %H:%M:%S', 'now')"
+                                 f" WHERE id = ? AND keepsake IS NULL AND length(data) = ? AND {unchanged}",
+                                 (smaller, photo_id, size, game_id, changes))
+        if not cur.rowcount:
+            now = db.execute("SELECT changes FROM game WHERE id = ? AND deleted IS NULL", (game_id,)).fetchone()
+            if now is None or now["changes"] != changes:
+                break   # the game changed: its other photos wait for it to be over again
+            continue
+        if smaller is not None:
             made += 1
-            saved += len(data) - len(smaller)
+            saved += size - len(smaller)
     return made, saved
+
+
+def _smaller_photo(db: sqlite3.Connection, photo_id: int, long_side: int) -> tuple[bytes | None, int | None]:
+    """(the keepsake of a stored photo, or None to leave it byte for byte; its bytes' length,
+    or None where it is gone)."""
+    row = db.execute("SELECT data FROM photo WHERE id = ?", (photo_id,)).fetchone()
+    if row is None:
+        return None, None
+    data = bytes(row["data"])
+    try:
+        with model.reading_slot():   # as heavy as reading a photo: one phone's upload waits
+            return keepsake_copy(data, long_side), len(data)
+    except ValueError as error:      # bytes no decoder reads: kept as they are, for good
+        current_app.logger.warning("photo %d is kept as it is: %s", photo_id, error)
+        return None, len(data)
 
 
 def keep_photos_smaller(days: int | None = None, long_side: int | None = None) -> dict[str, int]:
@@ -125,14 +179,13 @@ def keep_photos_smaller(days: int | None = None, long_side: int | None = None) -
     if days is None:
         return done
     long_side = long_side or config.get("KEEPSAKE_LONG_SIDE", KEEPSAKE_LONG_SIDE)
-    for game_id in games_due(days):
-        made, saved = keep_game_photos_smaller(game_id, long_side)
+    # No checkpoint forced here: one waits for every reader (a download) while phones' saves
+    # wait for it; SQLite's own, and journal_size_limit, keep the log short.
+    for game_id, changes in games_due(days):
+        made, saved = keep_game_photos_smaller(game_id, changes, days, long_side)
         done["games"] += 1
         done["photos"] += made
         done["bytes_saved"] += saved
-    if done["photos"]:
-        # The write-ahead log held the new copies: given back to the disk now.
-        get_db().execute("PRAGMA wal_checkpoint(TRUNCATE)")
     return done
 
 
@@ -178,7 +231,7 @@ def start(app: Flask, every_seconds: float = LOOK_EVERY_SECONDS) -> KeepsakeThre
 
 
 @click.command("keep-photos-smaller")
-@click.option("--days", type=click.IntRange(min=0), default=None,
+@click.option("--days", type=click.IntRange(min=0, max=36500), default=None,
               help="Days a game over keeps its photos as taken (default: the app's WHOLE_PHOTO_DAYS, 30).")
 @with_appcontext
 def keep_photos_smaller_command(days: int | None) -> None:

@@ -27,7 +27,7 @@ from onze_vision.metadata import private_copy, sniff_mime
 from onze_vision.scoring import ImpossibleHandError, check_possible, score_hand
 from onze_vision.variants import VARIANTS, Variant, get_variant
 
-from .db import get_db, transaction
+from .db import PHOTO_LEFT_AS_TAKEN, get_db, transaction
 
 HANDS: tuple[int, ...] = tuple(range(1, 8))
 MAX_NAME_LENGTH = 40
@@ -1289,7 +1289,7 @@ def get_photo(photo_id: int, *, with_data: bool = False) -> dict[str, Any]:
     if row is None:
         abort(404, f"Photo {photo_id} doesn't exist.")
     photo = {"id": row["id"], "game_id": row["game_id"], "mime": row["mime"], **json.loads(row["reading"]),
-             "keepsake": row["keepsake"]}
+             "keepsake": None if row["keepsake"] == PHOTO_LEFT_AS_TAKEN else row["keepsake"]}
     if with_data:
         photo["data"] = row["data"]
     return photo

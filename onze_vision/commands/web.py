@@ -55,8 +55,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                         help="also answer to this name (a Tailscale or hosts-file name); the sheet answers to "
                              "any IP address and this machine's own names, and refuses others (DNS rebinding)")
     parser.add_argument("--whole-photo-days", type=_days, default=None, metavar="DAYS",
-                        help="days a game that is over keeps its photos as taken; then each is kept at most "
-                             "2048 px long, a tenth of the megabytes (default 30; 'forever' keeps them as taken)")
+                        help="days a game that is over (and unchanged) keeps its photos as taken; then each is "
+                             "kept at most 2048 px long, about a fifth of the megabytes (default 30; 'forever' keeps "
+                             "them as taken while this server runs; WHOLE_PHOTO_DAYS = None in the instance folder's "
+                             "config.py, for good)")
     parser.add_argument("--debug", action="store_true", help="Flask debug mode (this computer only: refused with another --host)")
     parser.set_defaults(handler=serve)
 
@@ -86,6 +88,10 @@ def _port(text: str) -> int:
     return port
 
 
+#: The most days --whole-photo-days takes as a number (a hundred years): more is 'forever'.
+MAX_WHOLE_PHOTO_DAYS = 36500
+
+
 def _days(text: str) -> int | str:
     """A number of days (0 or more), or 'forever'; argparse says what was wrong."""
     if text.strip().lower() == "forever":
@@ -94,8 +100,9 @@ def _days(text: str) -> int | str:
         days = int(text)
     except ValueError:
         days = -1
-    if days < 0:
-        raise argparse.ArgumentTypeError(f"days must be a whole number, 0 or more, or 'forever', not {text!r}")
+    if not 0 <= days <= MAX_WHOLE_PHOTO_DAYS:
+        raise argparse.ArgumentTypeError(
+            f"days must be a whole number from 0 to {MAX_WHOLE_PHOTO_DAYS}, or 'forever', not {text!r}")
     return days
 
 
