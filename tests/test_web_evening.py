@@ -135,3 +135,23 @@ def test_a_photo_read_and_left_unsaved_waits_on_the_players_page(client: Any, to
                 data={"csrf_token": token, "mode": "cards", "cards": " ".join(read), "photo_id": "1"})
     assert "not saved yet" not in client.get(f"/games/{game_id}/hands/1/players/3").get_data(as_text=True)
     assert "a photo read, not saved" not in client.get(f"/games/{game_id}/hands/1").get_data(as_text=True)
+
+
+def test_a_photo_left_unsaved_and_forgotten_a_week_later_leaves_the_players_page_as_it_was(
+        app: Any, client: Any, token: str, game_id: int, jpeg_bytes: bytes) -> None:
+    import io
+    import sqlite3
+
+    client.post(f"/games/{game_id}/hands/1/players/3",
+                data={"csrf_token": token, "mode": "points", "points": "25"})
+    response = client.post(f"/games/{game_id}/hands/1/players/3/photo",
+                           data={"csrf_token": token, "photo": (io.BytesIO(jpeg_bytes), "hand.jpg")})
+    assert response.status_code == 302
+    with sqlite3.connect(app.config["DATABASE"]) as db:   # a week on, forgotten as no score used it
+        db.execute("UPDATE photo SET created = datetime('now', '-8 days')")
+    client.post("/api/photos", data={"photo": (io.BytesIO(jpeg_bytes), "other.jpg")}, headers={"X-CSRF-Token": token})
+    assert client.get("/api/photos/1").status_code == 404
+    page = client.get(f"/games/{game_id}/hands/1/players/3")
+    assert page.status_code == 200      # was a 404 ("Photo 1 doesn't exist") on this phone for good
+    text = _text(page.get_data(as_text=True))
+    assert "Saved: 25 points" in text and "not saved yet" not in text

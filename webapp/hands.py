@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from flask import Blueprint, Response, abort, flash, redirect, render_template, request, url_for
+from werkzeug.exceptions import NotFound
 
 from . import model
 from .db import get_db
@@ -240,7 +241,7 @@ def _player_page(game: dict[str, Any], hand: int, seat: int, *, cards_text: str 
             try:
                 model.get_photo(pending)
                 photo_id, waiting = pending, True
-            except ValueError:
+            except NotFound:   # forgotten a week after it was read unsaved, or its game deleted
                 forget("pending", _memory_key(game, hand, seat))
     if photo_id not in (None, ""):
         try:
