@@ -369,7 +369,9 @@ def is_damaged(db: sqlite3.Connection) -> bool:
 RESCUE_ROUNDS = 100_000
 
 #: The book's tables in the order a copy fills them (each row's references before it).
-TABLES = ("game", "player", "hand", "photo", "score")
+TABLES = ("game", "player", "hand", "photo", "photo_addition", "score")
+#: Tables a book kept by an older version may not have yet (none of their rows were lost).
+NEWER_TABLES = frozenset({"photo_addition"})
 
 
 def _room_for_copy(db: sqlite3.Connection, temp: Path) -> int:
@@ -483,7 +485,13 @@ def rescue_copy(db: sqlite3.Connection) -> tuple[Path, dict[str, int]]:
                     copy.execute(f"ALTER TABLE {table} ADD COLUMN {column} {definition}")
             copy.execute(f"PRAGMA user_version = {BOOK_VERSION}")
             kept: dict[str, set[int]] = {"game": set(), "photo": set()}
+            try:
+                present = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            except sqlite3.DatabaseError:
+                present = set(TABLES)
             for table in TABLES:
+                if table in NEWER_TABLES and table not in present:
+                    continue
                 try:
                     rowids, missed = _readable_rowids(db, table)
                 except sqlite3.DatabaseError:
@@ -496,9 +504,12 @@ def rescue_copy(db: sqlite3.Connection) -> tuple[Path, dict[str, int]]:
                         row = None
                     values = dict(row) if row is not None else None
                     if values is None or (table != "game" and values.get("game_id") is not None
-                                          and values["game_id"] not in kept["game"]):
+                                          and values["game_id"] not in kept["game"]) or (
+                            table == "photo_addition" and values["photo_id"] not in kept["photo"]):
                         missed += 1
                         continue
+                    if table == "photo_addition" and values["earlier_id"] not in (None, *kept["photo"]):
+                        values["earlier_id"] = None
                     if table in kept:
                         kept[table].add(values["id"])
                     if table == "score" and values.get("photo_id") not in (None, *kept["photo"]):

@@ -234,6 +234,7 @@ def _player_page(game: dict[str, Any], hand: int, seat: int, *, cards_text: str 
     saved = h["scores"][seat - 1]
     photo = None
     waiting = False
+    seen_twice: list[str] = []
     if photo_id in (None, "") and cards_text is None:
         # A photo read and left without saving (another page opened, the phone locked) waits here.
         pending = _waiting_photo(game, hand, seat)
@@ -257,7 +258,11 @@ def _player_page(game: dict[str, Any], hand: int, seat: int, *, cards_text: str 
         # the cards as saved, corrections and all: saving again must not undo them.
         saved_from_photo = bool(saved and photo is not None and saved.get("photo_id") == photo["id"])
         if photo is not None and (request.args.get("photo") or waiting) and not saved_from_photo:
-            cards = [c["card"] for c in photo["cards"]]   # a fresh photo: start from what was read
+            # A fresh photo: start from what was read (after the cards it was added to).
+            before = photo["added_to"]["cards_before"] if photo["added_to"] else []
+            read = [c["card"] for c in photo["cards"]]
+            cards = before + read
+            seen_twice = sorted(set(before) & set(read))
         elif saved and saved["cards"] is not None:
             cards = saved["cards"]
         else:
@@ -267,6 +272,7 @@ def _player_page(game: dict[str, Any], hand: int, seat: int, *, cards_text: str 
     forgettable = photo is not None and recall("pending", _memory_key(game, hand, seat)) == photo["id"] \
         and not (saved and saved.get("photo_id") == photo["id"])
     return render_template("player.html", game=game, h=h, seat=seat, saved=saved, photo=photo,
+                           earlier_photos=model.earlier_photos(photo) if photo else [], seen_twice=seen_twice,
                            cards_text=cards_text, waiting=waiting, forgettable=forgettable), status
 
 
@@ -291,23 +297,37 @@ def player_photo(game_id: int, hand: int, seat: int) -> Any:
     game = _load(game_id, hand, seat)
     if (refused := _seating_refused(game, hand)) is not None:
         return refused
-    upload = request.files.get("photo")
+    # A photo sent as "more cards" adds what it reads to the list as it stands (a hand in two
+    # photos, a card missed and photographed alone); a photo sent as "photo" replaces it.
+    more = request.files.get("more_photo")
+    adding = more is not None and bool(more.filename)
+    upload = more if adding else request.files.get("photo")
+    current = request.form.get("current_photo", "")
+    shown = int(current) if current.isascii() and current.isdigit() else None
     try:
         if upload is None or not upload.filename:
             raise model.InputError("No photo was sent: take or choose a photo of the cards.")
-        photo = model.store_photo(upload.read(), game_id)
+        before = model.parse_card_list(request.form.get("cards_text", "")) if adding else []
+        if before and shown is not None:
+            try:
+                model.game_photo(shown, game_id)
+            except NotFound:   # forgotten since, or never this game's: the cards still count
+                shown = None
+        photo = model.store_photo(upload.read(), game_id, adds_to=(shown, before) if before else None)
     except (ValueError, model.DetectorUnavailableError) as error:
         message = str(error)
         flash(message[:1].upper() + message[1:], "error")
         # A failed photo changes nothing: the page comes back with the photo it showed and
         # the card list as the player had it (sent along by the page's script).
-        current = request.form.get("current_photo", "")
-        return _player_page(game, hand, seat, cards_text=request.form.get("cards_text"),
-                            photo_id=int(current) if current.isascii() and current.isdigit() else None,
+        return _player_page(game, hand, seat, cards_text=request.form.get("cards_text"), photo_id=shown,
                             status=400)
     remember("pending", _memory_key(game, hand, seat), photo["id"], _PENDING_KEPT)
     found = len(photo["cards"])
-    if found:
+    if photo["added_to"] is not None:
+        had = len(photo["added_to"]["cards_before"])
+        flash(f"Read {found} card{'s' if found != 1 else ''} in this photo and added {'them' if found != 1 else 'it'} "
+              f"to the {had} in the list: check the cards against the photos, then save.", "ok" if found else "error")
+    elif found:
         flash(f"Read {found} card{'s' if found != 1 else ''}: check {'them' if found != 1 else 'it'} "
               "against the photo, then save.", "ok")
     else:

@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from flask import abort, current_app
+from werkzeug.exceptions import NotFound
 
 from onze_vision.cards import CARD_CODES, Card, parse_cards
 from onze_vision.melds import check_down, find_contract
@@ -574,7 +575,8 @@ def game_summaries() -> list[dict[str, Any]]:
 _ROW_WORDS = {"game": ("game", "games"), "player": ("player of a game", "players of games"),
               "hand": ("hand's record (who went out, the splash, the note)", "hands' records (who went out, "
                        "the splash, the note)"),
-              "score": ("score", "scores"), "photo": ("photo", "photos")}
+              "score": ("score", "scores"), "photo": ("photo", "photos"),
+              "photo_addition": ("note of a photo added to a hand's cards", "notes of photos added to a hand's cards")}
 
 
 def rescues() -> list[dict[str, Any]]:
@@ -1229,12 +1231,25 @@ def read_photo(data: bytes | None, corners: Any = "auto") -> dict[str, Any]:
             "maybe": read.get("maybe", []), "colourless": read.get("colourless", False)}
 
 
-def store_photo(data: bytes | None, game_id: int | None = None) -> dict[str, Any]:
+def store_photo(data: bytes | None, game_id: int | None = None, *,
+                adds_to: tuple[int | None, Sequence[str]] | None = None) -> dict[str, Any]:
     """Read the cards in a photo (as the game's deck says its corners are) and keep the photo
     (so the page can draw the boxes on it), without its location, time and device
-    (:func:`~onze_vision.metadata.private_copy`): the book is shared whole."""
+    (:func:`~onze_vision.metadata.private_copy`): the book is shared whole.
+
+    ``adds_to``: (the photo shown with the list, or None; the cards the list held) where
+    this photo's cards are added to a hand's list rather than replace it."""
     corners = "auto" if game_id is None else _game_row(game_id)["corners"]
     data = _sent_photo(data)
+    # What the photo's cards are added to is checked first: nothing is read for a refusal.
+    added_to = None
+    if adds_to is not None and adds_to[1]:   # added to no card at all, it is a first photo
+        earlier_id, before = adds_to
+        if earlier_id is not None:
+            if game_id is None:
+                raise InputError("A photo added to a hand's cards belongs to a game: name the game.")
+            game_photo(earlier_id, game_id)   # 404 before anything is kept
+        added_to = {"earlier_id": earlier_id, "cards_before": [str(card) for card in parse_cards(before)]}
     with _reading_slots:   # a HEIC is decoded to be kept as a JPEG: as heavy as a reading
         kept = private_copy(data)
     # The kept copy is what is read, now and when read again: the same pixels (a HEIC's
@@ -1243,8 +1258,12 @@ def store_photo(data: bytes | None, game_id: int | None = None) -> dict[str, Any
     with transaction() as db:
         cur = db.execute("INSERT INTO photo (game_id, mime, data, reading) VALUES (?, ?, ?, ?)",
                          (game_id, sniff_mime(kept), kept, json.dumps(reading)))
+        photo_id = _inserted_id(cur)
+        if added_to is not None:
+            db.execute("INSERT INTO photo_addition (photo_id, earlier_id, cards_before) VALUES (?, ?, ?)",
+                       (photo_id, added_to["earlier_id"], json.dumps(added_to["cards_before"])))
     clear_old(forget_unused_photos, PHOTOS_FORGOTTEN_AT_ONCE)
-    return {"id": _inserted_id(cur), "game_id": game_id, **reading}
+    return {"id": photo_id, "game_id": game_id, **reading, "added_to": added_to}
 
 
 def game_photo(photo_id: int, game_id: int, *, with_data: bool = False) -> dict[str, Any]:
@@ -1253,6 +1272,27 @@ def game_photo(photo_id: int, game_id: int, *, with_data: bool = False) -> dict[
     if photo["game_id"] != game_id:
         abort(404, f"Photo {photo_id} doesn't belong to game {game_id}.")
     return photo
+
+
+#: The most earlier photos shown with one (a hand photographed in this many parts).
+EARLIER_PHOTOS_SHOWN = 8
+
+
+def earlier_photos(photo: dict[str, Any]) -> list[dict[str, Any]]:
+    """The photos whose cards ``photo``'s were added to, the latest first (those still kept,
+    of the same game)."""
+    found: list[dict[str, Any]] = []
+    addition = photo.get("added_to")
+    while addition and addition["earlier_id"] is not None and len(found) < EARLIER_PHOTOS_SHOWN:
+        try:
+            earlier = get_photo(addition["earlier_id"])
+        except NotFound:   # forgotten (it was never used), or its game deleted
+            break
+        if earlier["game_id"] != photo["game_id"] or any(p["id"] == earlier["id"] for p in found):
+            break
+        found.append(earlier)
+        addition = earlier.get("added_to")
+    return found
 
 
 def read_photo_again(photo_id: int, game_id: int) -> dict[str, Any]:
@@ -1275,9 +1315,13 @@ def forget_unused_photos(db: sqlite3.Connection, days: int = UNUSED_PHOTO_DAYS,
                          limit: int = PHOTOS_FORGOTTEN_AT_ONCE) -> int:
     """Delete up to ``limit`` of the photos older than ``days`` that no score refers to,
     the oldest first; return how many."""
+    # A photo a score uses keeps the earlier photos its cards were added to, and theirs.
+    # (The WITH inside: Python's sqlite3 counts no rows for a statement that begins with one.)
     cur = db.execute(
         "DELETE FROM photo WHERE id IN (SELECT id FROM photo WHERE created < datetime('now', ?)"
-        " AND id NOT IN (SELECT photo_id FROM score WHERE photo_id IS NOT NULL) ORDER BY created LIMIT ?)",
+        " AND id NOT IN (WITH RECURSIVE used(id) AS (SELECT photo_id FROM score WHERE photo_id IS NOT NULL"
+        " UNION SELECT a.earlier_id FROM photo_addition a JOIN used ON a.photo_id = used.id"
+        " WHERE a.earlier_id IS NOT NULL) SELECT id FROM used) ORDER BY created LIMIT ?)",
         (f"-{days} days", limit))
     return cur.rowcount
 
@@ -1288,8 +1332,12 @@ def get_photo(photo_id: int, *, with_data: bool = False) -> dict[str, Any]:
                      " WHERE photo.id = ? AND game.deleted IS NULL", photo_id)
     if row is None:
         abort(404, f"Photo {photo_id} doesn't exist.")
+    addition = get_db().execute("SELECT earlier_id, cards_before FROM photo_addition WHERE photo_id = ?",
+                                (photo_id,)).fetchone()
     photo = {"id": row["id"], "game_id": row["game_id"], "mime": row["mime"], **json.loads(row["reading"]),
-             "keepsake": None if row["keepsake"] == PHOTO_LEFT_AS_TAKEN else row["keepsake"]}
+             "keepsake": None if row["keepsake"] == PHOTO_LEFT_AS_TAKEN else row["keepsake"],
+             "added_to": None if addition is None else
+             {"earlier_id": addition["earlier_id"], "cards_before": json.loads(addition["cards_before"])}}
     if with_data:
         photo["data"] = row["data"]
     return photo

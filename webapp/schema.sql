@@ -53,6 +53,17 @@ CREATE TABLE IF NOT EXISTS photo (
     keepsake TEXT
 );
 
+-- A photo whose cards were added to a hand's list (a hand in two photos, a card missed and
+-- photographed alone): the cards the list held before, and the photo shown with them. A
+-- photo a score uses keeps the earlier photos of its hand (model.forget_unused_photos).
+CREATE TABLE IF NOT EXISTS photo_addition (
+    photo_id INTEGER PRIMARY KEY REFERENCES photo (id) ON DELETE CASCADE,
+    earlier_id INTEGER REFERENCES photo (id) ON DELETE SET NULL,
+    cards_before TEXT NOT NULL               -- JSON list of card codes
+);
+-- A photo deleted sets its later photos' earlier_id to NULL: found by index, not a scan.
+CREATE INDEX IF NOT EXISTS photo_addition_earlier ON photo_addition (earlier_id);
+
 -- One row per (game, hand, player): saving one player's score touches only its row,
 -- so two people saving different players at once cannot overwrite each other.
 CREATE TABLE IF NOT EXISTS score (

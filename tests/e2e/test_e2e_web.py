@@ -1025,3 +1025,30 @@ def test_a_rescued_book_says_what_it_lost_until_read(page: Any, tmp_path: Path) 
         assert f"Could not be read: {lost['score']} scores." in page.inner_text(".rescue-note")
     finally:
         server.stop()
+
+
+def test_a_hand_in_two_photos_is_read_as_one_list(page: Any, live_server: Any) -> None:
+    """A player's cards photographed in two goes: the second photo's cards are added to the
+    list, both photos are shown with their boxes, and one save scores them all."""
+    saved = live_server.app.config["DETECT"]
+    live_server.app.config["DETECT"] = StandInDetector()
+    try:
+        _photo_on_player_page(page, live_server, ["Kim", "Lou"], 1, 2, DATA / "web_edje_IMG_2595.jpg")
+        page.wait_for_function("/^[0-9]+$/.test(document.querySelector('.points-total').textContent.trim())")
+        first = int(page.inner_text(".points-total"))   # Q♥ A♣ under the default rules
+        with page.expect_navigation():
+            page.set_input_files("input[name=more_photo]", str(DATA / "web_edje_IMG_2571.jpg"))
+        assert page.input_value("input[name=cards]") == "QH AC QC 10S 9H"
+        assert "added them to the 2 in the list" in page.inner_text(".flash-ok")
+        assert page.locator("figure.photo").count() == 2
+        assert page.locator("figure.photo >> nth=0 >> svg.boxes rect").count() == 3
+        assert page.locator("figure.photo >> nth=1 >> svg.boxes rect").count() == 2
+        page.wait_for_function(f"document.querySelector('.points-total').textContent.trim() === '{first + 29}'")
+        shoot(page, "27-hand-in-two-photos")
+        with page.expect_navigation():
+            page.click("button:has-text('Save Lou')")
+        game_id = page.url.split("/games/")[1].split("/")[0]
+        score = _api(live_server, f"/api/games/{game_id}")["hands"][0]["scores"][1]
+        assert (score["cards"], score["points"]) == (["QH", "AC", "QC", "10S", "9H"], first + 29)
+    finally:
+        live_server.app.config["DETECT"] = saved

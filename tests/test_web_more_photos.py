@@ -1,0 +1,182 @@
+"""A hand in two photos, or a card the first photo missed: "Add another photo's cards"
+adds what a second photo reads to the list as it stands, and the hand keeps both photos."""
+
+from __future__ import annotations
+
+import html
+import io
+import re
+import sqlite3
+from typing import Any
+
+import pytest
+
+
+def _text(page: str) -> str:
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", page)).split())
+
+
+def _read(client: Any, token: str, game_id: int, data: bytes, *, more: bool = False, cards_text: str = "",
+          current: int | None = None, seat: int = 2) -> Any:
+    form: dict[str, Any] = {"csrf_token": token, "cards_text": cards_text,
+                            "more_photo" if more else "photo": (io.BytesIO(data), "IMG_0002.JPG")}
+    if current is not None:
+        form["current_photo"] = str(current)
+    return client.post(f"/games/{game_id}/hands/1/players/{seat}/photo", data=form)
+
+
+def _photo_id(response: Any) -> int:
+    assert response.status_code == 302, response.get_data(as_text=True)
+    return int(response.location.split("photo=")[1].split("&")[0])
+
+
+def _list_on(page: str) -> str:
+    return html.unescape(re.search(r'name="cards" class="cards-text" value="([^"]*)"', page).group(1))
+
+
+@pytest.fixture
+def two_photos(client: Any, token: str, game_id: int, detector: Any, jpeg_bytes: bytes) -> tuple[int, int]:
+    """Bo's hand read from a photo (QH 7S JK), then 5D 8C read from a second one, added."""
+    first = _photo_id(_read(client, token, game_id, jpeg_bytes))
+    detector.cards = ["5D", "8C"]
+    second = _photo_id(_read(client, token, game_id, jpeg_bytes, more=True, cards_text="QH 7S JK", current=first))
+    return first, second
+
+
+def test_a_second_photos_cards_are_added_to_the_list_and_both_photos_shown(
+        client: Any, token: str, game_id: int, two_photos: tuple[int, int]) -> None:
+    first, second = two_photos
+    page = client.get(f"/games/{game_id}/hands/1/players/2?photo={second}").get_data(as_text=True)
+    assert _list_on(page) == "QH 7S JK 5D 8C"
+    text = _text(page)
+    assert "Read 2 cards in this photo and added them to the 3 in the list" in text
+    assert "added to the 3 cards listed before it" in text
+    assert "The photo of the cards listed before" in text
+    assert f'src="/photos/{second}"' in page and f'src="/photos/{first}"' in page
+    saved = client.post(f"/games/{game_id}/hands/1/players/2",
+                        data={"csrf_token": token, "mode": "cards", "cards": _list_on(page), "photo_id": str(second)})
+    assert saved.status_code == 302
+    score = client.get(f"/api/games/{game_id}").get_json()["hands"][0]["scores"][1]
+    assert (score["cards"], score["photo_id"]) == (["QH", "7S", "JK", "5D", "8C"], second)
+    # Back on the page after saving: the saved list, and still both photos.
+    again = client.get(f"/games/{game_id}/hands/1/players/2").get_data(as_text=True)
+    assert _list_on(again) == "QH 7S JK 5D 8C" and f'src="/photos/{first}"' in again
+
+
+def test_the_list_as_edited_is_what_the_cards_are_added_to(client: Any, token: str, game_id: int,
+                                                           detector: Any, jpeg_bytes: bytes) -> None:
+    first = _photo_id(_read(client, token, game_id, jpeg_bytes))
+    detector.cards = ["5D"]
+    second = _photo_id(_read(client, token, game_id, jpeg_bytes, more=True, cards_text="qh, 9s", current=first))
+    page = client.get(f"/games/{game_id}/hands/1/players/2?photo={second}").get_data(as_text=True)
+    assert _list_on(page) == "QH 9S 5D"
+    assert client.get(f"/api/photos/{second}").get_json()["added_to"] == {"earlier_id": first,
+                                                                          "cards_before": ["QH", "9S"]}
+
+
+def test_a_card_read_in_both_photos_is_pointed_out(client: Any, token: str, game_id: int, detector: Any,
+                                                   jpeg_bytes: bytes) -> None:
+    first = _photo_id(_read(client, token, game_id, jpeg_bytes))
+    detector.cards = ["QH", "5D"]
+    second = _photo_id(_read(client, token, game_id, jpeg_bytes, more=True, cards_text="QH 7S JK", current=first))
+    page = client.get(f"/games/{game_id}/hands/1/players/2?photo={second}").get_data(as_text=True)
+    assert _list_on(page) == "QH 7S JK QH 5D"       # two decks: both may be there; the player says
+    text = _text(page)
+    assert "Read in both photos: Q♥" in text and "If it is one card, remove it once from the list." in text
+
+
+def test_three_photos_of_one_hand_are_all_shown_and_kept(app: Any, client: Any, token: str, game_id: int,
+                                                         detector: Any, jpeg_bytes: bytes) -> None:
+    first = _photo_id(_read(client, token, game_id, jpeg_bytes))
+    detector.cards = ["5D"]
+    second = _photo_id(_read(client, token, game_id, jpeg_bytes, more=True, cards_text="QH 7S JK", current=first))
+    detector.cards = ["8C"]
+    third = _photo_id(_read(client, token, game_id, jpeg_bytes, more=True, cards_text="QH 7S JK 5D", current=second))
+    retaken = _photo_id(_read(client, token, game_id, jpeg_bytes, seat=3))   # read, never used
+    page = client.get(f"/games/{game_id}/hands/1/players/2?photo={third}").get_data(as_text=True)
+    assert _list_on(page) == "QH 7S JK 5D 8C" and "The photos of the cards listed before" in _text(page)
+    assert all(f'src="/photos/{photo}"' in page for photo in (first, second, third))
+    client.post(f"/games/{game_id}/hands/1/players/2",
+                data={"csrf_token": token, "mode": "cards", "cards": "QH 7S JK 5D 8C", "photo_id": str(third)})
+    # A week on, an upload forgets the photos no score uses: not the earlier photos of a used one.
+    with sqlite3.connect(app.config["DATABASE"]) as db:
+        db.execute("UPDATE photo SET created = datetime('now', '-8 days')")
+    _read(client, token, game_id, jpeg_bytes, seat=4)
+    assert [client.get(f"/api/photos/{photo}").status_code for photo in (first, second, third)] == [200] * 3
+    assert client.get(f"/api/photos/{retaken}").status_code == 404
+
+
+def test_a_photo_sent_to_add_to_an_empty_list_is_read_as_the_first(client: Any, token: str, game_id: int,
+                                                                   jpeg_bytes: bytes) -> None:
+    page = client.get(f"/games/{game_id}/hands/1/players/2").get_data(as_text=True)
+    assert "Add another photo's cards" not in page               # nothing to add to yet
+    photo = _photo_id(_read(client, token, game_id, jpeg_bytes, more=True, cards_text=""))
+    assert client.get(f"/api/photos/{photo}").get_json()["added_to"] is None
+    page = client.get(f"/games/{game_id}/hands/1/players/2?photo={photo}").get_data(as_text=True)
+    assert _list_on(page) == "QH 7S JK" and "Add another photo's cards" in page
+
+
+def test_a_list_with_a_mistake_is_said_and_kept_and_nothing_read(client: Any, token: str, game_id: int,
+                                                                  detector: Any, jpeg_bytes: bytes) -> None:
+    first = _photo_id(_read(client, token, game_id, jpeg_bytes))
+    calls = detector.calls
+    response = _read(client, token, game_id, jpeg_bytes, more=True, cards_text="QH XX", current=first)
+    assert response.status_code == 400
+    page = response.get_data(as_text=True)
+    assert "XX" in _text(page) and _list_on(page) == "QH XX"    # said, and the list kept to mend
+    assert detector.calls == calls and client.get(f"/api/photos/{first + 1}").status_code == 404
+
+
+def test_a_photo_of_another_game_is_not_linked_but_the_cards_still_count(client: Any, api: Any, token: str,
+                                                                         game_id: int, detector: Any,
+                                                                         jpeg_bytes: bytes) -> None:
+    other = api.post("/api/games", {"variant": "once", "players": ["Eve", "Fay"]}).get_json()["id"]
+    elsewhere = _photo_id(_read(client, token, other, jpeg_bytes))
+    detector.cards = ["5D"]
+    photo = _photo_id(_read(client, token, game_id, jpeg_bytes, more=True, cards_text="QH", current=elsewhere))
+    assert client.get(f"/api/photos/{photo}").get_json()["added_to"] == {"earlier_id": None, "cards_before": ["QH"]}
+    page = client.get(f"/games/{game_id}/hands/1/players/2?photo={photo}").get_data(as_text=True)
+    assert _list_on(page) == "QH 5D" and f'src="/photos/{elsewhere}"' not in page
+
+
+def test_a_deleted_game_takes_its_additions_along(app: Any, client: Any, api: Any, game_id: int,
+                                                  two_photos: tuple[int, int]) -> None:
+    from webapp.db import get_db
+    from webapp.model import DELETED_GAME_DAYS, forget_deleted_games
+
+    api.delete(f"/api/games/{game_id}")
+    with app.app_context():
+        db = get_db()
+        db.execute("UPDATE game SET deleted = datetime('now', ?)", (f"-{DELETED_GAME_DAYS + 1} days",))
+        forget_deleted_games(db)
+        assert db.execute("SELECT COUNT(*) FROM photo_addition").fetchone()[0] == 0
+
+
+def test_a_rescue_copies_the_additions(app: Any, two_photos: tuple[int, int]) -> None:
+    from webapp.db import get_db, remove_snapshot, rescue_copy
+
+    first, second = two_photos
+    with app.app_context():
+        path, lost = rescue_copy(get_db())
+    with sqlite3.connect(path) as copy:
+        rows = copy.execute("SELECT photo_id, earlier_id, cards_before FROM photo_addition").fetchall()
+    remove_snapshot(path)
+    assert lost == {} and rows == [(second, first, '["QH", "7S", "JK"]')]
+
+
+def test_the_api_adds_a_photos_cards_to_those_before_it(client: Any, api: Any, token: str, game_id: int,
+                                                        detector: Any, jpeg_bytes: bytes) -> None:
+    def post(**fields: str) -> Any:
+        return client.post("/api/photos", data={"photo": (io.BytesIO(jpeg_bytes), "hand.jpg"), **fields},
+                           headers={"X-CSRF-Token": token})
+
+    first = post(game_id=str(game_id)).get_json()
+    assert first["added_to"] is None
+    detector.cards = ["5D"]
+    second = post(game_id=str(game_id), cards_before="qh 7s jk", earlier_id=str(first["id"]))
+    assert second.status_code == 201
+    assert second.get_json()["added_to"] == {"earlier_id": first["id"], "cards_before": ["QH", "7S", "JK"]}
+    refused = post(game_id=str(game_id), earlier_id=str(first["id"]))
+    assert refused.status_code == 400 and "needs \"cards_before\"" in refused.get_json()["error"]
+    assert post(game_id=str(game_id), cards_before="QH", earlier_id="999").status_code == 404
+    assert post(cards_before="QH", earlier_id=str(first["id"])).status_code == 400   # no game named
