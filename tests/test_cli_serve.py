@@ -273,7 +273,7 @@ def test_rescue_book_copies_what_can_be_read_and_says_what_could_not(capsys: pyt
     assert main(["rescue-book", str(book), str(out_book)]) == 0
     out = capsys.readouterr().out
     assert out.splitlines() == [
-        f"Rescued into {out_book}: 1 game rows, 2 player rows, 0 hand rows, 0 photo rows, 0 photo_addition rows, "
+        f"Rescued into {out_book}: 1 game rows, 2 player rows, 0 hand rows, 0 photo rows, 0 photo addition rows, "
         "0 score rows.",
         "Every row could be read.",
         f"Serve it with: onze-vision serve --database {out_book}",
@@ -317,3 +317,36 @@ def test_whole_photo_days_reach_the_sheet_and_its_keepsake_thread(
     else:
         thread.join(timeout=20)                    # stopped when the server stops
         assert not thread.is_alive() and thread.looks == 1
+
+
+def test_rescue_book_refuses_a_file_that_is_no_book(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    import sqlite3
+
+    other = tmp_path / "notes.sqlite"
+    with sqlite3.connect(other) as db:
+        db.execute("CREATE TABLE notes (text TEXT)")
+    db.close()
+    assert main(["rescue-book", str(other), str(tmp_path / "out.sqlite")]) == 1
+    assert "not one of its tables can be listed (is it a score-sheet book?)" in capsys.readouterr().err
+    assert not (tmp_path / "out.sqlite").exists()
+
+
+def test_rescue_book_of_a_book_from_before_the_newer_tables_loses_nothing(capsys: pytest.CaptureFixture[str],
+                                                                          tmp_path: Path) -> None:
+    import sqlite3
+
+    from webapp.db import connect, schema_sql
+
+    book = tmp_path / "old.sqlite"
+    db = connect(str(book))
+    db.executescript(schema_sql())
+    db.execute("DROP TABLE photo_addition")
+    db.execute("DROP TABLE rescue")
+    db.execute("INSERT INTO game (variant, decks, first_dealer) VALUES ('once', 2, 1)")
+    db.executemany("INSERT INTO player VALUES (1, ?, ?)", [(1, "Ann"), (2, "Bo")])
+    db.close()
+    out_book = tmp_path / "rescued.sqlite"
+    assert main(["rescue-book", str(book), str(out_book)]) == 0
+    assert "Every row could be read." in capsys.readouterr().out
+    with sqlite3.connect(out_book) as db:
+        assert db.execute("SELECT lost FROM rescue").fetchall() == [("{}",)]

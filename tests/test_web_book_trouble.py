@@ -281,11 +281,15 @@ def test_a_rescue_keeps_every_row_that_can_be_read_and_counts_the_rest(tmp_path:
     path, lost = rescue_copy(db)
     db.close()
     copy = sqlite3.connect(path)
-    kept = copy.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]
+    placeholders = " WHERE name NOT LIKE 'Player %'" if table == "player" else ""
+    kept = copy.execute(f"SELECT COUNT(*) FROM {table}{placeholders}").fetchone()[0]
+    seated = copy.execute("SELECT COUNT(*) FROM player WHERE name LIKE 'Player %'").fetchone()[0]
     copy.close()
     remove_snapshot(path)
-    # Every row that reads is kept; the rest is said, as many as there were.
+    # Every row that reads is kept; the rest is said, as many as there were; a seat whose
+    # player was lost is given one named for it ("Player 3"), so that every game still opens.
     assert kept == readable and lost[table] == len(rowids) - readable
+    assert seated == (lost[table] if table == "player" else 0)
 
 
 def test_a_rescue_reads_past_a_damaged_index(tmp_path: Any) -> None:
@@ -307,7 +311,8 @@ def test_a_rescue_reads_past_a_damaged_index(tmp_path: Any) -> None:
 
 @pytest.mark.parametrize(("lost", "words"), [
     ({"score": 3, "photo": 1}, "3 scores and 1 photo"),
-    ({"game": 1, "player": 4, "score": 2}, "1 game, 4 players of games and 2 scores"),
+    ({"game": 1, "player": 4, "score": 2},
+     "1 game, 4 players' names (shown as \"Player\" and the seat) and 2 scores"),
     ({"photo": -1}, "all the photos"),
     ({"hand": 1}, "1 hand's record (who went out, the splash, the note)"),
     ({}, ""),
@@ -368,3 +373,45 @@ def test_a_rescued_book_rescued_again_keeps_the_first_rescues_note(tmp_path: Any
         notes = [json.loads(row[0]) for row in rescued.execute("SELECT lost FROM rescue ORDER BY id")]
     remove_snapshot(path)
     assert notes == [first, {}] and again == {}
+
+
+def test_a_book_whose_players_were_lost_opens_with_a_player_named_for_each_seat(tmp_path: Any) -> None:
+    from webapp import create_app
+    from webapp.db import remove_snapshot, rescue_copy
+
+    book = tmp_path / "book.sqlite"
+    _book_of_many_scores(book)
+    _damage_a_page(book, "player", "middle")
+    db = sqlite3.connect(book)
+    db.row_factory = sqlite3.Row
+    path, lost = rescue_copy(db)
+    db.close()
+    client = create_app({"TESTING": True, "DATABASE": str(path), "SECRET_KEY": "t"}).test_client()
+    home = client.get("/")
+    assert home.status_code == 200   # was a 500: a game's scores named seats it had no player for
+    text = " ".join(html.unescape(home.get_data(as_text=True)).split())
+    assert f"Could not be read: {lost['player']} players' names (shown as \"Player\" and the seat)." in text
+    with sqlite3.connect(path) as copy:
+        hit = copy.execute("SELECT game_id FROM player WHERE name LIKE 'Player %' LIMIT 1").fetchone()[0]
+    copy.close()
+    assert "Player " in client.get(f"/games/{hit}").get_data(as_text=True)
+    remove_snapshot(path)
+
+
+def test_a_lost_game_table_says_nothing_of_games_showing_scores_missing(app: Any, client: Any) -> None:
+    from webapp.db import get_db
+
+    with app.app_context():
+        get_db().execute("INSERT INTO rescue (lost, kept) VALUES (?, '{}')", (json.dumps({"game": -1, "score": 8}),))
+    text = " ".join(html.unescape(client.get("/").get_data(as_text=True)).split())
+    assert "Could not be read: all the games and 8 scores." in text and "shows it missing" not in text
+
+
+def test_init_db_reset_leaves_no_rescue_note(app: Any, client: Any, runner: Any) -> None:
+    from webapp.db import get_db
+
+    with app.app_context():
+        get_db().execute("INSERT INTO rescue (lost, kept) VALUES ('{\"score\": 3}', '{}')")
+    assert "rescued from a damaged one" in client.get("/").get_data(as_text=True)
+    runner.invoke(args=["init-db", "--reset"])
+    assert "rescued from a damaged one" not in client.get("/").get_data(as_text=True)

@@ -180,3 +180,59 @@ def test_the_api_adds_a_photos_cards_to_those_before_it(client: Any, api: Any, t
     assert refused.status_code == 400 and "needs \"cards_before\"" in refused.get_json()["error"]
     assert post(game_id=str(game_id), cards_before="QH", earlier_id="999").status_code == 404
     assert post(cards_before="QH", earlier_id=str(first["id"])).status_code == 400   # no game named
+
+
+def test_without_javascript_the_list_the_page_drew_is_sent_along(client: Any, token: str, game_id: int,
+                                                                  jpeg_bytes: bytes) -> None:
+    """An old phone sends the form with "Read the cards": the hidden list is the page's own."""
+    first = _photo_id(_read(client, token, game_id, jpeg_bytes))
+    page = client.get(f"/games/{game_id}/hands/1/players/2?photo={first}").get_data(as_text=True)
+    assert '<input type="hidden" name="cards_text" value="QH 7S JK">' in page
+
+
+def test_two_photos_chosen_at_once_are_refused_and_the_list_kept(client: Any, token: str, game_id: int,
+                                                                 detector: Any, jpeg_bytes: bytes) -> None:
+    first = _photo_id(_read(client, token, game_id, jpeg_bytes))
+    calls = detector.calls
+    response = client.post(f"/games/{game_id}/hands/1/players/2/photo", data={
+        "csrf_token": token, "cards_text": "QH 9S", "current_photo": str(first),
+        "photo": (io.BytesIO(jpeg_bytes), "a.jpg"), "more_photo": (io.BytesIO(jpeg_bytes), "b.jpg")})
+    assert response.status_code == 400 and detector.calls == calls
+    page = response.get_data(as_text=True)
+    assert "Two photos were chosen: choose one" in _text(page) and _list_on(page) == "QH 9S"
+
+
+def test_a_photo_added_and_let_go_gives_the_list_back_as_it_was_before_it(
+        client: Any, token: str, game_id: int, detector: Any, jpeg_bytes: bytes) -> None:
+    client.post(f"/games/{game_id}/hands/1/players/2", data={"csrf_token": token, "mode": "points", "points": "30"})
+    first = _photo_id(_read(client, token, game_id, jpeg_bytes))
+    detector.cards = ["5D"]
+    _photo_id(_read(client, token, game_id, jpeg_bytes, more=True, cards_text="QH 7S", current=first))
+    waiting = client.get(f"/games/{game_id}/hands/1/players/2").get_data(as_text=True)
+    assert _list_on(waiting) == "QH 7S 5D" and "Wrong photo? Let it go" in waiting
+    let_go = client.post(f"/games/{game_id}/hands/1/players/2/forget-photo", data={"csrf_token": token})
+    page = client.get(let_go.location).get_data(as_text=True)
+    assert "The photo added is let go; the list is as it was before it: QH 7S." in _text(page)
+    assert _list_on(page) == "QH 7S" and f'src="/photos/{first}"' in page
+    # The first photo waits again, as it did before the second was added.
+    again = client.get(f"/games/{game_id}/hands/1/players/2").get_data(as_text=True)
+    assert f'src="/photos/{first}"' in again and "not saved yet" in again
+
+
+def test_a_photo_added_that_reads_no_card_leaves_the_list_and_says_so(client: Any, token: str, game_id: int,
+                                                                      detector: Any, jpeg_bytes: bytes) -> None:
+    first = _photo_id(_read(client, token, game_id, jpeg_bytes))
+    detector.cards = []
+    second = _photo_id(_read(client, token, game_id, jpeg_bytes, more=True, cards_text="QH 7S JK", current=first))
+    page = client.get(f"/games/{game_id}/hands/1/players/2?photo={second}").get_data(as_text=True)
+    assert "No card could be read in this photo, so the list is as it was: take a closer photo" in _text(page)
+    assert "added them" not in page and _list_on(page) == "QH 7S JK"
+
+
+def test_a_card_already_typed_in_the_list_is_not_said_to_be_in_two_photos(client: Any, token: str, game_id: int,
+                                                                          detector: Any, jpeg_bytes: bytes) -> None:
+    detector.cards = ["QH", "5D"]
+    photo = _photo_id(_read(client, token, game_id, jpeg_bytes, more=True, cards_text="QH 9S"))   # typed, no photo
+    text = _text(client.get(f"/games/{game_id}/hands/1/players/2?photo={photo}").get_data(as_text=True))
+    assert "Read in this photo and already in the list: Q♥" in text and "Read in both photos" not in text
+    assert "against the photo, then save" in text

@@ -338,13 +338,11 @@ def photos() -> tuple[Response, int]:
     Optional fields "cards_before" (codes) and "earlier_id" (the photo they were read from):
     this photo's cards are added to those (a hand in two photos); its reading says so."""
     game_id = request.form.get("game_id") or request.args.get("game_id")
-    before = request.form.get("cards_before")
+    before = model.parse_card_list(request.form.get("cards_before", ""))
     earlier = request.form.get("earlier_id")
-    adds_to = None
-    if before is not None or earlier:
-        if not before:
-            raise model.InputError("\"earlier_id\" needs \"cards_before\": the cards the photo's are added to.")
-        adds_to = (_int(earlier, "earlier_id") if earlier else None, model.parse_card_list(before))
+    if earlier and not before:
+        raise model.InputError("\"earlier_id\" needs \"cards_before\": the cards the photo's are added to.")
+    adds_to = (_int(earlier, "earlier_id") if earlier else None, before) if before else None
     photo = model.store_photo(_photo_bytes(), _int(game_id, "game_id") if game_id else None, adds_to=adds_to)
     return jsonify({**photo, "url": url_for("hands.photo", photo_id=photo["id"])}), 201
 

@@ -503,9 +503,10 @@ def rescue_copy(db: sqlite3.Connection) -> tuple[Path, dict[str, int]]:
                     except sqlite3.DatabaseError:
                         row = None
                     values = dict(row) if row is not None else None
+                    if table == "photo_addition" and values is not None and values["photo_id"] not in kept["photo"]:
+                        continue   # its photo was lost (and said so): no loss of its own
                     if values is None or (table != "game" and values.get("game_id") is not None
-                                          and values["game_id"] not in kept["game"]) or (
-                            table == "photo_addition" and values["photo_id"] not in kept["photo"]):
+                                          and values["game_id"] not in kept["game"]):
                         missed += 1
                         continue
                     if table == "photo_addition" and values["earlier_id"] not in (None, *kept["photo"]):
@@ -518,6 +519,7 @@ def rescue_copy(db: sqlite3.Connection) -> tuple[Path, dict[str, int]]:
                                  f"VALUES ({', '.join('?' * len(values))})", tuple(values.values()))
                 if missed:
                     lost[table] = missed
+            _seat_lost_players(copy)
             _record_rescue(db, copy, lost)
             copy.commit()
         except BaseException:
@@ -526,6 +528,24 @@ def rescue_copy(db: sqlite3.Connection) -> tuple[Path, dict[str, int]]:
             raise
         copy.close()
     return path, lost
+
+
+def _seat_lost_players(copy: sqlite3.Connection) -> int:
+    """Give each seat of a rescued game whose player's row was lost a player named for it
+    ("Player 3"): a game's sheet needs every seat its scores, hands and deal name, and at
+    least two. Return how many were seated."""
+    seated = 0
+    for (game_id, first_dealer) in copy.execute("SELECT id, first_dealer FROM game").fetchall():
+        seats = {row[0] for row in copy.execute("SELECT seat FROM player WHERE game_id = ?", (game_id,))}
+        named = copy.execute(
+            "SELECT MAX(seat) FROM (SELECT seat FROM score WHERE game_id = ?1"
+            " UNION ALL SELECT out_seat FROM hand WHERE game_id = ?1)", (game_id,)).fetchone()[0] or 0
+        for seat in range(1, max(2, first_dealer, named, *seats) + 1):
+            if seat not in seats:
+                copy.execute("INSERT INTO player (game_id, seat, name) VALUES (?, ?, ?)",
+                             (game_id, seat, f"Player {seat}"))
+                seated += 1
+    return seated
 
 
 def _record_rescue(db: sqlite3.Connection, copy: sqlite3.Connection, lost: dict[str, int]) -> None:
@@ -579,7 +599,7 @@ def init_db(reset: bool = False) -> None:
     db = connect(path)
     try:
         if reset:
-            for table in ("score", "photo", "hand", "player", "game"):
+            for table in ("score", "photo_addition", "photo", "hand", "player", "game", "rescue"):
                 db.execute(f"DROP TABLE IF EXISTS {table}")
         bring_up_to_date(db)
     finally:

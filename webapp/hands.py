@@ -235,6 +235,7 @@ def _player_page(game: dict[str, Any], hand: int, seat: int, *, cards_text: str 
     photo = None
     waiting = False
     seen_twice: list[str] = []
+    seen_in_photo = False
     if photo_id in (None, "") and cards_text is None:
         # A photo read and left without saving (another page opened, the phone locked) waits here.
         pending = _waiting_photo(game, hand, seat)
@@ -253,6 +254,8 @@ def _player_page(game: dict[str, Any], hand: int, seat: int, *, cards_text: str 
             abort(404, f"Photo {photo_id} doesn't exist in game {game['id']}.")
     elif saved and saved.get("photo_id"):
         photo = model.get_photo(saved["photo_id"])
+    if cards_text is None and request.args.get("list") is not None:
+        cards_text = request.args["list"]   # a list handed on (a photo added, then let go)
     if cards_text is None:
         # A photo already saved with this score (Back, or a reload, after saving) shows
         # the cards as saved, corrections and all: saving again must not undo them.
@@ -263,6 +266,7 @@ def _player_page(game: dict[str, Any], hand: int, seat: int, *, cards_text: str 
             read = [c["card"] for c in photo["cards"]]
             cards = before + read
             seen_twice = sorted(set(before) & set(read))
+            seen_in_photo = photo["added_to"] is not None and photo["added_to"]["earlier_id"] is not None
         elif saved and saved["cards"] is not None:
             cards = saved["cards"]
         else:
@@ -273,6 +277,7 @@ def _player_page(game: dict[str, Any], hand: int, seat: int, *, cards_text: str 
         and not (saved and saved.get("photo_id") == photo["id"])
     return render_template("player.html", game=game, h=h, seat=seat, saved=saved, photo=photo,
                            earlier_photos=model.earlier_photos(photo) if photo else [], seen_twice=seen_twice,
+                           seen_in_photo=seen_in_photo,
                            cards_text=cards_text, waiting=waiting, forgettable=forgettable), status
 
 
@@ -283,9 +288,24 @@ def forget_photo(game_id: int, hand: int, seat: int) -> Any:
     game = _load(game_id, hand, seat)
     if (refused := _seating_refused(game, hand)) is not None:
         return refused
-    forget("pending", _memory_key(game, hand, seat))
+    key = _memory_key(game, hand, seat)
+    pending = recall("pending", key)
+    forget("pending", key)
     saved = game["hands"][hand - 1]["scores"][seat - 1]
     name = game["players"][seat - 1]["name"]
+    try:
+        added_to = model.game_photo(int(pending), game_id)["added_to"] if pending is not None else None
+    except NotFound:
+        added_to = None
+    if added_to is not None:
+        # A photo added to a list: the list comes back as it was before it, with its photo.
+        earlier = added_to["earlier_id"]
+        if earlier is not None and not (saved and saved.get("photo_id") == earlier):
+            remember("pending", key, earlier, _PENDING_KEPT)
+        flash(f"The photo added is let go; the list is as it was before it: {' '.join(added_to['cards_before'])}.",
+              "ok")
+        return redirect(url_for("hands.player", game_id=game_id, hand=hand, seat=seat, photo=earlier,
+                                list=" ".join(added_to["cards_before"])))
     flash(f"The photo is let go; {name}'s score for hand {hand} stays "
           f"{model.score_words(saved) if saved else 'unsaved'}.", "ok")
     return redirect(url_for("hands.player", game_id=game_id, hand=hand, seat=seat))
@@ -302,11 +322,15 @@ def player_photo(game_id: int, hand: int, seat: int) -> Any:
     more = request.files.get("more_photo")
     adding = more is not None and bool(more.filename)
     upload = more if adding else request.files.get("photo")
+    other = request.files.get("photo")
     current = request.form.get("current_photo", "")
     shown = int(current) if current.isascii() and current.isdigit() else None
     try:
         if upload is None or not upload.filename:
             raise model.InputError("No photo was sent: take or choose a photo of the cards.")
+        if adding and other is not None and other.filename:
+            raise model.InputError("Two photos were chosen: choose one, either to read afresh or to add its "
+                                   "cards to the list, and send it.")
         before = model.parse_card_list(request.form.get("cards_text", "")) if adding else []
         if before and shown is not None:
             try:
@@ -323,10 +347,15 @@ def player_photo(game_id: int, hand: int, seat: int) -> Any:
                             status=400)
     remember("pending", _memory_key(game, hand, seat), photo["id"], _PENDING_KEPT)
     found = len(photo["cards"])
-    if photo["added_to"] is not None:
+    photos = "photos" if photo["added_to"] and photo["added_to"]["earlier_id"] is not None else "photo"
+    if photo["added_to"] is not None and found:
         had = len(photo["added_to"]["cards_before"])
         flash(f"Read {found} card{'s' if found != 1 else ''} in this photo and added {'them' if found != 1 else 'it'} "
-              f"to the {had} in the list: check the cards against the photos, then save.", "ok" if found else "error")
+              f"to the {had} in the list: check the cards against the {photos}, then save.", "ok")
+    elif photo["added_to"] is not None:
+        retake = "take a sharper photo, the phone held still" if photo.get("blurred") else "take a closer photo"
+        flash(f"No card could be read in this photo, so the list is as it was: {retake}, or type the cards "
+              "missing below.", "error")
     elif found:
         flash(f"Read {found} card{'s' if found != 1 else ''}: check {'them' if found != 1 else 'it'} "
               "against the photo, then save.", "ok")

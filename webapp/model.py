@@ -572,11 +572,16 @@ def game_summaries() -> list[dict[str, Any]]:
 
 
 #: What a row of each table holds, for a rescued book's note: (one, several).
-_ROW_WORDS = {"game": ("game", "games"), "player": ("player of a game", "players of games"),
+_ROW_WORDS = {"game": ("game", "games"),
+              "player": ("player's name (shown as \"Player\" and the seat)", "players' names (shown as \"Player\" "
+                         "and the seat)"),
               "hand": ("hand's record (who went out, the splash, the note)", "hands' records (who went out, "
                        "the splash, the note)"),
               "score": ("score", "scores"), "photo": ("photo", "photos"),
-              "photo_addition": ("note of a photo added to a hand's cards", "notes of photos added to a hand's cards")}
+              "photo_addition": ("record of which photo another's cards were added to (that earlier photo goes a "
+                                 "week after it was taken, unless a score uses it)",
+                                 "records of which photos others' cards were added to (those earlier photos go "
+                                 "a week after they were taken, unless a score uses them)")}
 
 
 def rescues() -> list[dict[str, Any]]:
@@ -1315,13 +1320,18 @@ def forget_unused_photos(db: sqlite3.Connection, days: int = UNUSED_PHOTO_DAYS,
                          limit: int = PHOTOS_FORGOTTEN_AT_ONCE) -> int:
     """Delete up to ``limit`` of the photos older than ``days`` that no score refers to,
     the oldest first; return how many."""
-    # A photo a score uses keeps the earlier photos its cards were added to, and theirs.
-    # (The WITH inside: Python's sqlite3 counts no rows for a statement that begins with one.)
+    # A photo a score uses keeps the earlier photos its cards were added to, and theirs: found
+    # from the additions (a few), not from every score. (The WITH inside: Python's sqlite3
+    # counts no rows for a statement that begins with one.)
     cur = db.execute(
         "DELETE FROM photo WHERE id IN (SELECT id FROM photo WHERE created < datetime('now', ?)"
-        " AND id NOT IN (WITH RECURSIVE used(id) AS (SELECT photo_id FROM score WHERE photo_id IS NOT NULL"
-        " UNION SELECT a.earlier_id FROM photo_addition a JOIN used ON a.photo_id = used.id"
-        " WHERE a.earlier_id IS NOT NULL) SELECT id FROM used) ORDER BY created LIMIT ?)",
+        " AND id NOT IN (SELECT photo_id FROM score WHERE photo_id IS NOT NULL)"
+        " AND id NOT IN (WITH RECURSIVE kept(id) AS ("
+        "   SELECT a.earlier_id FROM photo_addition a WHERE a.earlier_id IS NOT NULL"
+        "   AND EXISTS (SELECT 1 FROM score s WHERE s.photo_id = a.photo_id)"
+        "   UNION SELECT a.earlier_id FROM photo_addition a JOIN kept ON a.photo_id = kept.id"
+        "   WHERE a.earlier_id IS NOT NULL) SELECT id FROM kept)"
+        " ORDER BY created LIMIT ?)",
         (f"-{days} days", limit))
     return cur.rowcount
 

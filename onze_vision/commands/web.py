@@ -276,7 +276,7 @@ def serve(args: argparse.Namespace) -> int:
 
 def rescue_book(args: argparse.Namespace) -> int:
     """Copy all that can still be read of a damaged book into a new one; say what was lost."""
-    from webapp.db import TABLES, remove_snapshot, rescue_copy
+    from webapp.db import NEWER_TABLES, TABLES, remove_snapshot, rescue_copy
 
     source, out = Path(args.book), Path(args.out)
     if not source.is_file():
@@ -296,7 +296,8 @@ def rescue_book(args: argparse.Namespace) -> int:
         return 1
     finally:
         db.close()
-    if all(lost.get(table) == -1 for table in TABLES):
+    # Not a book at all: not one of the tables every book has can be listed.
+    if all(lost.get(table) == -1 for table in TABLES if table not in NEWER_TABLES):
         remove_snapshot(path)
         print(f"onze-vision rescue-book: error: nothing of '{args.book}' can be read: not one of its tables "
               "can be listed (is it a score-sheet book?)", file=sys.stderr)
@@ -309,10 +310,11 @@ def rescue_book(args: argparse.Namespace) -> int:
     counts = sqlite3.connect(out)
     kept = {table: counts.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0] for table in TABLES}
     counts.close()
-    print(f"Rescued into {args.out}: " + ", ".join(f"{kept[t]} {t} rows" for t in TABLES) + ".")
+    print(f"Rescued into {args.out}: " + ", ".join(f"{kept[t]} {t.replace('_', ' ')} rows" for t in TABLES) + ".")
     if lost:
         print("Could not be read: " + ", ".join(
-            f"the whole {t} table" if n < 0 else f"{n} {t} row{'s' if n != 1 else ''}" for t, n in lost.items())
+            f"the whole {t.replace('_', ' ')} table" if n < 0 else f"{n} {t.replace('_', ' ')} row{'s' if n != 1 else ''}"
+            for t, n in lost.items())
             + ". A score whose photo was lost keeps its cards.")
     else:
         print("Every row could be read.")
