@@ -327,13 +327,13 @@ def test_a_rescue_says_what_could_not_be_read_in_words(app: Any, lost: dict[str,
     assert (rescue["lost"], rescue["lost_words"], rescue["seen"]) == (lost, words, None)
 
 
-def _rescued_book(tmp_path: Any) -> tuple[Any, dict[str, int]]:
-    """A book of 300 games whose scores lost a page, rescued into a new book."""
+def _rescued_book(tmp_path: Any, of: str = "score") -> tuple[Any, dict[str, int]]:
+    """A book of 300 games, a page of table ``of`` damaged, rescued into a new book."""
     from webapp.db import rescue_copy
 
     book = tmp_path / "book.sqlite"
     _book_of_many_scores(book)
-    _damage_a_page(book, "score", "middle")
+    _damage_a_page(book, of, "middle")
     db = sqlite3.connect(book)
     db.row_factory = sqlite3.Row
     path, lost = rescue_copy(db)
@@ -377,15 +377,8 @@ def test_a_rescued_book_rescued_again_keeps_the_first_rescues_note(tmp_path: Any
 
 def test_a_book_whose_players_were_lost_opens_with_a_player_named_for_each_seat(tmp_path: Any) -> None:
     from webapp import create_app
-    from webapp.db import remove_snapshot, rescue_copy
 
-    book = tmp_path / "book.sqlite"
-    _book_of_many_scores(book)
-    _damage_a_page(book, "player", "middle")
-    db = sqlite3.connect(book)
-    db.row_factory = sqlite3.Row
-    path, lost = rescue_copy(db)
-    db.close()
+    path, lost = _rescued_book(tmp_path, "player")
     client = create_app({"TESTING": True, "DATABASE": str(path), "SECRET_KEY": "t"}).test_client()
     home = client.get("/")
     assert home.status_code == 200   # was a 500: a game's scores named seats it had no player for
@@ -395,7 +388,6 @@ def test_a_book_whose_players_were_lost_opens_with_a_player_named_for_each_seat(
         hit = copy.execute("SELECT game_id FROM player WHERE name LIKE 'Player %' LIMIT 1").fetchone()[0]
     copy.close()
     assert "Player " in client.get(f"/games/{hit}").get_data(as_text=True)
-    remove_snapshot(path)
 
 
 def test_a_lost_game_table_says_nothing_of_games_showing_scores_missing(app: Any, client: Any) -> None:

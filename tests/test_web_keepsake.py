@@ -64,6 +64,16 @@ def _age_game(app: Any, game_id: int, days: int) -> None:
         db.execute("UPDATE photo SET created = datetime('now', ?) WHERE game_id = ?", (f"-{days} days", game_id))
 
 
+def _over_a_month_ago(app: Any, client: Any, api: Any, token: str, game_id: int, photo: bytes) -> int:
+    """Hand 1 scored with Bo's cards read from ``photo``, the game ended, all 31 days ago:
+    the photo's id."""
+    photo_id = _upload(client, token, game_id, photo)
+    _play_hand_one(api, game_id, photo_id)
+    assert api.post(f"/api/games/{game_id}/end").get_json()["finished"]
+    _age_game(app, game_id, 31)
+    return photo_id
+
+
 def _keep_smaller(app: Any, **kw: Any) -> dict[str, int]:
     with app.app_context():
         return keepsake.keep_photos_smaller(**kw)
@@ -165,10 +175,7 @@ def test_bytes_no_decoder_reads_are_kept_as_they_are_and_the_others_made_smaller
 
 def test_a_keepsake_can_still_be_read_again_for_a_four_corner_deck(
         roomy: Any, client: Any, api: Any, token: str, game_id: int, big_photo: bytes) -> None:
-    photo_id = _upload(client, token, game_id, big_photo)
-    _play_hand_one(api, game_id, photo_id)
-    api.post(f"/api/games/{game_id}/end")
-    _age_game(roomy, game_id, 31)
+    photo_id = _over_a_month_ago(roomy, client, api, token, game_id, big_photo)
     _keep_smaller(roomy)
     response = client.post(f"/games/{game_id}/hands/1/players/2/four-corners",
                            data={"csrf_token": token, "photo_id": str(photo_id)})
@@ -219,10 +226,7 @@ def test_an_older_book_gets_the_column_and_its_index(tmp_path: Path, detector: A
 
 def test_the_servers_thread_keeps_them_smaller_between_requests_and_stops(
         roomy: Any, client: Any, api: Any, token: str, game_id: int, big_photo: bytes) -> None:
-    photo_id = _upload(client, token, game_id, big_photo)
-    _play_hand_one(api, game_id, photo_id)
-    api.post(f"/api/games/{game_id}/end")
-    _age_game(roomy, game_id, 31)
+    photo_id = _over_a_month_ago(roomy, client, api, token, game_id, big_photo)
     thread = keepsake.start(roomy, every_seconds=0.05)
     assert thread is not None
     try:
@@ -247,10 +251,7 @@ def test_a_book_that_keeps_photos_as_taken_starts_no_thread(app: Any) -> None:
 ])
 def test_the_keep_photos_smaller_command(roomy: Any, runner: Any, client: Any, api: Any, token: str, game_id: int,
                                          big_photo: bytes, args: list[str], says: str) -> None:
-    photo_id = _upload(client, token, game_id, big_photo)
-    _play_hand_one(api, game_id, photo_id)
-    api.post(f"/api/games/{game_id}/end")
-    _age_game(roomy, game_id, 31)
+    photo_id = _over_a_month_ago(roomy, client, api, token, game_id, big_photo)
     result = runner.invoke(args=["keep-photos-smaller", *args])
     assert result.exit_code == 0 and says in result.output, result.output
 

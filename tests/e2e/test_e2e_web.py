@@ -994,24 +994,12 @@ def test_a_players_save_keeps_who_went_out_chosen_above_and_not_saved(page: Any,
 
 
 def test_a_rescued_book_says_what_it_lost_until_read(page: Any, tmp_path: Path) -> None:
-    import shutil
-    import sqlite3
-
-    from test_web_book_trouble import _book_of_many_scores, _damage_a_page
-
-    from webapp.db import rescue_copy
+    from test_web_book_trouble import _rescued_book
 
     from .conftest import LiveServer
 
-    damaged = tmp_path / "damaged.sqlite"
-    _book_of_many_scores(damaged)
-    _damage_a_page(damaged, "score", "middle")
-    db = sqlite3.connect(damaged)
-    db.row_factory = sqlite3.Row
-    path, lost = rescue_copy(db)
-    db.close()
-    shutil.move(str(path), tmp_path / "rescued.sqlite")
-    server = LiveServer(tmp_path / "rescued.sqlite")
+    rescued, lost = _rescued_book(tmp_path)
+    server = LiveServer(rescued)
     try:
         page.goto(server.url + "/")
         note = page.inner_text(".rescue-note")
