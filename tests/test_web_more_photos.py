@@ -207,7 +207,10 @@ def test_a_photo_added_and_let_go_gives_the_list_back_as_it_was_before_it(
     client.post(f"/games/{game_id}/hands/1/players/2", data={"csrf_token": token, "mode": "points", "points": "30"})
     first = _photo_id(_read(client, token, game_id, jpeg_bytes))
     detector.cards = ["5D"]
-    _photo_id(_read(client, token, game_id, jpeg_bytes, more=True, cards_text="QH 7S", current=first))
+    second = _photo_id(_read(client, token, game_id, jpeg_bytes, more=True, cards_text="QH 7S", current=first))
+    # Offered at once, the list before it named.
+    just_read = client.get(f"/games/{game_id}/hands/1/players/2?photo={second}").get_data(as_text=True)
+    assert "Wrong photo? Let it go and keep the list before it" in just_read
     waiting = client.get(f"/games/{game_id}/hands/1/players/2").get_data(as_text=True)
     assert _list_on(waiting) == "QH 7S 5D" and "Wrong photo? Let it go" in waiting
     let_go = client.post(f"/games/{game_id}/hands/1/players/2/forget-photo", data={"csrf_token": token})
