@@ -37,6 +37,12 @@ from onze_vision.metadata import sniff_mime
 #: photo is 200_000_000; 50 MP covers every common phone camera's default mode).
 MAX_PIXELS = 50_000_000
 
+#: The long side a photo whose format cannot be decoded reduced (PNG, WebP, HEIC) keeps when
+#: it is loaded to be read (``max_side`` given): a 12-megapixel phone JPEG's. Read whole, a
+#: 50-megapixel PNG of 150 KB took 1.9 GB and 8 s; held-out far shots read from copies half
+#: this size found as many cards (0.948 against 0.941 as taken).
+UNREDUCED_KEEP_SIDE = 4096
+
 #: Photos whose shorter side is under this many pixels are refused: they cannot hold a
 #: readable card (a 1x1 tracking pixel, a thin strip cut from a screenshot).
 MIN_SIDE = 16
@@ -148,7 +154,9 @@ def load_image(src: ImageSource, max_side: int | None = None) -> LoadedImage:
         src: A path, the encoded bytes (JPEG, PNG, WebP or HEIC), a readable binary file
             object, or a uint8 array (HxW grey, HxWx3 BGR or HxWx4 BGRA).
         max_side: When given, the decoder may shrink a JPEG by 2, 4 or 8 as long as the
-            decoded long side stays >= ``max_side``. ``None`` decodes at full size.
+            decoded long side stays >= ``max_side``, and a photo of another format is shrunk
+            after decoding to :data:`UNREDUCED_KEEP_SIDE` (or ``max_side``, if more).
+            ``None`` decodes at full size.
 
     Returns:
         The decoded photo with its full size and scale.
@@ -249,7 +257,7 @@ def _from_bytes(data: bytes, name: str, max_side: int | None) -> LoadedImage:
         raise EmptyImageError(f"{name} is empty (zero bytes)")
     fmt = _sniff_format(data, name)
     if fmt == "HEIF":
-        return _from_heif(data, name)
+        return _from_heif(data, name, max_side)
     _check_complete(data, fmt, name)
     width, height, orientation = _read_header(data, fmt, name)
     _check_size(width, height, name)
@@ -264,10 +272,24 @@ def _from_bytes(data: bytes, name: str, max_side: int | None) -> LoadedImage:
     image = cv2.imdecode(np.frombuffer(data, np.uint8), flags | cv2.IMREAD_IGNORE_ORIENTATION)
     if image is None or image.size == 0:
         raise InvalidImageError(f"{name} is a damaged {fmt} file: it could not be decoded")
+    if max_side is not None and fmt != "JPEG":
+        image = _kept_smaller(image, max_side)
     image = _apply_orientation(image, orientation)
     full_w, full_h = (height, width) if orientation in (5, 6, 7, 8) else (width, height)
     scale = image.shape[1] / full_w
     return LoadedImage(image, full_w, full_h, scale, fmt, orientation, data if factor > 1 else None)
+
+
+def _kept_smaller(image: np.ndarray, max_side: int) -> np.ndarray:
+    """``image`` (decoded whole: its format has no reduced decode) shrunk to a long side of
+    :data:`UNREDUCED_KEEP_SIDE` (or ``max_side``, if more) where it is larger."""
+    keep = max(UNREDUCED_KEEP_SIDE, max_side)
+    long_side = max(image.shape[:2])
+    if long_side <= keep:
+        return image
+    scale = keep / long_side
+    size = (max(1, round(image.shape[1] * scale)), max(1, round(image.shape[0] * scale)))
+    return cv2.resize(image, size, interpolation=cv2.INTER_AREA)
 
 
 def decode_finer(loaded: LoadedImage, scale: float) -> LoadedImage:
@@ -381,7 +403,7 @@ def _read_header(data: bytes, fmt: str, name: str) -> tuple[int, int, int]:
     return width, height, orientation
 
 
-def _from_heif(data: bytes, name: str) -> LoadedImage:
+def _from_heif(data: bytes, name: str, max_side: int | None = None) -> LoadedImage:
     """Decode a HEIC's primary image, upright, as BGR (libheif reads its size without
     decoding, so a huge one is refused before any pixel is allocated)."""
     pi_heif = _pi_heif(name)
@@ -401,7 +423,9 @@ def _from_heif(data: bytes, name: str) -> LoadedImage:
         image = cv2.cvtColor(pixels, cv2.COLOR_BGRA2BGR)
     else:
         image = np.array(pixels, order="C", copy=True)   # pixels of its own, not libheif's buffer
-    return LoadedImage(image, width, height, 1.0, "HEIF", 1)
+    if max_side is not None:
+        image = _kept_smaller(image, max_side)
+    return LoadedImage(image, width, height, image.shape[1] / width, "HEIF", 1)
 
 
 # What pi-heif raises for a broken file (found by fuzzing): ValueError for libheif's

@@ -350,3 +350,48 @@ def test_rescue_book_of_a_book_from_before_the_newer_tables_loses_nothing(capsys
     assert "Every row could be read." in capsys.readouterr().out
     with sqlite3.connect(out_book) as db:
         assert db.execute("SELECT lost FROM rescue").fetchall() == [("{}",)]
+
+
+@pytest.mark.parametrize("name", ["old#1.sqlite", "what?.sqlite", "100%2e.sqlite"])
+def test_a_book_whose_name_has_uri_characters_is_the_file_it_names(capsys: pytest.CaptureFixture[str],
+                                                                    tmp_path: Path, name: str) -> None:
+    import sqlite3
+
+    from webapp.db import connect, needs_bringing_up_to_date, schema_sql
+
+    book = tmp_path / name
+    db = connect(str(book))
+    db.executescript(schema_sql())
+    db.execute("INSERT INTO game (variant, decks, first_dealer, note) VALUES ('once', 2, 1, 'the right book')")
+    db.executemany("INSERT INTO player VALUES (1, ?, ?)", [(1, "Ann"), (2, "Bo")])
+    db.execute("PRAGMA user_version = 2")
+    db.close()
+    before = sorted(p.name for p in tmp_path.iterdir())
+    assert needs_bringing_up_to_date(str(book)) is False
+    out_book = tmp_path / "rescued.sqlite"
+    assert main(["rescue-book", str(book), str(out_book)]) == 0
+    with sqlite3.connect(out_book) as rescued:
+        assert rescued.execute("SELECT note FROM game").fetchall() == [("the right book",)]
+    rescued.close()
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([*before, "rescued.sqlite"])   # no stray file
+
+
+def test_rescue_book_of_a_book_from_a_newer_version_keeps_what_this_one_knows(capsys: pytest.CaptureFixture[str],
+                                                                             tmp_path: Path) -> None:
+    import sqlite3
+
+    from webapp.db import connect, schema_sql
+
+    book = tmp_path / "newer.sqlite"
+    db = connect(str(book))
+    db.executescript(schema_sql())
+    db.execute('ALTER TABLE game ADD COLUMN "a newer ""column"" " TEXT')
+    db.execute("CREATE INDEX \"odd \"\"index\"\"\" ON game (variant)")
+    db.execute("INSERT INTO game (variant, decks, first_dealer, note) VALUES ('once', 2, 1, 'kept')")
+    db.executemany("INSERT INTO player VALUES (1, ?, ?)", [(1, "Ann"), (2, "Bo")])
+    db.close()
+    out_book = tmp_path / "rescued.sqlite"
+    assert main(["rescue-book", str(book), str(out_book)]) == 0
+    with sqlite3.connect(out_book) as rescued:
+        assert rescued.execute("SELECT note FROM game").fetchall() == [("kept",)]
+    rescued.close()

@@ -618,3 +618,18 @@ def test_the_tools_reader_names_a_file_it_cannot_read(tmp_path: Path, content: b
     with pytest.raises(InvalidImageError) as error:
         read_image_file(path, what="scene")
     assert str(error.value) == f"cannot read the scene '{path}': {problem}"
+
+
+@pytest.mark.parametrize("ext", [".png", ".webp"])
+def test_a_large_photo_of_a_format_without_reduced_decoding_is_kept_at_4096_px_to_be_read(ext: str) -> None:
+    """A 150 KB PNG of 50 megapixels took 1.9 GB and 8 s to read whole."""
+    from onze_vision.imageio import UNREDUCED_KEEP_SIDE
+
+    params = [cv2.IMWRITE_WEBP_QUALITY, 101] if ext == ".webp" else []
+    ok, encoded = cv2.imencode(ext, np.full((3000, 6000, 3), 90, np.uint8), params)
+    assert ok
+    read = load_image(encoded.tobytes(), max_side=960)
+    assert (read.width, read.height) == (6000, 3000)                  # boxes still in the photo's pixels
+    assert read.image.shape[:2] == (2048, UNREDUCED_KEEP_SIDE) == (2048, 4096)
+    assert read.scale == pytest.approx(4096 / 6000)
+    assert load_image(encoded.tobytes()).image.shape[:2] == (3000, 6000)   # whole when asked whole

@@ -409,3 +409,19 @@ def test_a_damaged_book_offers_all_that_can_still_be_read_when_it_cannot_be_copi
     for url in ("/", "/history"):
         page = " ".join(html.unescape(again.get(url).get_data(as_text=True)).split())
         assert "This book was rescued from a damaged one on" in page and said in page, url
+
+
+@pytest.mark.parametrize("method", ["GET", "HEAD"])
+@pytest.mark.parametrize("url", ["/history/onze-book.sqlite", "/history/onze-book-rescued.sqlite"])
+def test_a_download_leaves_no_copy_of_the_book_behind(client: Any, api: Any, tmp_path: Any,
+                                                      monkeypatch: pytest.MonkeyPatch, method: str, url: str) -> None:
+    """A HEAD (a download manager asking first) never reads the body: each one left a whole
+    copy of the book, photos and all, in the temporary folder."""
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    api.post("/api/games", {"variant": "once", "players": ["Ann", "Bo"]})
+    response = client.open(url, method=method)
+    assert response.status_code == 200
+    response.close()
+    assert list(tmp_path.glob("onze-vision-download-*")) == []

@@ -77,6 +77,33 @@ def test_a_request_another_sites_page_sends_is_refused(client: Any, method: str,
     assert "another web site's page is refused" in html.unescape(response.get_data(as_text=True))
 
 
+FRAMED = {"Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "navigate", "Sec-Fetch-Dest": "iframe"}
+LINKED = {"Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "navigate", "Sec-Fetch-Dest": "document"}
+
+
+@pytest.mark.parametrize(("headers", "url", "says"), [
+    pytest.param(FRAMED, "/", "another web site's page is refused", id="the sheet in another site's frame"),
+    pytest.param(FRAMED, "/history/onze-book.sqlite", "another web site's page is refused", id="the book, framed"),
+    pytest.param(LINKED, "/history/onze-book.sqlite", "downloaded from the score sheet's own History page",
+                 id="the book, behind a link on another site"),
+    pytest.param(LINKED, "/history/onze-book-rescued.sqlite", "downloaded from the score sheet's own History page",
+                 id="the rescued book, behind a link"),
+])
+def test_another_site_cannot_frame_the_sheet_nor_send_for_the_book(client: Any, api: Any, headers: dict[str, str],
+                                                                  url: str, says: str) -> None:
+    api.post("/api/games", {"variant": "once", "players": ["Ann", "Bo"]})
+    response = client.get(url, headers=headers)
+    assert response.status_code == 403
+    assert says in html.unescape(response.get_data(as_text=True))
+
+
+def test_no_page_may_be_shown_in_a_frame(client: Any) -> None:
+    for url in ("/", "/history", "/games/new", "/api/variants"):
+        response = client.get(url)
+        assert response.headers["X-Frame-Options"] == "DENY", url
+        assert response.headers["Content-Security-Policy"] == "frame-ancestors 'none'", url
+
+
 @pytest.mark.parametrize("origin", ["http://evil.example", "null", "http://localhost:8080"],
                          ids=["another site", "a sandboxed frame", "another port of this machine"])
 def test_a_post_with_a_foreign_origin_is_refused_without_fetch_metadata(client: Any, origin: str) -> None:
@@ -245,3 +272,59 @@ def test_a_name_of_its_own_is_added_with_allow_host(monkeypatch: pytest.MonkeyPa
 def test_the_refusal_says_how_to_add_a_name(client: Any) -> None:
     error = client.get("/api/games", headers={"Host": "laptop.tail1234.ts.net"}).get_json()["error"]
     assert "onze-vision serve --allow-host NAME" in error
+
+
+@pytest.mark.parametrize(("url", "field"), [
+    ("/games/{game_id}/hands/1/players/2/photo", "current_photo"),
+    ("/games/{game_id}/hands/1/players/2/four-corners", "photo_id"),
+])
+def test_an_id_of_thousands_of_digits_is_no_id_not_a_crash(client: Any, token: str, game_id: int, url: str,
+                                                            field: str) -> None:
+    response = client.post(url.format(game_id=game_id), data={"csrf_token": token, field: "9" * 5000})
+    assert response.status_code in (302, 400)
+
+
+def test_a_rescue_number_past_what_sqlite_holds_is_a_404(client: Any, token: str) -> None:
+    response = client.post("/history/rescues/99999999999999999999/seen", data={"csrf_token": token})
+    assert response.status_code == 404
+
+
+def test_a_new_book_and_the_session_key_are_this_accounts_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import stat
+
+    from webapp import _secret_key, create_app
+
+    monkeypatch.delenv("ONZE_SECRET_KEY", raising=False)
+    book = tmp_path / "book.sqlite"
+    app = create_app({"TESTING": True, "DATABASE": str(book), "SECRET_KEY": "t"})
+    app.test_client().get("/")
+    assert stat.S_IMODE(book.stat().st_mode) == 0o600
+    _secret_key(str(tmp_path / "instance"))
+    assert stat.S_IMODE((tmp_path / "instance" / "secret_key").stat().st_mode) == 0o600
+    assert app.config["SESSION_COOKIE_SAMESITE"] == "Lax"
+
+
+@pytest.mark.parametrize("where", ["api", "page"])
+def test_a_photo_that_waits_too_long_for_its_turn_is_refused_as_busy_and_loses_nothing(
+        app: Any, client: Any, token: str, game_id: int, jpeg_bytes: bytes, monkeypatch: pytest.MonkeyPatch,
+        where: str) -> None:
+    from webapp import model
+
+    monkeypatch.setattr(model, "READING_WAIT_SECONDS", 0.05)
+    for _ in range(model.PHOTOS_READ_AT_ONCE):   # every slot taken by photos read elsewhere
+        assert model._reading_slots.acquire(timeout=1)
+    try:
+        if where == "api":
+            response = client.post("/api/detect", data={"photo": (io.BytesIO(jpeg_bytes), "a.jpg")})
+            assert response.status_code == 503 and response.headers["Retry-After"] == "5"
+            assert "busy reading other photos" in response.get_json()["error"]
+        else:
+            response = client.post(f"/games/{game_id}/hands/1/players/2/photo", data={
+                "csrf_token": token, "cards_text": "QH 9S", "photo": (io.BytesIO(jpeg_bytes), "a.jpg")})
+            assert response.status_code == 503
+            page = html.unescape(response.get_data(as_text=True))
+            assert "busy reading other photos" in page and 'value="QH 9S"' in page
+    finally:
+        for _ in range(model.PHOTOS_READ_AT_ONCE):
+            model._reading_slots.release()
+    assert client.get("/api/photos/1").status_code == 404   # nothing kept

@@ -29,7 +29,9 @@ def _secret_key(instance_path: str) -> str:
     try:
         if not path.exists():
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(secrets.token_hex(32), encoding="utf-8")
+            # Readable by this account only: whoever reads it can sign any phone's session.
+            with os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w", encoding="utf-8") as key:
+                key.write(secrets.token_hex(32))
         return path.read_text(encoding="utf-8").strip()
     except OSError:
         return secrets.token_hex(32)
@@ -55,6 +57,8 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         CSRF_ENABLED=True,
         # How often a sheet open on a phone asks whether another phone changed it (0: never).
         LIVE_POLL_SECONDS=4,
+        # The session (and its CSRF token) is not sent with what another site's page loads.
+        SESSION_COOKIE_SAMESITE="Lax",
         # Days a game over keeps its photos as taken before they are kept smaller, at most
         # KEEPSAKE_LONG_SIDE pixels long (webapp.keepsake); None keeps them as taken for ever.
         WHOLE_PHOTO_DAYS=keepsake.WHOLE_PHOTO_DAYS,

@@ -112,6 +112,7 @@ WAL_KEPT_BYTES = 64 * 1024 * 1024
 def connect(path: str) -> sqlite3.Connection:
     """Open ``path`` in autocommit mode (transactions are explicit), WAL, foreign keys on."""
     Path(path).parent.mkdir(parents=True, exist_ok=True)
+    new = not Path(path).exists()
     # A save waits this long for another writer (saves take milliseconds; the longest
     # measured wait, two servers with photos, was half a second), then says the book is busy.
     db = sqlite3.connect(path, timeout=10, isolation_level=None, check_same_thread=False)
@@ -124,6 +125,13 @@ def connect(path: str) -> sqlite3.Connection:
     # A large save (a photo, a game cleared with its photos) grows the write-ahead log to
     # its size; it is cut back to this after each checkpoint rather than kept at its peak.
     db.execute(f"PRAGMA journal_size_limit = {WAL_KEPT_BYTES}")
+    if new:
+        # A new book is this account's only (its log files take its mode): other accounts on
+        # the family laptop have no business reading every game and photo.
+        try:
+            os.chmod(path, 0o600)
+        except OSError:
+            pass
     return db
 
 
@@ -241,12 +249,18 @@ def bring_up_to_date(db: sqlite3.Connection) -> None:
     db.execute(f"PRAGMA user_version = {BOOK_VERSION}")
 
 
+def read_only_uri(path: str | Path) -> str:
+    """SQLite's URI that opens ``path`` read only; a name with ``#``, ``?`` or ``%`` in it is
+    the file it names (as_uri percent-encodes them; pasted in raw, they cut the name short)."""
+    return Path(path).resolve().as_uri() + "?mode=ro"
+
+
 def needs_bringing_up_to_date(path: str) -> bool:
     """Whether the book at ``path`` exists and was last kept by an older version of the
     sheet (its first start here rewrites it, a few seconds per gigabyte)."""
     if not Path(path).is_file():
         return False
-    db = sqlite3.connect(f"file:{Path(path).as_posix()}?mode=ro", uri=True)
+    db = sqlite3.connect(read_only_uri(path), uri=True)
     try:
         return int(db.execute("PRAGMA user_version").fetchone()[0]) < BOOK_VERSION
     except sqlite3.DatabaseError:
@@ -384,6 +398,11 @@ def _room_for_copy(db: sqlite3.Connection, temp: Path) -> int:
     return int(needed)
 
 
+def _quoted(name: str) -> str:
+    """An SQL identifier read from a book (a column's, an index's name), quoted."""
+    return '"' + name.replace('"', '""') + '"'
+
+
 def _readable_rowids(db: sqlite3.Connection, table: str) -> tuple[list[int], int]:
     """The rowids of ``table`` that can be read, from the table itself (an index can be damaged
     where the table is not), past its damaged pages; and about how many rows those pages held
@@ -394,7 +413,7 @@ def _readable_rowids(db: sqlite3.Connection, table: str) -> tuple[list[int], int
         indexes = [row[1] for row in db.execute(f"PRAGMA index_list({table})")]
     except sqlite3.DatabaseError:
         indexes = []
-    for source in (f"{table} NOT INDEXED", *(f"{table} INDEXED BY {index}" for index in indexes)):
+    for source in (f"{table} NOT INDEXED", *(f"{table} INDEXED BY {_quoted(index)}" for index in indexes)):
         try:
             top = db.execute(f"SELECT max(r) FROM (SELECT rowid AS r FROM {source})").fetchone()[0]
             break
@@ -489,6 +508,7 @@ def rescue_copy(db: sqlite3.Connection) -> tuple[Path, dict[str, int]]:
                 present = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
             except sqlite3.DatabaseError:
                 present = set(TABLES)
+            columns = {table: {row[1] for row in copy.execute(f"PRAGMA table_info({table})")} for table in TABLES}
             for table in TABLES:
                 if table in NEWER_TABLES and table not in present:
                     continue
@@ -515,7 +535,9 @@ def rescue_copy(db: sqlite3.Connection) -> tuple[Path, dict[str, int]]:
                         kept[table].add(values["id"])
                     if table == "score" and values.get("photo_id") not in (None, *kept["photo"]):
                         values["photo_id"] = None
-                    copy.execute(f"INSERT OR IGNORE INTO {table} ({', '.join(values)}) "
+                    # The copy's own columns only: a book from a newer version may have more.
+                    values = {column: value for column, value in values.items() if column in columns[table]}
+                    copy.execute(f"INSERT OR IGNORE INTO {table} ({', '.join(map(_quoted, values))}) "
                                  f"VALUES ({', '.join('?' * len(values))})", tuple(values.values()))
                 if missed:
                     lost[table] = missed

@@ -9,7 +9,7 @@ import sqlite3
 from typing import Any
 from urllib.parse import urlsplit
 
-from flask import Flask, jsonify, render_template, request, url_for
+from flask import Flask, jsonify, make_response, render_template, request, url_for
 from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
 from .db import BookDamagedError, BookUnavailableError, book_trouble, says_damaged
@@ -51,6 +51,21 @@ def init_app(app: Flask) -> None:
             return render_template("error.html", code=503, message=message,
                                    rescue_url=url_for("history.export_rescued")), 503
         return _page_to_send_again(503, message)
+
+    from .model import ReadingBusyError   # here: the model imports the database layer this module serves
+
+    @app.errorhandler(ReadingBusyError)
+    def reading_busy(error: ReadingBusyError) -> Any:
+        # A flood of photos (or a few huge ones): this one waited its turn long enough.
+        app.logger.warning("a photo was refused: %s", error)
+        if is_api_request():
+            answer = jsonify(error=str(error))
+        else:
+            answer = _page_to_send_again(503, str(error))
+            answer = make_response(answer)
+        answer.status_code = 503
+        answer.headers["Retry-After"] = "5"
+        return answer
 
     # Imported here: the CSRF module imports is_api_request from this one.
     from .csrf import StaleFormError

@@ -41,9 +41,9 @@ def check(game_id: int | None = None) -> Any:
             result = model.check_go_down(form["variant"], form["hand"], form["cards"],
                                          whole_hand=form["mode"] == "hand", **in_game)
             form["cards"] = " ".join(result["cards"])   # as the engine spells them
-        except (ValueError, model.DetectorUnavailableError) as exc:
+        except (ValueError, model.DetectorUnavailableError, model.ReadingBusyError) as exc:
             error = str(exc)
-            status = 503 if isinstance(exc, model.DetectorUnavailableError) else 400
+            status = 400 if isinstance(exc, ValueError) else 503
     variants = model.all_variants()
     # The hand list names each hand's contract in the variant chosen (the first, until one is).
     shown = next((v for v in variants if v.name == form["variant"]), variants[0])

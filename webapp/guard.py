@@ -12,7 +12,8 @@ can make their browser send requests to the sheet's address:
   sheet's address. The CSRF token covers every change; the calls that change nothing
   but compute (and so take no token) and the whole-book download are refused when the
   browser says (``Origin``, ``Sec-Fetch-Site``) that another site's page sent them.
-  A link followed from elsewhere (a navigation) is still welcome.
+  A link followed from elsewhere (a navigation) is still welcome, but for the book's
+  downloads; no page is shown in another site's frame.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import ipaddress
 import socket
 from collections.abc import Set as AbstractSet
 
-from flask import Flask, abort, current_app, request
+from flask import Flask, Response, abort, current_app, request
 
 #: Suffixes a home router or the machine itself gives its name (``laptop.local``...).
 LOCAL_SUFFIXES = ("", ".local", ".lan", ".home", ".home.arpa", ".localdomain", ".internal", ".fritz.box")
@@ -73,13 +74,35 @@ def _guard() -> None:
     # "null" is foreign too: a sandboxed frame on another site posts with Origin: null.
     from_elsewhere = site == "cross-site" or (
         origin is not None and origin.split("://", 1)[-1].lower() != request.host.lower())
-    # A navigation (a link, a bookmark) may come from anywhere; what a page sends behind it may not.
-    followed_link = request.method in ("GET", "HEAD") and request.headers.get("Sec-Fetch-Mode", "navigate") == "navigate"
+    # A navigation (a link, a bookmark) may come from anywhere; what a page sends behind it may
+    # not, nor a page it loads into a frame of its own (Sec-Fetch-Dest "iframe": the sheet
+    # would work inside another site's page, and a frame may start a download of the book).
+    followed_link = (request.method in ("GET", "HEAD")
+                     and request.headers.get("Sec-Fetch-Mode", "navigate") == "navigate"
+                     and request.headers.get("Sec-Fetch-Dest", "document") == "document")
     if from_elsewhere and not followed_link:
         abort(403, "A request sent by another web site's page is refused: open the score sheet itself.")
+    # The whole book is never sent for another site, not even behind a link from it.
+    if from_elsewhere and request.endpoint in BOOK_DOWNLOADS:
+        abort(403, "The whole book is downloaded from the score sheet's own History page, not from a link on "
+                   "another site: open the score sheet and download it there.")
+
+
+#: The views that send the whole book (every game and photo).
+BOOK_DOWNLOADS = frozenset({"history.export_book", "history.export_rescued"})
+
+
+def _no_framing(response: Response) -> Response:
+    """No page of the sheet is shown inside another site's page (a frame could lead a tap
+    to "End game" unseen): said to browsers old and new."""
+    response.headers.setdefault("X-Frame-Options", "DENY")
+    response.headers.setdefault("Content-Security-Policy", "frame-ancestors 'none'")
+    return response
 
 
 def init_app(app: Flask) -> None:
-    """Refuse other sites' requests before anything else (and before the CSRF check)."""
+    """Refuse other sites' requests before anything else (and before the CSRF check), and
+    keep the sheet out of their frames."""
     app.config.setdefault("ALLOWED_HOSTS", machine_names())
     app.before_request(_guard)
+    app.after_request(_no_framing)

@@ -15,6 +15,12 @@ from .remembered import forget, recall, remember
 bp = Blueprint("hands", __name__)
 
 
+def _row_id(text: str) -> int | None:
+    """A row id sent in a form field, or None where it is none (empty, not ASCII digits, or
+    more digits than a row id has: Python refuses to read 5,000 of them as a number)."""
+    return int(text) if text.isascii() and text.isdigit() and len(text) <= 19 else None
+
+
 def _hand_url(game_id: int, hand: int) -> str:
     return url_for("hands.hand", game_id=game_id, hand=hand)
 
@@ -324,7 +330,7 @@ def player_photo(game_id: int, hand: int, seat: int) -> Any:
     upload = more if adding else request.files.get("photo")
     other = request.files.get("photo")
     current = request.form.get("current_photo", "")
-    shown = int(current) if current.isascii() and current.isdigit() else None
+    shown = _row_id(current)
     try:
         if upload is None or not upload.filename:
             raise model.InputError("No photo was sent: take or choose a photo of the cards.")
@@ -338,13 +344,13 @@ def player_photo(game_id: int, hand: int, seat: int) -> Any:
             except NotFound:   # forgotten since, or never this game's: the cards still count
                 shown = None
         photo = model.store_photo(upload.read(), game_id, adds_to=(shown, before) if before else None)
-    except (ValueError, model.DetectorUnavailableError) as error:
+    except (ValueError, model.DetectorUnavailableError, model.ReadingBusyError) as error:
         message = str(error)
         flash(message[:1].upper() + message[1:], "error")
         # A failed photo changes nothing: the page comes back with the photo it showed and
         # the card list as the player had it (sent along by the page's script).
         return _player_page(game, hand, seat, cards_text=request.form.get("cards_text"), photo_id=shown,
-                            status=400)
+                            status=400 if isinstance(error, ValueError) else 503)
     remember("pending", _memory_key(game, hand, seat), photo["id"], _PENDING_KEPT)
     found = len(photo["cards"])
     photos = "photos" if photo["added_to"] and photo["added_to"]["earlier_id"] is not None else "photo"
@@ -378,7 +384,7 @@ def four_corner_deck(game_id: int, hand: int, seat: int) -> Any:
     if (refused := _seating_refused(game, hand)) is not None:
         return refused
     given = request.form.get("photo_id", "")
-    photo_id = int(given) if given.isascii() and given.isdigit() else None
+    photo_id = _row_id(given)
     if photo_id is not None:
         model.game_photo(photo_id, game_id)  # 404 before anything changes
     model.set_game_corners(game_id, "four")
@@ -387,7 +393,7 @@ def four_corner_deck(game_id: int, hand: int, seat: int) -> Any:
         return redirect(url_for("hands.player", game_id=game_id, hand=hand, seat=seat))
     try:
         photo = model.read_photo_again(photo_id, game_id)
-    except model.DetectorUnavailableError as error:
+    except (model.DetectorUnavailableError, model.ReadingBusyError) as error:
         flash(f"Deck saved: all four corners. {error}", "error")
     else:
         found = len(photo["cards"])

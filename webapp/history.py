@@ -136,9 +136,13 @@ def _send_copy(path: Path, name: str, headers: dict[str, str] | None = None) -> 
         finally:
             remove_snapshot(path)
 
-    return Response(chunks(), mimetype="application/vnd.sqlite3",
-                    headers={"Content-Disposition": f'attachment; filename="{name}"',
-                             "Content-Length": str(path.stat().st_size), **(headers or {})})
+    response = Response(chunks(), mimetype="application/vnd.sqlite3",
+                        headers={"Content-Disposition": f'attachment; filename="{name}"',
+                                 "Content-Length": str(path.stat().st_size), **(headers or {})})
+    # And after a HEAD, which never reads the body: a generator never started has no cleanup
+    # to run, and each HEAD left a whole copy of the book behind.
+    response.call_on_close(lambda: remove_snapshot(path))
+    return response
 
 
 @bp.route("/history/onze-book-rescued.sqlite")

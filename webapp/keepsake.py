@@ -162,7 +162,7 @@ def _smaller_photo(db: sqlite3.Connection, photo_id: int, long_side: int) -> tup
         return None, None
     data = bytes(row["data"])
     try:
-        with model.reading_slot():   # as heavy as reading a photo: one phone's upload waits
+        with model.reading_slot(patient=True):   # as heavy as reading a photo: one phone's upload waits
             return keepsake_copy(data, long_side), len(data)
     except ValueError as error:      # bytes no decoder reads: kept as they are, for good
         current_app.logger.warning("photo %d is kept as it is: %s", photo_id, error)

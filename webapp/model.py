@@ -16,7 +16,8 @@ import re
 import sqlite3
 import threading
 import unicodedata
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from flask import abort, current_app
@@ -601,6 +602,8 @@ def rescues() -> list[dict[str, Any]]:
 def mark_rescue_seen(rescue_id: int) -> None:
     """Say a rescue's note was read (the home page stops showing it; History keeps it).
     404 if there is no such rescue."""
+    if not 0 <= rescue_id <= MAX_ROW_ID:
+        abort(404, f"Rescue {rescue_id} doesn't exist.")
     with transaction() as db:
         cur = db.execute("UPDATE rescue SET seen = COALESCE(seen, strftime('%Y-%m-%d %H:%M:%S', 'now'))"
                          " WHERE id = ?", (rescue_id,))
@@ -1198,16 +1201,33 @@ def _detector() -> Callable[..., Any]:
     return detect
 
 
-#: Photos read at once. A 50 MP photo takes about 250 MB while it is read and the networks
-#: use every core anyway: more at once only queue inside ONNX Runtime, and sixteen at once
-#: took a small server to 4.5 GB. Others wait their turn.
+#: Photos read at once. A 50 MP JPEG takes about 250 MB while it is read (a PNG, WebP or
+#: HEIC of as many pixels up to 600 MB: decoded whole, then kept at 4096 px) and the
+#: networks use every core anyway: more at once only queue inside ONNX Runtime, and sixteen
+#: at once took a small server to 4.5 GB. Others wait their turn, for a while.
 PHOTOS_READ_AT_ONCE = 2
 _reading_slots = threading.BoundedSemaphore(PHOTOS_READ_AT_ONCE)
+#: Seconds a photo waits for its turn before the phone is told the sheet is busy (a reading
+#: takes a tenth of a second to a few seconds: a queue longer than this is a flood).
+READING_WAIT_SECONDS = 30.0
 
 
-def reading_slot() -> threading.BoundedSemaphore:
-    """What work as heavy as reading a photo holds while it runs (``with reading_slot():``)."""
-    return _reading_slots
+class ReadingBusyError(RuntimeError):
+    """Every reading slot stayed taken for :data:`READING_WAIT_SECONDS`: nothing was read or kept."""
+
+
+@contextmanager
+def reading_slot(*, patient: bool = False) -> Iterator[None]:
+    """Hold one of the :data:`PHOTOS_READ_AT_ONCE` slots for work as heavy as reading a photo;
+    wait at most :data:`READING_WAIT_SECONDS` for it, then raise :class:`ReadingBusyError`
+    (``patient``: as long as it takes, for work no phone waits on)."""
+    if not _reading_slots.acquire(timeout=None if patient else READING_WAIT_SECONDS):
+        raise ReadingBusyError("The score sheet is busy reading other photos: nothing was read. "
+                               "Send this photo again in a moment.")
+    try:
+        yield
+    finally:
+        _reading_slots.release()
 
 
 def _sent_photo(data: bytes | None) -> bytes:
@@ -1222,7 +1242,7 @@ def read_photo(data: bytes | None, corners: Any = "auto") -> dict[str, Any]:
     corners = _deck_corners(corners)
     data = _sent_photo(data)
     try:
-        with _reading_slots:
+        with reading_slot():
             reading = _detector()(data, corners=corners)
     except FileNotFoundError:  # the detector's ModelNotFoundError: models/ not installed
         raise DetectorUnavailableError(
@@ -1255,7 +1275,7 @@ def store_photo(data: bytes | None, game_id: int | None = None, *,
                 raise InputError("A photo added to a hand's cards belongs to a game: name the game.")
             game_photo(earlier_id, game_id)   # 404 before anything is kept
         added_to = {"earlier_id": earlier_id, "cards_before": [str(card) for card in parse_cards(before)]}
-    with _reading_slots:   # a HEIC is decoded to be kept as a JPEG: as heavy as a reading
+    with reading_slot():   # a HEIC is decoded to be kept as a JPEG: as heavy as a reading
         kept = private_copy(data)
     # The kept copy is what is read, now and when read again: the same pixels (a HEIC's
     # JPEG copy also decodes reduced, several times faster than the HEIC).

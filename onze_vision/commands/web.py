@@ -276,7 +276,7 @@ def serve(args: argparse.Namespace) -> int:
 
 def rescue_book(args: argparse.Namespace) -> int:
     """Copy all that can still be read of a damaged book into a new one; say what was lost."""
-    from webapp.db import NEWER_TABLES, TABLES, remove_snapshot, rescue_copy
+    from webapp.db import NEWER_TABLES, TABLES, read_only_uri, remove_snapshot, rescue_copy
 
     source, out = Path(args.book), Path(args.out)
     if not source.is_file():
@@ -287,7 +287,7 @@ def rescue_book(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return 2
     # Read only: a damaged book is never written to, not even by bringing it up to date.
-    db = sqlite3.connect(f"file:{source.resolve().as_posix()}?mode=ro", uri=True)
+    db = sqlite3.connect(read_only_uri(source), uri=True)
     db.row_factory = sqlite3.Row
     try:
         path, lost = rescue_copy(db)
