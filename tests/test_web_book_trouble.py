@@ -329,7 +329,7 @@ def test_a_rescue_says_what_could_not_be_read_in_words(app: Any, lost: dict[str,
 
 def _rescued_book(tmp_path: Any, of: str = "score") -> tuple[Any, dict[str, int]]:
     """A book of 300 games, a page of table ``of`` damaged, rescued into a new book."""
-    from webapp.db import rescue_copy
+    from webapp.db import remove_snapshot, rescue_copy
 
     book = tmp_path / "book.sqlite"
     _book_of_many_scores(book)
@@ -340,6 +340,7 @@ def _rescued_book(tmp_path: Any, of: str = "score") -> tuple[Any, dict[str, int]
     db.close()
     copy = tmp_path / "rescued.sqlite"
     shutil.move(str(path), copy)
+    remove_snapshot(path)   # its folder, left empty
     return copy, lost
 
 
