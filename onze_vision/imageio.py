@@ -293,11 +293,14 @@ def _kept_smaller(image: np.ndarray, max_side: int) -> np.ndarray:
 
 
 def decode_finer(loaded: LoadedImage, scale: float) -> LoadedImage:
-    """The same photo with at least ``scale`` pixels per full-photo pixel (at most full size).
+    """The same photo with at least ``scale`` pixels per full-photo pixel (at most full size),
+    where its bytes allow.
 
-    A photo decoded reduced is decoded again from its kept bytes at the smallest
-    reduction that gives ``scale``; one already that fine (or decoded whole, or given as
-    an array) is returned as it is.
+    A JPEG decoded reduced is decoded again from its kept bytes at the smallest reduction
+    that gives ``scale``; one already that fine (or decoded whole, or given as an array) is
+    returned as it is, and so is a photo of another format kept smaller after decoding
+    (:data:`UNREDUCED_KEEP_SIDE`), with no finer pixels to give: a caller reads its
+    ``scale``. (Read so, edje photos framed in 7200x5400 PNGs kept their rank recall.)
     """
     if loaded.data is None or loaded.scale >= min(scale, 1.0):
         return loaded
@@ -417,14 +420,14 @@ def _from_heif(data: bytes, name: str, max_side: int | None = None) -> LoadedIma
         pixels = np.asarray(heif)
     except _HEIF_ERRORS as error:
         raise _heif_error(error, data, name, "image") from None
+    if max_side is not None:
+        pixels = _kept_smaller(pixels, max_side)   # from libheif's buffer: no whole copy first
     if pixels.ndim == 2:
         image = cv2.cvtColor(pixels, cv2.COLOR_GRAY2BGR)
     elif pixels.shape[2] == 4:
         image = cv2.cvtColor(pixels, cv2.COLOR_BGRA2BGR)
     else:
         image = np.array(pixels, order="C", copy=True)   # pixels of its own, not libheif's buffer
-    if max_side is not None:
-        image = _kept_smaller(image, max_side)
     return LoadedImage(image, width, height, image.shape[1] / width, "HEIF", 1)
 
 

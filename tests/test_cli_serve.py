@@ -281,6 +281,7 @@ def test_rescue_book_copies_what_can_be_read_and_says_what_could_not(capsys: pyt
     import sqlite3
 
     assert sqlite3.connect(out_book).execute("SELECT note FROM game").fetchall() == [("kept",)]
+    assert out_book.stat().st_mode & 0o777 == 0o600                   # this account's only, as the sheet's own
     assert main(["rescue-book", str(book), str(out_book)]) == 2       # never written over
     assert "exists already" in capsys.readouterr().err
     damaged = _damaged_book(tmp_path / "d")

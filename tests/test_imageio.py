@@ -633,3 +633,17 @@ def test_a_large_photo_of_a_format_without_reduced_decoding_is_kept_at_4096_px_t
     assert read.image.shape[:2] == (2048, UNREDUCED_KEEP_SIDE) == (2048, 4096)
     assert read.scale == pytest.approx(4096 / 6000)
     assert load_image(encoded.tobytes()).image.shape[:2] == (3000, 6000)   # whole when asked whole
+
+
+def test_a_large_heic_is_kept_at_4096_px_to_be_read_and_whole_when_asked_whole() -> None:
+    from PIL import Image
+    from phone_photos import heic
+
+    from onze_vision.imageio import UNREDUCED_KEEP_SIDE
+
+    data = heic(Image.new("RGB", (5000, 3000), (120, 60, 30)), quality=30)
+    read = load_image(data, max_side=960)
+    assert (read.width, read.height, read.format) == (5000, 3000, "HEIF")
+    assert read.image.shape == (2458, UNREDUCED_KEEP_SIDE, 3) and read.image.flags["C_CONTIGUOUS"]
+    assert read.scale == pytest.approx(4096 / 5000)
+    assert load_image(data).image.shape == (3000, 5000, 3)

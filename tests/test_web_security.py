@@ -328,3 +328,43 @@ def test_a_photo_that_waits_too_long_for_its_turn_is_refused_as_busy_and_loses_n
         for _ in range(model.PHOTOS_READ_AT_ONCE):
             model._reading_slots.release()
     assert client.get("/api/photos/1").status_code == 404   # nothing kept
+
+
+def test_an_upload_waits_for_one_reading_slot_and_keeps_it_for_the_copy_and_the_reading(
+        client: Any, token: str, game_id: int, jpeg_bytes: bytes, monkeypatch: pytest.MonkeyPatch) -> None:
+    from webapp import model
+
+    taken: list[int] = []
+    real = model._reading_slots
+
+    class Counted:
+        def acquire(self, timeout: float | None = None) -> bool:
+            taken.append(1)
+            return real.acquire(timeout=timeout)
+
+        def release(self) -> None:
+            real.release()
+
+    monkeypatch.setattr(model, "_reading_slots", Counted())
+    response = client.post(f"/games/{game_id}/hands/1/players/2/photo",
+                           data={"csrf_token": token, "photo": (io.BytesIO(jpeg_bytes), "a.jpg")})
+    assert response.status_code == 302 and taken == [1]
+
+
+def test_a_four_corner_deck_said_while_the_sheet_is_busy_still_reads_the_photo_again(
+        client: Any, token: str, game_id: int, detector: Any, jpeg_bytes: bytes,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from webapp import model
+
+    response = client.post(f"/games/{game_id}/hands/1/players/2/photo",
+                           data={"csrf_token": token, "photo": (io.BytesIO(jpeg_bytes), "a.jpg")})
+    photo_id = response.location.split("photo=")[1]
+    monkeypatch.setattr(model, "READING_WAIT_SECONDS", 0.05)
+    for _ in range(model.PHOTOS_READ_AT_ONCE):   # both slots busy for a moment
+        assert model._reading_slots.acquire(timeout=1)
+    freed = threading.Timer(0.3, lambda: [model._reading_slots.release() for _ in range(model.PHOTOS_READ_AT_ONCE)])
+    freed.start()
+    response = client.post(f"/games/{game_id}/hands/1/players/2/four-corners",
+                           data={"csrf_token": token, "photo_id": photo_id})
+    freed.join()
+    assert response.status_code == 302 and detector.corners[-1] == "four"   # read again, as four corners

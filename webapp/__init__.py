@@ -30,8 +30,20 @@ def _secret_key(instance_path: str) -> str:
         if not path.exists():
             path.parent.mkdir(parents=True, exist_ok=True)
             # Readable by this account only: whoever reads it can sign any phone's session.
-            with os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w", encoding="utf-8") as key:
+            # Written whole under another name, then put in place: a server started at the
+            # same moment reads one key or the other, never half of one.
+            part = path.with_name(f".secret_key.{os.getpid()}")
+            with os.fdopen(os.open(part, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w", encoding="utf-8") as key:
                 key.write(secrets.token_hex(32))
+            try:
+                os.link(part, path)   # never replaces a key another server wrote first
+            except FileExistsError:
+                pass
+            except OSError:           # a file system without links: put in place, unless there
+                if not path.exists():
+                    os.replace(part, path)
+            finally:
+                part.unlink(missing_ok=True)
         return path.read_text(encoding="utf-8").strip()
     except OSError:
         return secrets.token_hex(32)

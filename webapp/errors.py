@@ -58,14 +58,11 @@ def init_app(app: Flask) -> None:
     def reading_busy(error: ReadingBusyError) -> Any:
         # A flood of photos (or a few huge ones): this one waited its turn long enough.
         app.logger.warning("a photo was refused: %s", error)
-        if is_api_request():
-            answer = jsonify(error=str(error))
-        else:
-            answer = _page_to_send_again(503, str(error))
-            answer = make_response(answer)
-        answer.status_code = 503
-        answer.headers["Retry-After"] = "5"
-        return answer
+        response = make_response(jsonify(error=str(error)) if is_api_request()
+                                 else _page_to_send_again(503, str(error)))
+        response.status_code = 503
+        response.headers["Retry-After"] = "5"
+        return response
 
     # Imported here: the CSRF module imports is_api_request from this one.
     from .csrf import StaleFormError

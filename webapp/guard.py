@@ -63,6 +63,10 @@ def is_allowed_host(host: str, names: AbstractSet[str]) -> bool:
         return name.rstrip(".") in names
 
 
+#: The views that send the whole book (every game and photo).
+BOOK_DOWNLOADS = frozenset({"history.export_book", "history.export_rescued"})
+
+
 def _guard() -> None:
     names = current_app.config["ALLOWED_HOSTS"]
     if names is not None and not is_allowed_host(request.host, names):
@@ -87,9 +91,6 @@ def _guard() -> None:
         abort(403, "The whole book is downloaded from the score sheet's own History page, not from a link on "
                    "another site: open the score sheet and download it there.")
 
-
-#: The views that send the whole book (every game and photo).
-BOOK_DOWNLOADS = frozenset({"history.export_book", "history.export_rescued"})
 
 
 def _no_framing(response: Response) -> Response:

@@ -18,7 +18,7 @@ bp = Blueprint("hands", __name__)
 def _row_id(text: str) -> int | None:
     """A row id sent in a form field, or None where it is none (empty, not ASCII digits, or
     more digits than a row id has: Python refuses to read 5,000 of them as a number)."""
-    return int(text) if text.isascii() and text.isdigit() and len(text) <= 19 else None
+    return int(text) if text.isascii() and text.isdigit() and len(text) <= len(str(model.MAX_ROW_ID)) else None
 
 
 def _hand_url(game_id: int, hand: int) -> str:
@@ -353,11 +353,11 @@ def player_photo(game_id: int, hand: int, seat: int) -> Any:
                             status=400 if isinstance(error, ValueError) else 503)
     remember("pending", _memory_key(game, hand, seat), photo["id"], _PENDING_KEPT)
     found = len(photo["cards"])
-    photos = "photos" if photo["added_to"] and photo["added_to"]["earlier_id"] is not None else "photo"
+    photo_word = "photos" if photo["added_to"] and photo["added_to"]["earlier_id"] is not None else "photo"
     if photo["added_to"] is not None and found:
         had = len(photo["added_to"]["cards_before"])
         flash(f"Read {found} card{'s' if found != 1 else ''} in this photo and added {'them' if found != 1 else 'it'} "
-              f"to the {had} in the list: check the cards against the {photos}, then save.", "ok")
+              f"to the {had} in the list: check the cards against the {photo_word}, then save.", "ok")
     elif photo["added_to"] is not None:
         retake = "take a sharper photo, the phone held still" if photo.get("blurred") else "take a closer photo"
         flash(f"No card could be read in this photo, so the list is as it was: {retake}, or type the cards "
@@ -393,7 +393,7 @@ def four_corner_deck(game_id: int, hand: int, seat: int) -> Any:
         return redirect(url_for("hands.player", game_id=game_id, hand=hand, seat=seat))
     try:
         photo = model.read_photo_again(photo_id, game_id)
-    except (model.DetectorUnavailableError, model.ReadingBusyError) as error:
+    except model.DetectorUnavailableError as error:
         flash(f"Deck saved: all four corners. {error}", "error")
     else:
         found = len(photo["cards"])

@@ -34,6 +34,9 @@ WHOLE_PHOTO_DAYS = 30
 KEEPSAKE_LONG_SIDE = 2048
 #: Its JPEG quality (and colour at full resolution: it may be read again for a four-corner deck).
 KEEPSAKE_QUALITY = 85
+#: The most days a book may keep a game's photos as taken, as a number (a hundred years;
+#: more is None, for ever).
+MAX_WHOLE_PHOTO_DAYS = 36500
 #: Seconds between two looks of the server's thread for photos to keep smaller.
 LOOK_EVERY_SECONDS = 3600
 
@@ -231,7 +234,7 @@ def start(app: Flask, every_seconds: float = LOOK_EVERY_SECONDS) -> KeepsakeThre
 
 
 @click.command("keep-photos-smaller")
-@click.option("--days", type=click.IntRange(min=0, max=36500), default=None,
+@click.option("--days", type=click.IntRange(min=0, max=MAX_WHOLE_PHOTO_DAYS), default=None,
               help="Days a game over keeps its photos as taken (default: the app's WHOLE_PHOTO_DAYS, 30).")
 @with_appcontext
 def keep_photos_smaller_command(days: int | None) -> None:

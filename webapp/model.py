@@ -1236,14 +1236,20 @@ def _sent_photo(data: bytes | None) -> bytes:
     return data
 
 
-def read_photo(data: bytes | None, corners: Any = "auto") -> dict[str, Any]:
-    """Run the card detector on uploaded bytes; JSON-ready reading. ``corners``: which
-    corners of the deck's cards carry an index (:data:`DECK_CORNERS`)."""
+def read_photo(data: bytes | None, corners: Any = "auto", *, patient: bool = False) -> dict[str, Any]:
+    """Run the card detector on uploaded bytes, in a reading slot of its own (``patient``:
+    see :func:`reading_slot`); JSON-ready reading. ``corners``: which corners of the deck's
+    cards carry an index (:data:`DECK_CORNERS`)."""
+    with reading_slot(patient=patient):
+        return _read_in_slot(data, corners)
+
+
+def _read_in_slot(data: bytes | None, corners: Any) -> dict[str, Any]:
+    """:func:`read_photo` for a caller that holds a reading slot already."""
     corners = _deck_corners(corners)
     data = _sent_photo(data)
     try:
-        with reading_slot():
-            reading = _detector()(data, corners=corners)
+        reading = _detector()(data, corners=corners)
     except FileNotFoundError:  # the detector's ModelNotFoundError: models/ not installed
         raise DetectorUnavailableError(
             "The card detector's model files are not installed (models/): type the cards instead.") from None
@@ -1275,11 +1281,13 @@ def store_photo(data: bytes | None, game_id: int | None = None, *,
                 raise InputError("A photo added to a hand's cards belongs to a game: name the game.")
             game_photo(earlier_id, game_id)   # 404 before anything is kept
         added_to = {"earlier_id": earlier_id, "cards_before": [str(card) for card in parse_cards(before)]}
-    with reading_slot():   # a HEIC is decoded to be kept as a JPEG: as heavy as a reading
+    # One slot for both steps (a HEIC is decoded to be kept as a JPEG: as heavy as a reading),
+    # so that a photo waits for its turn once, and never loses it between them.
+    with reading_slot():
         kept = private_copy(data)
-    # The kept copy is what is read, now and when read again: the same pixels (a HEIC's
-    # JPEG copy also decodes reduced, several times faster than the HEIC).
-    reading = read_photo(kept, corners)
+        # The kept copy is what is read, now and when read again: the same pixels (a HEIC's
+        # JPEG copy also decodes reduced, several times faster than the HEIC).
+        reading = _read_in_slot(kept, corners)
     with transaction() as db:
         cur = db.execute("INSERT INTO photo (game_id, mime, data, reading) VALUES (?, ?, ?, ?)",
                          (game_id, sniff_mime(kept), kept, json.dumps(reading)))
@@ -1325,7 +1333,9 @@ def read_photo_again(photo_id: int, game_id: int) -> dict[str, Any]:
     the players said which); the photo keeps its id. 404 if the game has no such photo."""
     game = _game_row(game_id)
     photo = game_photo(photo_id, game_id, with_data=True)
-    reading = read_photo(photo["data"], game["corners"])
+    # Patient: the deck is said already, and a photo not read again now would keep the
+    # reading of the corners it was read with.
+    reading = read_photo(photo["data"], game["corners"], patient=True)
     with transaction() as db:
         db.execute("UPDATE photo SET reading = ? WHERE id = ?", (json.dumps(reading), photo_id))
     return {"id": photo_id, "game_id": game_id, **reading}

@@ -88,10 +88,6 @@ def _port(text: str) -> int:
     return port
 
 
-#: The most days --whole-photo-days takes as a number (a hundred years): more is 'forever'.
-MAX_WHOLE_PHOTO_DAYS = 36500
-
-
 def _days(text: str) -> int | str:
     """A number of days (0 or more), or 'forever'; argparse says what was wrong."""
     if text.strip().lower() == "forever":
@@ -100,6 +96,8 @@ def _days(text: str) -> int | str:
         days = int(text)
     except ValueError:
         days = -1
+    from webapp.keepsake import MAX_WHOLE_PHOTO_DAYS
+
     if not 0 <= days <= MAX_WHOLE_PHOTO_DAYS:
         raise argparse.ArgumentTypeError(
             f"days must be a whole number from 0 to {MAX_WHOLE_PHOTO_DAYS}, or 'forever', not {text!r}")
@@ -305,6 +303,7 @@ def rescue_book(args: argparse.Namespace) -> int:
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
         shutil.move(str(path), out)
+        os.chmod(out, 0o600)   # a new book is this account's only, as the sheet makes them
     finally:
         remove_snapshot(path)
     counts = sqlite3.connect(out)
