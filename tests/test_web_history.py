@@ -421,7 +421,15 @@ def test_a_download_leaves_no_copy_of_the_book_behind(client: Any, api: Any, tmp
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     api.post("/api/games", {"variant": "once", "players": ["Ann", "Bo"]})
+    made: list[int] = []
+    from webapp import history
+
+    for copier in ("snapshot", "rescue_copy"):
+        real = getattr(history, copier)
+        monkeypatch.setattr(history, copier, lambda db, real=real: made.append(1) or real(db))
     response = client.open(url, method=method)
     assert response.status_code == 200
+    assert response.headers["Content-Disposition"].startswith('attachment; filename="onze-book')
     response.close()
     assert list(tmp_path.glob("onze-vision-download-*")) == []
+    assert made == ([1] if method == "GET" else [])   # a HEAD makes no copy at all

@@ -122,7 +122,17 @@ def _download_name(game: dict[str, Any], ext: str) -> str:
 def export_book() -> Response:
     """Download every game, score and photo as one SQLite file: ``onze-vision serve
     --database FILE`` opens it on another machine."""
-    return _send_copy(snapshot(get_db()), f"onze-book-{time.strftime('%Y-%m-%d')}.sqlite")
+    name = f"onze-book-{time.strftime('%Y-%m-%d')}.sqlite"
+    if request.method == "HEAD":
+        return _head_of_copy(name)
+    return _send_copy(snapshot(get_db()), name)
+
+
+def _head_of_copy(name: str) -> Response:
+    """What a HEAD of a download is told (a download manager asks first): no copy of the
+    book is made for it (copying a large book takes seconds), so no length is said."""
+    return Response(mimetype="application/vnd.sqlite3",
+                    headers={"Content-Disposition": f'attachment; filename="{name}"'})
 
 
 def _send_copy(path: Path, name: str, headers: dict[str, str] | None = None) -> Response:
@@ -149,6 +159,8 @@ def _send_copy(path: Path, name: str, headers: dict[str, str] | None = None) -> 
 def export_rescued() -> Response:
     """Download all that can still be read of a damaged book, row by row, as one SQLite file
     (the whole-book download offers it when the book cannot be copied whole)."""
+    if request.method == "HEAD":
+        return _head_of_copy(f"onze-book-rescued-{time.strftime('%Y-%m-%d')}.sqlite")
     path, lost = rescue_copy(get_db())
     current_app.logger.warning("rescued the book; rows that could not be read: %s", lost or "none")
     # What was lost, for whoever looks: {"photo": 2} is two photos; -1 a table lost whole.
