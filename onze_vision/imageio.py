@@ -283,11 +283,16 @@ def _from_bytes(data: bytes, name: str, max_side: int | None) -> LoadedImage:
 def _kept_smaller(image: np.ndarray, max_side: int) -> np.ndarray:
     """``image`` (decoded whole: its format has no reduced decode) shrunk to a long side of
     :data:`UNREDUCED_KEEP_SIDE` (or ``max_side``, if more) where it is larger."""
-    keep = max(UNREDUCED_KEEP_SIDE, max_side)
-    long_side = max(image.shape[:2])
-    if long_side <= keep:
+    return fit_long_side(image, max(UNREDUCED_KEEP_SIDE, max_side))
+
+
+def fit_long_side(image: np.ndarray, long_side: int) -> np.ndarray:
+    """``image`` shrunk (area-averaged) to a long side of ``long_side`` pixels where it is
+    longer; as it is otherwise."""
+    longest = max(image.shape[:2])
+    if longest <= long_side:
         return image
-    scale = keep / long_side
+    scale = long_side / longest
     size = (max(1, round(image.shape[1] * scale)), max(1, round(image.shape[0] * scale)))
     return cv2.resize(image, size, interpolation=cv2.INTER_AREA)
 

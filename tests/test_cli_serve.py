@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -259,16 +260,26 @@ def test_a_damaged_book_at_start_says_so_and_how_to_rescue_it(capsys: pytest.Cap
             f"onze-vision rescue-book '{book}' rescued.sqlite") in err
 
 
-def test_rescue_book_copies_what_can_be_read_and_says_what_could_not(capsys: pytest.CaptureFixture[str],
-                                                                     tmp_path: Path) -> None:
+def _book_of_one_game(path: Path, note: str = "", *, first: Sequence[str] = (), last: Sequence[str] = ()) -> Path:
+    """A book of one game of Ann and Bo (its note ``note``): the SQL ``first`` run on the
+    new tables before the game is written, ``last`` after."""
     from webapp.db import connect, schema_sql
 
-    book = tmp_path / "onze.sqlite"
-    db = connect(str(book))
+    db = connect(str(path))
     db.executescript(schema_sql())
-    db.execute("INSERT INTO game (variant, decks, first_dealer, note) VALUES ('once', 2, 1, 'kept')")
+    for statement in first:
+        db.execute(statement)
+    db.execute("INSERT INTO game (variant, decks, first_dealer, note) VALUES ('once', 2, 1, ?)", (note,))
     db.executemany("INSERT INTO player VALUES (1, ?, ?)", [(1, "Ann"), (2, "Bo")])
+    for statement in last:
+        db.execute(statement)
     db.close()
+    return path
+
+
+def test_rescue_book_copies_what_can_be_read_and_says_what_could_not(capsys: pytest.CaptureFixture[str],
+                                                                     tmp_path: Path) -> None:
+    book = _book_of_one_game(tmp_path / "onze.sqlite", "kept")
     out_book = tmp_path / "rescued.sqlite"
     assert main(["rescue-book", str(book), str(out_book)]) == 0
     out = capsys.readouterr().out
@@ -336,16 +347,7 @@ def test_rescue_book_of_a_book_from_before_the_newer_tables_loses_nothing(capsys
                                                                           tmp_path: Path) -> None:
     import sqlite3
 
-    from webapp.db import connect, schema_sql
-
-    book = tmp_path / "old.sqlite"
-    db = connect(str(book))
-    db.executescript(schema_sql())
-    db.execute("DROP TABLE photo_addition")
-    db.execute("DROP TABLE rescue")
-    db.execute("INSERT INTO game (variant, decks, first_dealer) VALUES ('once', 2, 1)")
-    db.executemany("INSERT INTO player VALUES (1, ?, ?)", [(1, "Ann"), (2, "Bo")])
-    db.close()
+    book = _book_of_one_game(tmp_path / "old.sqlite", first=["DROP TABLE photo_addition", "DROP TABLE rescue"])
     out_book = tmp_path / "rescued.sqlite"
     assert main(["rescue-book", str(book), str(out_book)]) == 0
     assert "Every row could be read." in capsys.readouterr().out
@@ -358,15 +360,9 @@ def test_a_book_whose_name_has_uri_characters_is_the_file_it_names(capsys: pytes
                                                                     tmp_path: Path, name: str) -> None:
     import sqlite3
 
-    from webapp.db import connect, needs_bringing_up_to_date, schema_sql
+    from webapp.db import needs_bringing_up_to_date
 
-    book = tmp_path / name
-    db = connect(str(book))
-    db.executescript(schema_sql())
-    db.execute("INSERT INTO game (variant, decks, first_dealer, note) VALUES ('once', 2, 1, 'the right book')")
-    db.executemany("INSERT INTO player VALUES (1, ?, ?)", [(1, "Ann"), (2, "Bo")])
-    db.execute("PRAGMA user_version = 2")
-    db.close()
+    book = _book_of_one_game(tmp_path / name, "the right book", last=["PRAGMA user_version = 2"])
     before = sorted(p.name for p in tmp_path.iterdir())
     assert needs_bringing_up_to_date(str(book)) is False
     out_book = tmp_path / "rescued.sqlite"
@@ -381,16 +377,8 @@ def test_rescue_book_of_a_book_from_a_newer_version_keeps_what_this_one_knows(ca
                                                                              tmp_path: Path) -> None:
     import sqlite3
 
-    from webapp.db import connect, schema_sql
-
-    book = tmp_path / "newer.sqlite"
-    db = connect(str(book))
-    db.executescript(schema_sql())
-    db.execute('ALTER TABLE game ADD COLUMN "a newer ""column"" " TEXT')
-    db.execute("CREATE INDEX \"odd \"\"index\"\"\" ON game (variant)")
-    db.execute("INSERT INTO game (variant, decks, first_dealer, note) VALUES ('once', 2, 1, 'kept')")
-    db.executemany("INSERT INTO player VALUES (1, ?, ?)", [(1, "Ann"), (2, "Bo")])
-    db.close()
+    book = _book_of_one_game(tmp_path / "newer.sqlite", "kept", first=[
+        'ALTER TABLE game ADD COLUMN "a newer ""column"" " TEXT', 'CREATE INDEX "odd ""index""" ON game (variant)'])
     out_book = tmp_path / "rescued.sqlite"
     assert main(["rescue-book", str(book), str(out_book)]) == 0
     with sqlite3.connect(out_book) as rescued:

@@ -552,11 +552,10 @@ def rescue_copy(db: sqlite3.Connection) -> tuple[Path, dict[str, int]]:
     return path, lost
 
 
-def _seat_lost_players(copy: sqlite3.Connection) -> int:
+def _seat_lost_players(copy: sqlite3.Connection) -> None:
     """Give each seat of a rescued game whose player's row was lost a player named for it
     ("Player 3"): a game's sheet needs every seat its scores, hands and deal name, and at
-    least two. Return how many were seated."""
-    seated = 0
+    least two."""
     for (game_id, first_dealer) in copy.execute("SELECT id, first_dealer FROM game").fetchall():
         seats = {row[0] for row in copy.execute("SELECT seat FROM player WHERE game_id = ?", (game_id,))}
         named = copy.execute(
@@ -566,8 +565,6 @@ def _seat_lost_players(copy: sqlite3.Connection) -> int:
             if seat not in seats:
                 copy.execute("INSERT INTO player (game_id, seat, name) VALUES (?, ?, ?)",
                              (game_id, seat, f"Player {seat}"))
-                seated += 1
-    return seated
 
 
 def _record_rescue(db: sqlite3.Connection, copy: sqlite3.Connection, lost: dict[str, int]) -> None:
@@ -621,7 +618,7 @@ def init_db(reset: bool = False) -> None:
     db = connect(path)
     try:
         if reset:
-            for table in ("score", "photo_addition", "photo", "hand", "player", "game", "rescue"):
+            for table in (*reversed(TABLES), "rescue"):   # each table before those it refers to
                 db.execute(f"DROP TABLE IF EXISTS {table}")
         bring_up_to_date(db)
     finally:

@@ -353,26 +353,25 @@ def player_photo(game_id: int, hand: int, seat: int) -> Any:
                             status=400 if isinstance(error, ValueError) else 503)
     remember("pending", _memory_key(game, hand, seat), photo["id"], _PENDING_KEPT)
     found = len(photo["cards"])
-    photo_word = "photos" if photo["added_to"] and photo["added_to"]["earlier_id"] is not None else "photo"
-    if photo["added_to"] is not None and found:
-        had = len(photo["added_to"]["cards_before"])
+    added_to = photo["added_to"]
+    # What to do when nothing is read, and why when the photo is blurred.
+    retake = "take a sharper photo, the phone held still" if photo.get("blurred") else "take a closer photo"
+    if added_to is not None and found:
+        photo_word = "photos" if added_to["earlier_id"] is not None else "photo"
         flash(f"Read {found} card{'s' if found != 1 else ''} in this photo and added {'them' if found != 1 else 'it'} "
-              f"to the {had} in the list: check the cards against the {photo_word}, then save.", "ok")
-    elif photo["added_to"] is not None:
-        retake = "take a sharper photo, the phone held still" if photo.get("blurred") else "take a closer photo"
+              f"to the {len(added_to['cards_before'])} in the list: check the cards against the {photo_word}, "
+              "then save.", "ok")
+    elif added_to is not None:
         flash(f"No card could be read in this photo, so the list is as it was: {retake}, or type the cards "
               "missing below.", "error")
     elif found:
         flash(f"Read {found} card{'s' if found != 1 else ''}: check {'them' if found != 1 else 'it'} "
               "against the photo, then save.", "ok")
+    elif photo.get("maybe"):
+        flash("No card could be read for sure: add the ones possibly missed if they are there, "
+              f"type or pick the others below, or {retake}.", "error")
     else:
-        # Nothing read: say what to do, and why when the photo is blurred.
-        retake = "take a sharper photo, the phone held still" if photo.get("blurred") else "take a closer photo"
-        if photo.get("maybe"):
-            flash("No card could be read for sure: add the ones possibly missed if they are there, "
-                  f"type or pick the others below, or {retake}.", "error")
-        else:
-            flash(f"No card could be read in this photo: type or pick the cards below, or {retake}.", "error")
+        flash(f"No card could be read in this photo: type or pick the cards below, or {retake}.", "error")
     return redirect(url_for("hands.player", game_id=game_id, hand=hand, seat=seat, photo=photo["id"]))
 
 

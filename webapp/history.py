@@ -128,11 +128,19 @@ def export_book() -> Response:
     return _send_copy(snapshot(get_db()), name)
 
 
+#: What a downloaded book is sent as.
+BOOK_MIMETYPE = "application/vnd.sqlite3"
+
+
 def _head_of_copy(name: str) -> Response:
     """What a HEAD of a download is told (a download manager asks first): no copy of the
     book is made for it (copying a large book takes seconds), so no length is said."""
-    return Response(mimetype="application/vnd.sqlite3",
-                    headers={"Content-Disposition": f'attachment; filename="{name}"'})
+    return Response(mimetype=BOOK_MIMETYPE, headers=_download_headers(name))
+
+
+def _download_headers(name: str) -> dict[str, str]:
+    """The headers that make a browser save a response as the file ``name``."""
+    return {"Content-Disposition": f'attachment; filename="{name}"'}
 
 
 def _send_copy(path: Path, name: str, headers: dict[str, str] | None = None) -> Response:
@@ -146,11 +154,11 @@ def _send_copy(path: Path, name: str, headers: dict[str, str] | None = None) -> 
         finally:
             remove_snapshot(path)
 
-    response = Response(chunks(), mimetype="application/vnd.sqlite3",
-                        headers={"Content-Disposition": f'attachment; filename="{name}"',
-                                 "Content-Length": str(path.stat().st_size), **(headers or {})})
-    # And after a HEAD, which never reads the body: a generator never started has no cleanup
-    # to run, and each HEAD left a whole copy of the book behind.
+    response = Response(chunks(), mimetype=BOOK_MIMETYPE,
+                        headers={**_download_headers(name), "Content-Length": str(path.stat().st_size),
+                                 **(headers or {})})
+    # And where the body is never read (a download dropped before its first byte): a
+    # generator never started has no cleanup to run, and the copy would stay behind.
     response.call_on_close(lambda: remove_snapshot(path))
     return response
 
@@ -159,13 +167,13 @@ def _send_copy(path: Path, name: str, headers: dict[str, str] | None = None) -> 
 def export_rescued() -> Response:
     """Download all that can still be read of a damaged book, row by row, as one SQLite file
     (the whole-book download offers it when the book cannot be copied whole)."""
+    name = f"onze-book-rescued-{time.strftime('%Y-%m-%d')}.sqlite"
     if request.method == "HEAD":
-        return _head_of_copy(f"onze-book-rescued-{time.strftime('%Y-%m-%d')}.sqlite")
+        return _head_of_copy(name)
     path, lost = rescue_copy(get_db())
     current_app.logger.warning("rescued the book; rows that could not be read: %s", lost or "none")
     # What was lost, for whoever looks: {"photo": 2} is two photos; -1 a table lost whole.
-    return _send_copy(path, f"onze-book-rescued-{time.strftime('%Y-%m-%d')}.sqlite",
-                      {"X-Onze-Rows-Lost": json.dumps(lost)})
+    return _send_copy(path, name, {"X-Onze-Rows-Lost": json.dumps(lost)})
 
 
 @bp.post("/history/rescues/<int:rescue_id>/seen")

@@ -53,16 +53,12 @@ def keepsake_copy(data: bytes, long_side: int = KEEPSAKE_LONG_SIDE,
     import cv2  # only here: the score sheet loads OpenCV when a photo needs it
     from PIL import Image
 
-    from onze_vision.imageio import load_image
+    from onze_vision.imageio import fit_long_side, load_image
 
     loaded = load_image(data, max_side=long_side)
     if max(loaded.width, loaded.height) <= long_side:
         return None
-    image = loaded.image
-    scale = long_side / max(image.shape[:2])
-    if scale < 1:
-        size = (max(1, round(image.shape[1] * scale)), max(1, round(image.shape[0] * scale)))
-        image = cv2.resize(image, size, interpolation=cv2.INTER_AREA)
+    image = fit_long_side(loaded.image, long_side)
     # The colour profile goes along (an iPhone's Display P3 shows its colours only with it).
     try:
         with Image.open(io.BytesIO(data)) as original:
@@ -107,6 +103,11 @@ def games_due(days: int = WHOLE_PHOTO_DAYS) -> list[tuple[int, int]]:
     return [(r["id"], r["changes"]) for r in rows if model.load_game(r["id"])["finished"]]
 
 
+# Each photo is replaced only while its game is as it was found: not played on, changed or
+# deleted since (game id, changes count).
+_UNCHANGED = "(SELECT changes FROM game WHERE id = ? AND deleted IS NULL) = ?"
+
+
 def keep_game_photos_smaller(game_id: int, changes: int, days: int = WHOLE_PHOTO_DAYS,
                              long_side: int = KEEPSAKE_LONG_SIDE) -> tuple[int, int]:
     """Keep each photo of ``game_id`` kept as taken for ``days`` days as a keepsake, one
@@ -133,18 +134,16 @@ def keep_game_photos_smaller(game_id: int, changes: int, days: int = WHOLE_PHOTO
             continue
         if size is None:   # deleted meanwhile (its game deleted for good on another phone)
             continue
-        # Each photo only while the game is as it was found: not played on, changed, deleted.
-        unchanged = "(SELECT changes FROM game WHERE id = ? AND deleted IS NULL) = ?"
         with transaction(db):
             if smaller is None:   # marked, so that it is not looked at again
-                cur = db.execute(f"UPDATE photo SET keepsake = ? WHERE id = ? AND keepsake IS NULL AND {unchanged}",
+                cur = db.execute(f"UPDATE photo SET keepsake = ? WHERE id = ? AND keepsake IS NULL AND {_UNCHANGED}",
                                  (PHOTO_LEFT_AS_TAKEN, photo_id, game_id, changes))
             else:
                 # Only the bytes that were made smaller are replaced (nothing else changes a
                 # photo's bytes, but the check costs nothing and loses nothing).
                 cur = db.execute("UPDATE photo SET data = ?, mime = 'image/jpeg',"
                                  " keepsake = strftime('%Y-%m-%d %H:%M:%S', 'now')"
-                                 f" WHERE id = ? AND keepsake IS NULL AND length(data) = ? AND {unchanged}",
+                                 f" WHERE id = ? AND keepsake IS NULL AND length(data) = ? AND {_UNCHANGED}",
                                  (smaller, photo_id, size, game_id, changes))
         if not cur.rowcount:
             now = db.execute("SELECT changes FROM game WHERE id = ? AND deleted IS NULL", (game_id,)).fetchone()

@@ -592,8 +592,10 @@ def rescues() -> list[dict[str, Any]]:
     found = []
     for row in get_db().execute("SELECT id, made, lost, seen FROM rescue ORDER BY id"):
         lost = {table: int(n) for table, n in json.loads(row["lost"]).items()}
-        parts = [f"all the {_ROW_WORDS.get(table, (table, table + 's'))[1]}" if n < 0 else
-                 f"{n} {_ROW_WORDS.get(table, (table, table + 's'))[n != 1]}" for table, n in lost.items()]
+        parts = []
+        for table, n in lost.items():
+            one, several = _ROW_WORDS.get(table, (table, table + "s"))
+            parts.append(f"all the {several}" if n < 0 else f"{n} {one if n == 1 else several}")
         words = " and ".join([", ".join(parts[:-1]), parts[-1]] if len(parts) > 1 else parts)
         found.append({"id": row["id"], "made": row["made"], "seen": row["seen"], "lost": lost, "lost_words": words})
     return found

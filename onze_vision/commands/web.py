@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import errno
 import ipaddress
+import json
 import os
 import shutil
 import socket
@@ -306,8 +307,9 @@ def rescue_book(args: argparse.Namespace) -> int:
         os.chmod(out, 0o600)   # a new book is this account's only, as the sheet makes them
     finally:
         remove_snapshot(path)
+    # The rows kept, as the new book's record of this rescue counted them.
     counts = sqlite3.connect(out)
-    kept = {table: counts.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0] for table in TABLES}
+    kept = json.loads(counts.execute("SELECT kept FROM rescue ORDER BY id DESC LIMIT 1").fetchone()[0])
     counts.close()
     print(f"Rescued into {args.out}: " + ", ".join(f"{kept[t]} {t.replace('_', ' ')} rows" for t in TABLES) + ".")
     if lost:
