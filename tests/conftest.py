@@ -72,14 +72,17 @@ class FakeDetector:
         self.calls = 0
         self.corners: list[str] = []  # the deck's corners each call was told
         self.four_corner_deck = False  # the photo shows a deck with an index in all four corners
+        # Where set, what a photo shows, from its pixels and the deck's corners (else ``cards``).
+        self.sees: Callable[[Any, str], list[str]] | None = None
 
     def __call__(self, data: bytes, corners: str = "auto") -> PhotoReading:
         self.calls += 1
         self.corners.append(corners)
         image = load_image(data, max_side=64)
+        cards = self.cards if self.sees is None else self.sees(image.image, corners)
         boxes = [DetectedCard(code, 0.3 if code in self.faint else 0.9, (10.0 + 60 * i, 10.0, 60.0 + 60 * i, 90.0),
                               alternative=self.alternatives.get(code), check=code in self.faint)
-                 for i, code in enumerate(self.cards)]
+                 for i, code in enumerate(cards)]
         maybe = [DetectedCard(code, 0.3, (10.0 + 60 * i, 100.0, 60.0 + 60 * i, 180.0)) for i, code in enumerate(self.maybe)]
         return PhotoReading(image.width, image.height, boxes, maybe=maybe, colourless=self.colourless,
                             light_gains=self.light_gains, smear=self.smear,

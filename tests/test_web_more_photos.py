@@ -239,3 +239,46 @@ def test_a_card_already_typed_in_the_list_is_not_said_to_be_in_two_photos(client
     text = _text(client.get(f"/games/{game_id}/hands/1/players/2?photo={photo}").get_data(as_text=True))
     assert "Read in this photo and already in the list: Q♥" in text and "Read in both photos" not in text
     assert "against the photo, then save" in text
+
+
+def _jpeg(bgr: tuple[int, int, int]) -> bytes:
+    import cv2
+    import numpy as np
+
+    ok, encoded = cv2.imencode(".jpg", np.full((200, 320, 3), bgr, np.uint8))
+    assert ok
+    return encoded.tobytes()
+
+
+# Two photos of one hand of a four-corner deck: the red photo and the blue one. Read as not
+# sure of the deck, a card whose top strip alone shows is counted twice.
+RED, BLUE = (40, 40, 220), (220, 40, 40)
+SEEN = {("red", "auto"): ["QH", "QH", "7S"], ("red", "four"): ["QH", "7S"],
+        ("blue", "auto"): ["5D", "5D"], ("blue", "four"): ["5D"]}
+
+
+def _four_corner_photos(image: Any, corners: str) -> list[str]:
+    blue, _, red = image.reshape(-1, 3).mean(axis=0)
+    return SEEN["red" if red > blue else "blue", corners]
+
+
+@pytest.mark.parametrize(("list_sent", "list_after"), [
+    ("QH QH 7S", "QH 7S 5D"),          # as the first photo read it: it follows the new reading
+    ("QH 7S 9C", "QH 7S 9C 5D"),       # changed by hand: the player's list stays
+])
+def test_a_four_corner_deck_said_on_the_second_photo_reads_both_photos_again(
+        client: Any, token: str, game_id: int, detector: Any, list_sent: str, list_after: str) -> None:
+    detector.sees = _four_corner_photos
+    detector.four_corner_deck = True
+    first = _photo_id(_read(client, token, game_id, _jpeg(RED)))
+    second = _photo_id(_read(client, token, game_id, _jpeg(BLUE), more=True, cards_text=list_sent, current=first))
+    answer = client.post(f"/games/{game_id}/hands/1/players/2/four-corners",
+                         data={"csrf_token": token, "photo_id": str(second)})
+    assert answer.status_code == 302 and answer.location.endswith(f"?photo={second}")
+    assert detector.corners == ["auto", "auto", "four", "four"]
+    page = client.get(answer.location).get_data(as_text=True)
+    assert _list_on(page) == list_after
+    assert f"The photos read again: {len(list_after.split())} cards in the list" in _text(page)
+    assert [card["card"] for card in client.get(f"/api/photos/{first}").get_json()["cards"]] == ["QH", "7S"]
+    assert client.get(f"/api/photos/{second}").get_json()["added_to"] == {
+        "earlier_id": first, "cards_before": list_after.split()[:-1]}

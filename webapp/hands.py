@@ -396,8 +396,14 @@ def four_corner_deck(game_id: int, hand: int, seat: int) -> Any:
         flash(f"Deck saved: all four corners. {error}", "error")
     else:
         found = len(photo["cards"])
-        flash(f"Deck saved: all four corners. The photo read again: {found} card{'s' if found != 1 else ''}; "
-              "check them against the photo, then save.", "ok")
+        added_to = photo["added_to"]
+        if added_to is not None and added_to["earlier_id"] is not None:
+            listed = len(added_to["cards_before"]) + found
+            flash(f"Deck saved: all four corners. The photos read again: {listed} card{'s' if listed != 1 else ''} "
+                  "in the list; check them against the photos, then save.", "ok")
+        else:
+            flash(f"Deck saved: all four corners. The photo read again: {found} card{'s' if found != 1 else ''}; "
+                  "check them against the photo, then save.", "ok")
     return redirect(url_for("hands.player", game_id=game_id, hand=hand, seat=seat, photo=photo_id))
 
 

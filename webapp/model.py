@@ -16,6 +16,7 @@ import re
 import sqlite3
 import threading
 import unicodedata
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -1332,15 +1333,38 @@ def earlier_photos(photo: dict[str, Any]) -> list[dict[str, Any]]:
 
 def read_photo_again(photo_id: int, game_id: int) -> dict[str, Any]:
     """Read a game's stored photo again, as the game's deck now says its corners are (after
-    the players said which); the photo keeps its id. 404 if the game has no such photo."""
+    the players said which); the photo keeps its id. 404 if the game has no such photo.
+
+    A photo whose cards were added to a list read from earlier photos (a hand in two photos)
+    has those read again too, and the list it was added to follows their new reading where
+    it was theirs as read (changed by hand, it is the player's and stays)."""
     game = _game_row(game_id)
     photo = game_photo(photo_id, game_id, with_data=True)
-    # Patient: the deck is said already, and a photo not read again now would keep the
-    # reading of the corners it was read with.
-    reading = read_photo(photo["data"], game["corners"], patient=True)
-    with transaction() as db:
-        db.execute("UPDATE photo SET reading = ? WHERE id = ?", (json.dumps(reading), photo_id))
-    return {"id": photo_id, "game_id": game_id, **reading}
+    # earlier_photos keeps to the photo's own game.
+    chain = [photo] + [game_photo(earlier["id"], game_id, with_data=True) for earlier in earlier_photos(photo)]
+    listed_before: list[str] | None = None   # the older photo's list: as read then
+    listed_now: list[str] = []                # and as read now
+    for shown in reversed(chain):             # the first photo first
+        addition = shown["added_to"]
+        cards_before = addition["cards_before"] if addition else []
+        if (addition is not None and listed_before is not None
+                and Counter(cards_before) == Counter(listed_before)):
+            cards_before_now = listed_now
+        else:
+            cards_before_now = cards_before
+        # Patient: the deck is said already, and a photo not read again now would keep the
+        # reading of the corners it was read with.
+        reading = read_photo(shown["data"], game["corners"], patient=True)
+        with transaction() as db:
+            db.execute("UPDATE photo SET reading = ? WHERE id = ?", (json.dumps(reading), shown["id"]))
+            if addition is not None and cards_before_now != cards_before:
+                db.execute("UPDATE photo_addition SET cards_before = ? WHERE photo_id = ?",
+                           (json.dumps(cards_before_now), shown["id"]))
+        listed_before = cards_before + [card["card"] for card in shown["cards"]]
+        listed_now = cards_before_now + [card["card"] for card in reading["cards"]]
+    # The loop ended on the photo asked for.
+    added_to = None if addition is None else {**addition, "cards_before": cards_before_now}
+    return {"id": photo_id, "game_id": game_id, **reading, "added_to": added_to}
 
 
 # A photo no saved score uses (read and then retaken, or never saved) is kept this long,
