@@ -169,7 +169,8 @@ def meld_problems(meld: Meld, variant: Variant | str) -> list[str]:
     """Every rule ``meld``, as laid (order and stand-ins), breaks under ``variant``.
 
     Structural faults (wrong kind of card, not a set or run at all) stop at the first;
-    the variant's own limits (size, wilds, suits, Aces) are all listed.
+    the variant's own limits (size, wilds, suits, Aces; a red Ace laid as wild where it is
+    not) are all listed.
     """
     v = get_variant(variant)
     shown = format_cards(meld.cards)
@@ -178,11 +179,15 @@ def meld_problems(meld: Meld, variant: Variant | str) -> list[str]:
     if meld.kind not in ("set", "run"):
         return [f"unknown meld kind {meld.kind!r}"]
     wild_flags = [s is not None for s in meld.stands_for]
+    problems: list[str] = []
     for card, stand in zip(meld.cards, meld.stands_for):
         if (stand is not None) != v.is_wild(card):
-            if card.is_red_ace and not v.red_aces_wild:
-                return [f"{card} is not wild in {v.name}, where red Aces are plain Aces "
-                        f"(wild: {v.wild_cards_text}): {shown}"]
+            if card.is_red_ace and not v.red_aces_wild and stand is not None:
+                # Laid as if wild: the meld's other rules are still checked as laid, so a
+                # near miss is not told as one rule away when the meld breaks more.
+                problems.append(f"{card} is not wild in {v.name}, where red Aces are plain Aces "
+                                f"(wild: {v.wild_cards_text}): {shown}")
+                continue
             state = "wild" if v.is_wild(card) else "not wild"
             return [f"{card} is {state} in {v.name}: {shown}"]
         if stand is None and card.is_joker:
@@ -194,19 +199,18 @@ def meld_problems(meld: Meld, variant: Variant | str) -> list[str]:
     hint = " (red Aces are wild)" if v.red_aces_wild and any(c.is_red_ace for c in meld.cards) else ""
     least = SET_MIN if meld.kind == "set" else RUN_MIN
     if len(meld.cards) < least:
-        return [f"A {meld.kind} needs at least {least} cards: {shown}"]
+        return [*problems, f"A {meld.kind} needs at least {least} cards: {shown}"]
     rep = meld.represented
-    problems: list[str] = []
     if meld.kind == "set":
         if len({card.rank for card in rep}) != 1:
-            return [f"A set is cards of one rank: {shown}"]
+            return [*problems, f"A set is cards of one rank: {shown}"]
     else:
         positions = [_run_position(card, i, len(rep), v) for i, card in enumerate(rep)]
         if any(b != a + 1 for a, b in zip(positions, positions[1:])) or len(rep) > _LONGEST_RUN:
             # An Ace at both ends (A..K A) is consecutive, but it goes round the corner too.
             if 1 in positions[1:] or 14 in positions[:-1] or len(rep) > _LONGEST_RUN:
-                return [f"A run never goes round the corner (K A 2): {shown}"]
-            return [f"A run is consecutive ranks, low to high: {shown}"]
+                return [*problems, f"A run never goes round the corner (K A 2): {shown}"]
+            return [*problems, f"A run is consecutive ranks, low to high: {shown}"]
         if v.runs_same_suit and len({card.suit for card in rep}) != 1:
             problems.append(f"A run is all one suit in {v.name}: {shown}")
         if any(

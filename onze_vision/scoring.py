@@ -70,7 +70,8 @@ def check_possible(
     variant = get_variant(variant)
     deck_count = resolve_decks(variant, players=players, decks=decks)
     counts = Counter(parse_cards(cards))
-    for card in sorted(counts):
+    # Jokers first: "played without Jokers" says more than a copy too many of another card.
+    for card in sorted(counts, key=lambda card: (not card.is_joker, card)):
         copies = counts[card]
         if card.is_joker:
             jokers = deck_count * variant.jokers_per_deck

@@ -67,6 +67,7 @@ def test_a_splash_in_a_variant_without_the_rule_is_an_error() -> None:
         pytest.param("once", "QH QH QH", {}, "QH", id="three QH with two decks"),
         pytest.param("onze", "JK JK JK JK JK", {}, "JK", id="five Jokers with two decks"),
         pytest.param("ons", "JK", {}, "JK", id="a Joker in ons"),
+        pytest.param("ons", "8S 8S 8S JK", {}, "JK", id="a Joker in ons said before a copy too many"),
         pytest.param("llenroc", "7S 7S 7S", {"players": 5}, "7S", id="llenroc 5 players: 2 decks"),
         pytest.param("llenroc", "7S 7S 7S 7S 7S", {}, "7S", id="llenroc at most 4 decks"),
         pytest.param("once", "2C 2C 2C", {"decks": 2}, "2C", id="explicit deck count"),

@@ -80,9 +80,15 @@ def test_each_hands_contract_is_the_same_in_every_variant(
     assert (contract.sets, contract.runs, str(contract)) == (sets, runs, text)
 
 
-@pytest.mark.parametrize("hand", [0, 8, -1, "1"])
-def test_a_hand_outside_1_to_7_is_an_error(hand: object) -> None:
-    said = re.escape(f"hand {hand!r} does not exist: Onze is played over hands 1 to 7")
+@pytest.mark.parametrize(("hand", "said"), [
+    (0, "hand 0 does not exist: Onze is played over hands 1 to 7"),
+    (8, "hand 8 does not exist: Onze is played over hands 1 to 7"),
+    (-1, "hand -1 does not exist: Onze is played over hands 1 to 7"),
+    ("1", "a hand is a whole number from 1 to 7, not '1' (str)"),
+    (True, "a hand is a whole number from 1 to 7, not True (bool)"),
+])
+def test_a_hand_outside_1_to_7_is_an_error(hand: object, said: str) -> None:
+    said = re.escape(said)
     with pytest.raises(InvalidRoundError, match=said):
         VARIANTS["onze"].contract(hand)  # type: ignore[arg-type]
     with pytest.raises(InvalidRoundError, match=said):
