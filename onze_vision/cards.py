@@ -20,6 +20,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import total_ordering
 
+from onze_vision.messages import quoted
+
 __all__ = [
     "CARD_CODES",
     "JOKER",
@@ -60,7 +62,7 @@ class InvalidCardError(ValueError):
     def __init__(self, code: object) -> None:
         self.code = code
         super().__init__(
-            f"{code!r} is not a card: write a rank (A, 2-10, J, Q, K) then a suit "
+            f"{quoted(code)} is not a card: write a rank (A, 2-10, J, Q, K) then a suit "
             f"(S, H, D, C), e.g. QH, 10S, AC, or JK for a Joker"
         )
 

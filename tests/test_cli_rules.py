@@ -127,6 +127,14 @@ def test_score_prints_each_card_and_the_total(capsys: pytest.CaptureFixture[str]
     assert "47 points" in out and "JK   30" in out
 
 
+@pytest.mark.parametrize("args", [["score", "--variant", "once", "ZZ"], ["score", "--variant", "nope", "QH"],
+                                  ["check-down", "--variant", "once", "--round", "8", "QH"]])
+def test_bad_input_with_json_says_the_error_as_json_too(capsys: pytest.CaptureFixture[str], args: list[str]) -> None:
+    code, out, err = run(capsys, *args, "--json")
+    assert code == 2
+    assert json.loads(out) == {"error": err.removeprefix("onze-vision: error: ").rstrip("\n")}
+
+
 def test_score_json(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "score", "--variant", "once", "qh", "10♥", "--json")
     assert code == 0
@@ -211,7 +219,16 @@ def test_check_down_json(capsys: pytest.CaptureFixture[str]) -> None:
         "leftover": [],
         "leftover_points": 0,
         "reason": None,
+        "going_out": False,
     }
+
+
+def test_a_whole_hand_7_of_llenroc_says_in_json_that_it_goes_out(capsys: pytest.CaptureFixture[str]) -> None:
+    # Hand 7 is gone down only by splashing: what is left is the discard, not points to score.
+    code, out, _ = run(capsys, "check-down", "--variant", "llenroc", "--round", "7", "--hand", "--json",
+                       *"3H 4H 5H 6H 8S 9S 10S JS 2C 3C 4C JK KD".split())
+    data = json.loads(out)
+    assert code == 0 and data["going_out"] is True and data["leftover"] == ["KD"]
 
 
 def test_check_down_not_valid_exits_1_with_the_reason(capsys: pytest.CaptureFixture[str]) -> None:

@@ -300,6 +300,26 @@ def test_rescue_book_copies_what_can_be_read_and_says_what_could_not(capsys: pyt
     assert "nothing of" in capsys.readouterr().err and not (tmp_path / "d" / "out.sqlite").exists()
 
 
+@pytest.mark.parametrize(("args", "said"), [
+    pytest.param(["serve", "--database", ""], "argument --database: an empty name", id="serve --database ''"),
+    pytest.param(["serve", "--allow-host", " "], "argument --allow-host: an empty name", id="serve --allow-host ' '"),
+    pytest.param(["rescue-book", "book.sqlite", ""], "argument OUT: an empty name", id="rescue-book BOOK ''"),
+])
+def test_an_empty_name_is_refused_not_taken_for_the_default(capsys: pytest.CaptureFixture[str], args: list[str],
+                                                            said: str) -> None:
+    with pytest.raises(SystemExit) as exit_:   # argparse refuses bad arguments by exiting
+        main(args)
+    assert exit_.value.code == 2 and said in capsys.readouterr().err
+
+
+def test_rescue_book_makes_no_folder_that_is_not_there(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    book = _book_of_one_game(tmp_path / "onze.sqlite", "kept")
+    out_book = tmp_path / "mistyped" / "rescued.sqlite"
+    assert main(["rescue-book", str(book), str(out_book)]) == 2
+    assert f"'{out_book}': folder '{out_book.parent}' does not exist" in capsys.readouterr().err
+    assert not out_book.parent.exists()
+
+
 @pytest.mark.parametrize("days", ["-1", "soon", "2.5", "", "36501", "99999999999999999999"])
 def test_whole_photo_days_must_be_a_whole_number_or_forever(capsys: pytest.CaptureFixture[str], days: str) -> None:
     code, _, err = _serve(capsys, "--whole-photo-days", days)

@@ -156,6 +156,7 @@ def test_a_file_name_that_is_not_utf8_is_read_annotated_and_shown_as_valid_json(
     ("{dir}/annotated.xyz", "the name must end in .png, .jpg, .jpeg, .webp"),
     ("{dir}/annotated", "the name must end in .png"),
     ("{dir}/missing/annotated.png", "does not exist"),
+    ("{dir}/" + "x" * 300 + ".png", "is 304 bytes long; a disk takes at most 255: give a shorter name"),
 ])
 def test_annotate_refuses_an_output_it_cannot_or_must_not_write_before_reading(
         fake_models: Path, photos: list[Path], tmp_path: Path, capsys: pytest.CaptureFixture[str],
@@ -166,6 +167,13 @@ def test_annotate_refuses_an_output_it_cannot_or_must_not_write_before_reading(
     captured = capsys.readouterr()
     assert message in captured.err and captured.out == ""
     assert photos[0].read_bytes() == before
+
+
+def test_annotate_refuses_an_empty_name(fake_models: Path, photos: list[Path],
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(["detect", "--models", str(fake_models), "--annotate", "", str(photos[0])])
+    assert exit_.value.code == 2 and "argument --annotate: an empty name" in capsys.readouterr().err
 
 
 def test_annotate_of_several_photos_never_writes_over_one_of_them(

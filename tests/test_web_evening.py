@@ -80,7 +80,30 @@ def test_a_saved_score_leads_to_the_next_player_without_one(client: Any, token: 
     _out(client, token, game_id, 1, 1)
     assert _points(client, token, game_id, 1, 2, 10).location.endswith(f"/games/{game_id}/hands/1#player-3")
     assert _points(client, token, game_id, 1, 4, 10).location.endswith("#player-3")
-    assert _points(client, token, game_id, 1, 3, 10).location.endswith("#player-3")   # every one done
+    done = _points(client, token, game_id, 1, 3, 10)   # every one done: the way on to hand 2
+    assert done.location.endswith(f"/games/{game_id}/hands/1#hand-done")
+    page = _text(client.get(done.location).get_data(as_text=True))
+    assert "Hand 1 is scored. Hand 2 → Bo deals 7 cards: one set + one run." in page
+    assert "no one is marked as gone out" not in page
+
+
+def test_a_hand_scored_with_no_one_marked_out_asks_who_went_out(client: Any, token: str, game_id: int) -> None:
+    for seat in (1, 2, 3, 4):
+        done = _points(client, token, game_id, 1, seat, 10)
+    assert done.location.endswith("#hand-done")
+    page = _text(client.get(done.location).get_data(as_text=True))
+    assert "Every score is in, but no one is marked as gone out: who went out? Their score becomes 0." in page
+    sheet = _text(client.get(f"/games/{game_id}").get_data(as_text=True))
+    assert "Hand 1: no one is marked as gone out. Who went out? Their score becomes 0." in sheet
+    assert client.get(f"/api/games/{game_id}").get_json()["out_unmarked"] == [1]
+    _out(client, token, game_id, 1, 2)
+    assert "no one is marked as gone out" not in _text(client.get(f"/games/{game_id}").get_data(as_text=True))
+
+
+def test_a_hand_whose_zero_was_typed_for_the_player_out_asks_nothing(client: Any, token: str, game_id: int) -> None:
+    for seat, points in ((1, 0), (2, 10), (3, 10), (4, 10)):
+        _points(client, token, game_id, 1, seat, points)
+    assert client.get(f"/api/games/{game_id}").get_json()["out_unmarked"] == []
 
 
 @pytest.mark.parametrize(("seat", "says"), [(1, True), (2, False)])

@@ -120,8 +120,10 @@ def test_changed_rules_count_every_card_score_again_with_their_own_decks(api: An
 
 @pytest.mark.parametrize(("setup", "variant", "said"), [
     ([("score", 2, {"points": 35})], "onze",
-     "Bo's score for hand 1 was typed (35), and a typed number cannot be counted again under other rules: "
-     "save it as the cards instead (or clear it), then change the rules."),
+     "A score was typed, not saved as cards: Bo's for hand 1 (35). A typed number cannot be counted again under "
+     "other rules: keep it as typed, or save it as the cards (or clear it), then change the rules."),
+    ([("score", 2, {"points": 35}), ("score", 3, {"points": 8})], "onze",
+     "2 scores were typed, not saved as cards: Bo's for hand 1 (35) and Cy's for hand 1 (8)."),
     ([("hand", 1, {"out": 1, "splash": True})], "onze",
      "Hand 1 is marked a splash, which Onze (as played in France and the US) does not have: untick it first."),
     ([("score", 2, {"cards": ["JK", "7H"]})], "ons",
@@ -156,7 +158,24 @@ def test_the_sheet_changes_the_rules_and_says_so(client: Any, token: str, api: A
     assert "Rules saved: Once&#39; (Don Williamson&#39;s rules), 2 decks." in response.get_data(as_text=True)
     api.post(f"/api/games/{game_id}/hands/1/scores/1", {"points": 3})
     refused = client.post(f"/games/{game_id}/variant", data={"csrf_token": token, "variant": "onze"})
-    assert refused.status_code == 400 and "was typed (3)" in refused.get_data(as_text=True)
+    page = refused.get_data(as_text=True)
+    assert refused.status_code == 400 and "Ann&#39;s for hand 1 (3)" in page
+    # One more tap changes them anyway, the typed number kept as it is.
+    assert 'name="keep_typed" value="1"' in page and 'name="variant" value="onze"' in page
+    assert "Change the rules, keeping the 1 typed score as typed</button>" in page
+    kept = client.post(f"/games/{game_id}/variant", data={"csrf_token": token, "variant": "onze", "keep_typed": "1"},
+                       follow_redirects=True)
+    assert "Typed scores were kept as typed." in kept.get_data(as_text=True)
+    game = api.get(f"/api/games/{game_id}").get_json()
+    assert game["variant"]["name"] == "onze" and game["hands"][0]["scores"][0]["points"] == 3
+
+
+def test_typed_scores_kept_under_new_rules_are_doubled_as_those_rules_double(api: Any, game_id: int) -> None:
+    api.post(f"/api/games/{game_id}/hands/7/scores/2", {"points": 20})     # llenroc: hand 7 doubles
+    assert _game(api, game_id)["hands"][6]["scores"][1]["points"] == 40
+    assert api.post(f"/api/games/{game_id}/variant", {"variant": "onze", "keep_typed": "yes"}).status_code == 400
+    game = api.post(f"/api/games/{game_id}/variant", {"variant": "onze", "keep_typed": True}).get_json()
+    assert game["hands"][6]["scores"][1]["points"] == 20 and game["hands"][6]["scores"][1]["base"] == 20
 
 
 # --------------------------------------------------------------------- pages drawn before a move
@@ -248,7 +267,7 @@ def test_a_typed_score_set_aside_for_the_player_who_went_out_is_refused_as_any_t
     response = api.post(f"/api/games/{game_id}/variant", {"variant": "onze"})
     assert response.status_code == 400
     assert response.get_json()["error"].startswith(
-        "Bo's score for hand 1 was typed (12) (set aside while they are marked out), and a typed number")
+        "A score was typed, not saved as cards: Bo's for hand 1 (12, set aside while they are marked out).")
 
 
 def test_the_api_clears_a_score_only_as_read_when_told_what_was_read(api: Any, game_id: int) -> None:

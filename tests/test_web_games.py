@@ -152,6 +152,11 @@ def test_overlong_note_is_refused_and_comes_back_to_be_shortened(client: Any, to
     ({"player1": "", "player2": " ", "player3": ""}, "played by 2-8 players; 0 were named"),
     ({"first_dealer": "abc"}, "The first dealer &#39;abc&#39; is not a player number (1-8)"),
     ({"player2": "\u200b"}, "shows nothing on the sheet: type a visible name"),
+    ({"player2": "\u2800"}, "shows nothing on the sheet: type a visible name"),     # the blank Braille sign
+    ({"player2": "B\x00o"}, "holds a control character (&#39;\\x00&#39;): type it as letters"),
+    ({"player2": "B\no"}, "holds a control character (&#39;\\n&#39;): type it on one line"),
+    ({"player2": "\u200bAnn"}, "Two players are called &#39;Ann&#39;"),             # a zero-width space before
+    ({"player2": "\uff21nn"}, "Two players are called &#39;\uff21nn&#39;"),          # a full-width A
 ])
 def test_a_game_that_cannot_start_says_what_to_fix(client: Any, token: str, fields: dict[str, str],
                                                     message: str) -> None:
@@ -159,6 +164,12 @@ def test_a_game_that_cannot_start_says_what_to_fix(client: Any, token: str, fiel
     assert response.status_code == 400
     assert message in response.get_data(as_text=True)
     assert _game_count(client) == 0
+
+
+def test_a_name_keeps_no_invisible_format_character_but_an_emojis_joiners(api: Any) -> None:
+    names = ["\u202ennA", "\U0001f468\u200d\U0001f469\u200d\U0001f467"]   # a right-to-left override; a family
+    game = api.post("/api/games", {"variant": "once", "players": names}).get_json()
+    assert [player["name"] for player in game["players"]] == ["nnA", names[1]]
 
 
 def test_deleting_a_game_asks_first_and_offers_to_undo_it(client: Any, token: str, api: Any, game_id: int) -> None:

@@ -378,6 +378,17 @@ def test_photo_with_no_card_read_says_so(client: Any, token: str, game_id: int, 
     assert 'value=""' in page and "<rect " not in page
 
 
+def test_a_photo_that_reads_no_card_keeps_the_cards_typed_before_it(client: Any, token: str, game_id: int,
+                                                                    detector: Any, jpeg_bytes: bytes) -> None:
+    detector.cards = []
+    response = client.post(f"/games/{game_id}/hands/1/players/2/photo",
+                           data={"csrf_token": token, "photo": (io.BytesIO(jpeg_bytes), "table.jpg"),
+                                 "cards_text": "QH  10S"}, follow_redirects=True)
+    page = html.unescape(response.get_data(as_text=True))
+    assert "No card could be read in this photo, so the list is as it was: take a closer photo" in page
+    assert 'name="cards" class="cards-text" value="QH 10S"' in page
+
+
 def test_an_unsure_card_is_dashed_and_offers_its_alternative(client: Any, token: str, game_id: int, detector: Any,
                                                              jpeg_bytes: bytes) -> None:
     detector.alternatives = {"7S": "7C"}
@@ -516,3 +527,31 @@ def test_a_photo_address_that_is_not_this_games_photo_is_a_404(client: Any, api:
         response = client.get(page + query)
         assert response.status_code == 404, query
         assert message in response.get_data(as_text=True), query
+
+
+@pytest.mark.parametrize("photo", ["forgotten", "another game's", "not a number"])
+def test_cards_sent_with_a_photo_no_longer_kept_come_back_typed(app: Any, client: Any, api: Any, token: str,
+                                                                  game_id: int, jpeg_bytes: bytes,
+                                                                  photo: str) -> None:
+    import sqlite3
+
+    read = client.post(f"/games/{game_id}/hands/1/players/2/photo",
+                       data={"csrf_token": token, "photo": (io.BytesIO(jpeg_bytes), "hand.jpg")})
+    photo_id = read.location.rsplit("photo=", 1)[1]
+    if photo == "forgotten":   # a page left open a week: the photo read and never saved is let go
+        with sqlite3.connect(app.config["DATABASE"]) as db:
+            db.execute("DELETE FROM photo WHERE id = ?", (photo_id,))
+    elif photo == "another game's":
+        other = api.post("/api/games", {"variant": "once", "players": ["Eve", "Fay"]}).get_json()["id"]
+        photo_id = client.post(f"/api/photos?game_id={other}", data=jpeg_bytes, content_type="image/jpeg",
+                               headers={"X-CSRF-Token": token}).get_json()["id"]
+    else:
+        photo_id = "abc"
+    response = _save_cards(client, token, game_id, 1, 2, "QH 7S KD JK 9C", photo_id=str(photo_id))
+    assert response.status_code == 400
+    page = html.unescape(response.get_data(as_text=True))
+    assert "The cards are below as sent: save them again, without the photo." in page
+    assert 'value="QH 7S KD JK 9C"' in page and '<img' not in page.split("<main", 1)[1].split("</main>")[0]
+    assert _score(client, game_id, 1, 2) is None
+    # Saved again as the page now sends it: no photo.
+    assert _save_cards(client, token, game_id, 1, 2, "QH 7S KD JK 9C").status_code == 302

@@ -180,6 +180,13 @@ def test_the_api_adds_a_photos_cards_to_those_before_it(client: Any, api: Any, t
     assert refused.status_code == 400 and "needs \"cards_before\"" in refused.get_json()["error"]
     assert post(game_id=str(game_id), cards_before="QH", earlier_id="999").status_code == 404
     assert post(cards_before="QH", earlier_id=str(first["id"])).status_code == 400   # no game named
+    # A list no hand can hold is refused before anything is read or kept.
+    calls = detector.calls
+    too_many = post(game_id=str(game_id), cards_before="2C " * 27)
+    assert too_many.status_code == 400 and "27 cards: a hand holds at most 26" in too_many.get_json()["error"]
+    impossible = post(game_id=str(game_id), cards_before="2C 2C 2C")   # the game has two decks
+    assert impossible.status_code == 400 and "3 × 2C" in impossible.get_json()["error"]
+    assert detector.calls == calls
 
 
 def test_without_javascript_the_list_the_page_drew_is_sent_along(client: Any, token: str, game_id: int,

@@ -144,6 +144,42 @@ def test_a_chunked_json_body_under_the_limit_is_read(client: Any) -> None:
     assert response.status_code == 200 and response.get_json()["cards"] == ["QH", "10S"]
 
 
+def test_a_chunked_photo_whose_size_is_not_said_is_refused_past_the_limit_not_cut(client: Any) -> None:
+    # Cut at the limit, it was read as "a truncated JPEG": the wrong reason to retake it.
+    body = b"\xff\xd8" + b"\0" * (2 * 1024 * 1024)
+    response = client.post("/api/detect", input_stream=io.BytesIO(body), content_type="image/jpeg",
+                           headers={"Transfer-Encoding": "chunked"}, environ_overrides={"wsgi.input_terminated": True})
+    assert response.status_code == 413
+    assert response.get_json()["error"] == "The upload is too large: the limit is 2 MB."
+
+
+@pytest.mark.parametrize("address", ["/api/games/{n}", "/games/{n}", "/photos/{n}", "/api/photos/{n}",
+                                     "/games/1/hands/{n}", "/api/games/{n}/csv"])
+def test_an_address_with_more_digits_than_python_reads_is_not_found_not_a_crash(client: Any, api: Any,
+                                                                                address: str) -> None:
+    api.post("/api/games", {"variant": "once", "players": ["Ann", "Bo"]})
+    response = client.get(address.format(n="9" * 4301))
+    assert response.status_code == 404
+
+
+@pytest.mark.parametrize(("body", "error"), [
+    pytest.param('{"variant": "llenroc", "players": ["A", "B"], "first_dealer": ' + "9" * 4400 + "}",
+                 "The JSON sent holds a number of 4400 digits (999999999999...): no field takes more than 19.",
+                 id="a JSON number"),
+    pytest.param('{"variant": "llenroc", "cards": "QH", "players": "' + "9" * 5000 + '"}',
+                 '"players" must be a number of at most 19 digits, not \'' + "9" * 29 + "..." + "9" * 29
+                 + "' (5002 characters).", id="digits in a string"),
+    pytest.param('{"variant": "llenroc", "cards": "' + "Q" * 200_000 + '"}',
+                 "'" + "Q" * 29 + "..." + "Q" * 29 + "' (200002 characters) is not a card", id="a card code"),
+])
+def test_a_number_or_code_too_long_to_read_is_refused_by_name_and_quoted_short(client: Any, token: str, body: str,
+                                                                             error: str) -> None:
+    path = "/api/games" if "first_dealer" in body else "/api/score"
+    response = client.post(path, data=body, content_type="application/json", headers={"X-CSRF-Token": token})
+    assert response.status_code == 400
+    assert response.get_json()["error"].startswith(error)
+
+
 def test_json_nested_deeper_than_python_reads_is_bad_input_not_a_crash(client: Any) -> None:
     body = "[" * 100_000 + "]" * 100_000
     response = client.post("/api/score", data=body, content_type="application/json")

@@ -10,7 +10,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from flask import Blueprint, Response, abort, jsonify, request, url_for
+from flask import Blueprint, Response, abort, current_app, jsonify, request, url_for
+
+from onze_vision.messages import quoted
 
 from . import csrf, model, rules
 from .history import game_csv, page_of
@@ -45,21 +47,28 @@ def _json() -> dict[str, Any]:
     size = request.content_length
     if size is not None and size > MAX_JSON_BYTES:
         abort(413, f"The JSON sent is {size / 1024:.0f} KB; a call takes at most {MAX_JSON_BYTES // 1024} KB.")
-    # Read to one byte past the limit: a chunked body says no size, and must not be taken whole.
-    body, left = bytearray(), MAX_JSON_BYTES + 1
-    while left > 0 and (chunk := request.stream.read(left)):
-        body += chunk
-        left -= len(chunk)
+    body = _body_up_to(MAX_JSON_BYTES)
     if len(body) > MAX_JSON_BYTES:
         abort(413, f"The JSON sent is over {MAX_JSON_BYTES // 1024} KB; a call takes at most "
                    f"{MAX_JSON_BYTES // 1024} KB.")
     try:
-        data = json.loads(body) if request.is_json else None
+        data = json.loads(body, parse_int=_json_int) if request.is_json else None
+    except model.InputError:
+        raise
     except (ValueError, RecursionError):   # not JSON, or "[[[[..." deeper than Python parses
         data = None
     if not isinstance(data, dict):
         raise model.InputError("Send a JSON object (Content-Type: application/json).")
     return data
+
+
+def _json_int(digits: str) -> int:
+    """A whole number in the JSON sent; one longer than any field takes is refused by name
+    (Python reads no more than 4,300 digits, and said so as if the JSON were not JSON)."""
+    if len(digits.lstrip("-")) > _LONGEST_NUMBER:
+        raise model.InputError(f"The JSON sent holds a number of {len(digits.lstrip('-'))} digits "
+                               f"({digits[:12]}...): no field takes more than {_LONGEST_NUMBER}.")
+    return int(digits)
 
 
 def _field(data: dict[str, Any], key: str) -> Any:
@@ -73,13 +82,27 @@ def _game_json(game: dict[str, Any]) -> dict[str, Any]:
     return {**game, "url": url_for("sheet.game", game_id=game["id"])}
 
 
+def _body_up_to(limit: int) -> bytes:
+    """The request's body, read to one byte past ``limit``: a chunked body says no size,
+    must not be taken whole, and must not pass for a shorter one."""
+    body, left = bytearray(), limit + 1
+    while left > 0 and (chunk := request.stream.read(left)):
+        body += chunk
+        left -= len(chunk)
+    return bytes(body)
+
+
 def _photo_bytes() -> bytes:
     upload = request.files.get("photo")
     if upload is not None:
         return upload.read()
     if request.mimetype in ("image/jpeg", "image/png", "image/webp", "image/heic", "image/heif",
                             "application/octet-stream"):
-        return request.get_data()
+        limit = current_app.config["MAX_CONTENT_LENGTH"]
+        body = _body_up_to(limit)
+        if len(body) > limit:   # sent chunked, with no size said: Werkzeug cut it at the limit
+            abort(413)
+        return body
     raise model.InputError("No photo was sent: post it as the multipart field \"photo\".")
 
 
@@ -230,8 +253,13 @@ def move_player(game_id: int, seat: int) -> Response:
 
 @bp.route("/games/<int:game_id>/variant", methods=("POST", "PUT"))
 def game_variant(game_id: int) -> Response:
-    """Change the game's rules: {"variant": name}; scores from cards are counted again."""
-    return jsonify(_game_json(model.set_variant(game_id, _field(_json(), "variant"))))
+    """Change the game's rules: {"variant": name}; scores from cards are counted again. A typed
+    score refuses the change, unless "keep_typed": true keeps typed scores as typed."""
+    data = _json()
+    keep_typed = data.get("keep_typed", False)
+    if not isinstance(keep_typed, bool):
+        raise model.InputError(f"\"keep_typed\" is true or false, not {quoted(keep_typed)}.")
+    return jsonify(_game_json(model.set_variant(game_id, _field(data, "variant"), keep_typed=keep_typed)))
 
 
 @bp.route("/games/<int:game_id>/hands/<int:hand>", methods=("POST", "PUT"))
@@ -249,7 +277,8 @@ def score(game_id: int, hand: int, seat: int) -> Response:
     data = _json()
     was = data.get("was")
     if was is not None and not isinstance(was, str):
-        raise model.InputError(f"\"was\" is the score's \"version\" as read (a string, \"\" for no score), not {was!r}.")
+        raise model.InputError("\"was\" is the score's \"version\" as read (a string, \"\" for no score), "
+                               f"not {quoted(was)}.")
     game = model.save_score(game_id, hand, seat, cards=data.get("cards"), points=data.get("points"),
                             photo_id=data.get("photo_id"), was=was)
     return jsonify(_game_json(game))
@@ -288,8 +317,15 @@ def _int(value: Any, name: str) -> int:
     # isascii: str.isdigit() also accepts "²", which int() refuses.
     text = str(value).strip()
     if isinstance(value, bool) or not isinstance(value, (int, str)) or not (text.isascii() and text.isdigit()):
-        raise model.InputError(f"\"{name}\" must be a whole number, not {value!r}.")
+        raise model.InputError(f"\"{name}\" must be a whole number, not {quoted(value)}.")
+    if isinstance(value, str) and len(text) > _LONGEST_NUMBER:   # int() refuses 4,301 digits, in its words
+        raise model.InputError(f"\"{name}\" must be a number of at most {_LONGEST_NUMBER} digits, "
+                               f"not {quoted(value)}.")
     return int(value)
+
+
+#: The most digits a number sent to the API may have (a row id has 19).
+_LONGEST_NUMBER = 19
 
 
 @bp.post("/godown")
@@ -311,7 +347,7 @@ def godown() -> Response:
     mode = "down" if data.get("mode") is None else data["mode"]   # null: not said, as "hand" above
     if mode not in ("down", "hand"):
         raise model.InputError(f"\"mode\" is \"down\" (the cards laid down, every one in a meld) or \"hand\" "
-                               f"(find the contract in a whole hand), not {mode!r}.")
+                               f"(find the contract in a whole hand), not {quoted(mode)}.")
     return jsonify(model.check_go_down(variant, hand, data.get("cards"), whole_hand=mode == "hand", **in_game))
 
 

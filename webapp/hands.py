@@ -170,10 +170,15 @@ def player(game_id: int, hand: int, seat: int) -> Any:
                 # Said beside the box the page scrolls to, not at the top out of sight.
                 return _hand_page(game, hand, typed={seat: request.form.get("points", "")}, typed_error=message,
                                   status=status)
+            # Keep what was typed so the player can fix it; nothing was saved. A photo that is
+            # gone (let go a week after it was read unsaved) must not take the list with it.
+            shown = request.form.get("photo_id") or None
+            if shown is not None and not _is_game_photo(shown, game_id):
+                message, shown = f"{message} The cards are below as sent: save them again, without the photo.", \
+                    _NO_PHOTO
             flash(message, "error")
-            # Keep what was typed so the player can fix it; nothing was saved.
-            return _player_page(game, hand, seat, cards_text=request.form.get("cards", ""),
-                                photo_id=request.form.get("photo_id") or None, status=status)
+            return _player_page(game, hand, seat, cards_text=request.form.get("cards", ""), photo_id=shown,
+                                status=status)
         forget("pending", _memory_key(game, hand, seat))
         name = game["players"][seat - 1]["name"]
         before = game["hands"][hand - 1]["scores"][seat - 1]
@@ -193,7 +198,7 @@ def player(game_id: int, hand: int, seat: int) -> Any:
 def _after_score_url(game_id: int, hand: int, seat: int) -> str:
     """Where a saved score leads: the sheet with its winner when that score ended the game;
     else the hand's page at the next player still without a score (a phone need not scroll
-    back down past the players done), or at this player when every one has one."""
+    back down past the players done), or at the way on to the next hand when every one has one."""
     game = model.load_game(game_id)
     if game["finished"]:
         flash(f"Game over: {model.result_text(game)}.", "ok")
@@ -201,8 +206,8 @@ def _after_score_url(game_id: int, hand: int, seat: int) -> str:
     scores = game["hands"][hand - 1]["scores"]
     seats = len(scores)
     following = [(seat + step - 1) % seats + 1 for step in range(1, seats + 1)]
-    anchor = next((s for s in following if scores[s - 1] is None), seat)
-    return f"{_hand_url(game_id, hand)}#player-{anchor}"
+    waiting = next((s for s in following if scores[s - 1] is None), None)
+    return f"{_hand_url(game_id, hand)}#{'hand-done' if waiting is None else f'player-{waiting}'}"
 
 
 #: A photo read for a player and not saved yet is kept waiting on that player's page (in the
@@ -234,11 +239,31 @@ def _waiting_photo(game: dict[str, Any], hand: int, seat: int) -> int | None:
     return None if photo_id is None or (saved and saved.get("photo_id") == photo_id) else int(photo_id)
 
 
+#: ``photo_id`` of a page drawn with no photo at all, not even the saved score's.
+_NO_PHOTO = "none"
+
+
+def _is_game_photo(photo_id: str, game_id: int) -> bool:
+    """Whether ``photo_id`` names a photo the game still keeps."""
+    row_id = _row_id(photo_id)
+    if row_id is None:
+        return False
+    try:
+        model.game_photo(row_id, game_id)
+    except NotFound:
+        return False
+    return True
+
+
 def _player_page(game: dict[str, Any], hand: int, seat: int, *, cards_text: str | None = None,
                  photo_id: Any = None, status: int = 200) -> Any:
     h = game["hands"][hand - 1]
     saved = h["scores"][seat - 1]
     photo = None
+    if photo_id == _NO_PHOTO:
+        photo_id, saved_photo_shown = None, False
+    else:
+        saved_photo_shown = True
     waiting = False
     seen_twice: list[str] = []
     seen_in_photo = False
@@ -258,7 +283,7 @@ def _player_page(game: dict[str, Any], hand: int, seat: int, *, cards_text: str 
             abort(404, f"Photo {photo_id!r} doesn't exist.")
         if photo["game_id"] not in (None, game["id"]):
             abort(404, f"Photo {photo_id} doesn't exist in game {game['id']}.")
-    elif saved and saved.get("photo_id"):
+    elif saved and saved.get("photo_id") and saved_photo_shown:
         photo = model.get_photo(saved["photo_id"])
     if cards_text is None and request.args.get("list") is not None:
         cards_text = request.args["list"]   # a list handed on (a photo added, then let go)
@@ -367,6 +392,13 @@ def player_photo(game_id: int, hand: int, seat: int) -> Any:
     elif found:
         flash(f"Read {found} card{'s' if found != 1 else ''}: check {'them' if found != 1 else 'it'} "
               "against the photo, then save.", "ok")
+    elif typed := " ".join(request.form.get("cards_text", "").split()):
+        # Nothing read: the cards already typed stay in the list (a photo that reads nothing
+        # must not cost what was typed).
+        flash(f"No card could be read in this photo, so the list is as it was: {retake}, or type the cards "
+              "missing below.", "error")
+        return redirect(url_for("hands.player", game_id=game_id, hand=hand, seat=seat, photo=photo["id"],
+                                list=typed))
     elif photo.get("maybe"):
         flash("No card could be read for sure: add the ones possibly missed if they are there, "
               f"type or pick the others below, or {retake}.", "error")

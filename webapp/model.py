@@ -26,8 +26,9 @@ from werkzeug.exceptions import NotFound
 
 from onze_vision.cards import CARD_CODES, Card, parse_cards
 from onze_vision.melds import check_down, find_contract
+from onze_vision.messages import quoted
 from onze_vision.metadata import private_copy, sniff_mime
-from onze_vision.scoring import ImpossibleHandError, check_possible, score_hand
+from onze_vision.scoring import ImpossibleHandError, check_hand_size, check_possible, score_hand
 from onze_vision.variants import VARIANTS, Variant, get_variant
 
 from .db import PHOTO_LEFT_AS_TAKEN, get_db, transaction
@@ -52,6 +53,15 @@ _UNSET: Any = object()
 
 class InputError(ValueError):
     """Input the score sheet refuses; the message quotes it and says why."""
+
+
+class TypedScoresError(InputError):
+    """The rules cannot change as asked: scores were typed, and a typed number was counted
+    under the old rules. ``count``: how many."""
+
+    def __init__(self, message: str, count: int) -> None:
+        super().__init__(message)
+        self.count = count
 
 
 class GameEndedError(InputError):
@@ -151,10 +161,10 @@ def parse_card_list(value: str | Sequence[str] | None) -> list[str]:
         tokens = []
         for item in value:
             if not isinstance(item, str):
-                raise InputError(f"Cards must be given as codes like \"QH\", not {item!r}.")
+                raise InputError(f"Cards must be given as codes like \"QH\", not {quoted(item)}.")
             tokens.extend(t for t in re.split(r"[\s,;]+", item) if t)
     else:
-        raise InputError(f"Cards must be a list of codes like [\"QH\", \"10S\"], not {value!r}.")
+        raise InputError(f"Cards must be a list of codes like [\"QH\", \"10S\"], not {quoted(value)}.")
     return [str(card) for card in parse_cards(tokens)]
 
 
@@ -194,29 +204,60 @@ def parse_hand_number(value: Any) -> int:
     try:
         number = int(str(value).strip())
     except (TypeError, ValueError):
-        raise InputError(f"Hand {value!r} is not a number: hands are 1-7.") from None
+        raise InputError(f"Hand {quoted(value)} is not a number: hands are 1-7.") from None
     if number not in HANDS:
-        raise InputError(f"There is no hand {number}: hands are 1-7.")
+        raise InputError(f"There is no hand {quoted(number)}: hands are 1-7.")
     return number
 
 
 # --------------------------------------------------------------------------- games
 
 
-def _clean_text(value: Any, what: str, limit: int) -> str:
+def _clean_text(value: Any, what: str, limit: int, *, lines: bool = True) -> str:
+    """Text as typed, trimmed; refused where it holds a control character (a NUL, or a line
+    break where ``lines`` is False) or is longer than ``limit``."""
     if value is None:
         return ""
     if not isinstance(value, str):
-        raise InputError(f"The {what} must be text, not {value!r}.")
+        raise InputError(f"The {what} must be text, not {quoted(value)}.")
     value = value.replace("\r\n", "\n").strip()
+    allowed = "\n\t" if lines else ""
+    if control := next((char for char in value if unicodedata.category(char) == "Cc" and char not in allowed), None):
+        where = "on one line, " if control in "\r\n\t" else ""
+        raise InputError(f"The {what} {quoted(value)} holds a control character ({control!r}): type it {where}"
+                         "as letters, digits and signs.")
     if len(value) > limit:
         raise InputError(f"The {what} is {len(value)} characters long; the limit is {limit}.")
     return value
 
 
+#: Invisible format characters a name may keep: the joiners within emoji and some scripts' words.
+_NAME_JOINERS = frozenset("\u200c\u200d")
+#: Letters and signs that draw nothing (Hangul fillers, the blank Braille pattern).
+_BLANK_SIGNS = frozenset("\u115f\u1160\u2800\u3164\uffa0")
+
+
+def _clean_name(value: Any) -> str:
+    """A player's name as typed, on one line, without invisible format characters (a
+    zero-width space, a right-to-left override): they would make "Ann" two players, or
+    show one name as another."""
+    typed = _clean_text(value, "player name", MAX_NAME_LENGTH, lines=False)
+    name = "".join(char for char in typed if unicodedata.category(char) != "Cf" or char in _NAME_JOINERS).strip()
+    if typed and not name:
+        _check_visible([typed])
+    return name
+
+
+def name_key(name: str) -> str:
+    """What two names are compared by: letter case, and the width or form a keyboard gave a
+    letter ("Ａnn", full width), aside."""
+    return unicodedata.normalize("NFKC", name).casefold()
+
+
 def _is_visible(char: str) -> bool:
-    """False for spaces, controls and zero-width marks (a name of only those shows as blank)."""
-    return unicodedata.category(char)[0] not in "ZC"
+    """False for spaces, controls, zero-width marks and signs that draw nothing (a name of
+    only those shows as blank)."""
+    return unicodedata.category(char)[0] not in "ZC" and char not in _BLANK_SIGNS
 
 
 def _deck_corners(value: Any) -> str:
@@ -224,7 +265,7 @@ def _deck_corners(value: Any) -> str:
     corners = "auto" if value is None or value == "" else value
     if not isinstance(corners, str) or corners not in DECK_CORNERS:
         raise InputError(f"The deck's indices are in 'two' or 'four' corners (or 'auto': tell from "
-                         f"each photo), not {value!r}.")
+                         f"each photo), not {quoted(value)}.")
     return corners
 
 
@@ -232,16 +273,16 @@ def _check_visible(names: Sequence[str]) -> None:
     """Refuse a name that would show as blank on the sheet."""
     for name in names:
         if not any(_is_visible(char) for char in name):
-            raise InputError(f"Player name {name!r} shows nothing on the sheet: type a visible name.")
+            raise InputError(f"Player name {quoted(name)} shows nothing on the sheet: type a visible name.")
 
 
 def _check_different(names: Sequence[str]) -> None:
     """Refuse two players of one name (letter case aside): the sheet could not tell them apart."""
     seen: set[str] = set()
     for name in names:
-        if name.casefold() in seen:
-            raise InputError(f"Two players are called {name!r}: give each a different name.")
-        seen.add(name.casefold())
+        if name_key(name) in seen:
+            raise InputError(f"Two players are called {quoted(name)}: give each a different name.")
+        seen.add(name_key(name))
 
 
 def create_game(variant_name: str, names: Iterable[Any], first_dealer: Any = 1, note: Any = "",
@@ -249,7 +290,7 @@ def create_game(variant_name: str, names: Iterable[Any], first_dealer: Any = 1, 
     """Start a game; return its id. ``first_dealer`` is a seat number (1-based) or a name;
     ``corners`` which corners of the deck's cards carry an index (:data:`DECK_CORNERS`)."""
     variant = get_variant(str(variant_name or "").strip())
-    players = [_clean_text(name, "player name", MAX_NAME_LENGTH) for name in names]
+    players = [_clean_name(name) for name in names]
     for seat, name in enumerate(players, start=1):
         if not name:
             raise InputError(f"Player {seat}'s name is blank: name every player, in seat order.")
@@ -281,13 +322,13 @@ def recent_twin(variant_name: str, names: Sequence[str]) -> dict[str, Any] | Non
     """The newest game in the book started in the last :data:`TWIN_MINUTES` minutes with the
     same rules and players in the same seats (letter case and spaces aside) and not finished,
     as ``{"id", "minutes"}``: the same table started on a second phone. None where there is none."""
-    wanted = [str(name).strip().casefold() for name in names]
+    wanted = [name_key(str(name).strip()) for name in names]
     rows = get_db().execute(
         "SELECT id, CAST((julianday('now') - julianday(created)) * 1440 AS INTEGER) AS minutes FROM game"
         " WHERE deleted IS NULL AND variant = ? AND created >= datetime('now', ?) ORDER BY id DESC",
         (str(variant_name or "").strip().lower(), f"-{TWIN_MINUTES} minutes")).fetchall()
     for row in rows:
-        seated = [r["name"].casefold() for r in get_db().execute(
+        seated = [name_key(r["name"]) for r in get_db().execute(
             "SELECT name FROM player WHERE game_id = ? ORDER BY seat", (row["id"],))]
         if seated == wanted and not load_game(row["id"])["finished"]:
             return {"id": row["id"], "minutes": row["minutes"]}
@@ -315,14 +356,14 @@ def _dealer_seat(value: Any, players: list[str]) -> int:
     if seat_number is not None and not isinstance(value, float):
         seat = seat_number
         if not 1 <= seat <= len(players):
-            raise InputError(f"The first dealer must be player 1-{len(players)}, not {seat}.")
+            raise InputError(f"The first dealer must be player 1-{len(players)}, not {quoted(seat)}.")
         return seat
     if isinstance(value, str):
         for seat, name in enumerate(players, start=1):
-            if name.casefold() == value.strip().casefold():
+            if name_key(name) == name_key(value.strip()):
                 return seat
-        raise InputError(f"The first dealer {value!r} is not one of the players.")
-    raise InputError(f"The first dealer must be a seat number or a player's name, not {value!r}.")
+        raise InputError(f"The first dealer {quoted(value)} is not one of the players.")
+    raise InputError(f"The first dealer must be a seat number or a player's name, not {quoted(value)}.")
 
 
 # SQLite's integers are 64-bit: a larger id in a URL names no row (and must not raise).
@@ -411,6 +452,9 @@ def load_game(game_id: int, *, deleted: bool = False) -> dict[str, Any]:
             "note": row["note"] if row else "",
             "scores": scores,
             "complete": all(s is not None for s in scores),
+            # Every score in and no one marked out, though a hand ends with one player going
+            # out (who scores 0): the mark was most likely forgotten.
+            "out_unmarked": out_seat is None and all(s is not None and s["points"] > 0 for s in scores),
             "started": any(s is not None for s in scores),
             "counted": counted,
             "totals": list(totals),
@@ -446,6 +490,7 @@ def load_game(game_id: int, *, deleted: bool = False) -> dict[str, Any]:
         "deleted": game["deleted"], "ended_after": ended_after,
         "players": players, "hands": hands, "totals": totals,
         "current_hand": current, "finished": finished, "missing": missing,
+        "out_unmarked": [h["number"] for h in in_play if h["out_unmarked"]],
         "complete_numbers": [h["number"] for h in complete],
         "leaders": leaders, "winners": leaders if finished else [],
         "complete_hands": len(complete), "standing": standing, "can_end_after": can_end_after,
@@ -635,7 +680,7 @@ def standings(games: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     # Oldest first, so that the newest spelling of a name is the one shown.
     for game in sorted((g for g in games if g["finished"]), key=lambda g: g["id"]):
         for player, total in zip(game["players"], game["totals"]):
-            row = rows.setdefault(player["name"].casefold(), {"games": 0, "wins": 0, "totals": []})
+            row = rows.setdefault(name_key(player["name"]), {"games": 0, "wins": 0, "totals": []})
             row["name"] = player["name"]
             row["games"] += 1
             row["wins"] += player["seat"] in game["winners"]
@@ -687,9 +732,9 @@ def parse_points(value: Any) -> int:
     """A typed score: a whole number of points, not negative."""
     points = _whole_number(value)
     if points is None:
-        raise InputError(f"Score {value!r} is not a whole number of points.")
+        raise InputError(f"Score {quoted(value)} is not a whole number of points.")
     if points < 0:
-        raise InputError(f"Score {points} is negative: a hand scores 0 or more points.")
+        raise InputError(f"Score {quoted(points)} is negative: a hand scores 0 or more points.")
     return points
 
 
@@ -724,7 +769,7 @@ def save_score(game_id: int, hand: int, seat: int, *, cards: Any = None, points:
             raise InputError(f"For {name}: {error}") from None
         limit = max_points(variant, hand, doubled=False)
         if base > limit:
-            raise InputError(f"{name}'s score {base} is more than any hand {hand} can hold "
+            raise InputError(f"{name}'s score {quoted(base)} is more than any hand {hand} can hold "
                              f"(at most {limit} before doubling): check the number.")
     photo = _photo_ref(photo_id, game_id)
     with transaction() as db:
@@ -741,7 +786,7 @@ def save_score(game_id: int, hand: int, seat: int, *, cards: Any = None, points:
             raise InputError(f"No cards for {name}: only the player who went out has none left. "
                              f"Add the cards {name} holds, or mark {name} as out on the hand.")
         if out_seat == seat and base != 0:
-            raise InputError(f"{name} went out in hand {hand}, so their score is 0, not {base}.")
+            raise InputError(f"{name} went out in hand {hand}, so their score is 0, not {quoted(base)}.")
         if card_codes is not None:
             others = _saved_cards(db, game_id, hand, leaving_out=(seat, out_seat))
             try:
@@ -771,7 +816,7 @@ def _photo_ref(photo_id: Any, game_id: int) -> int | None:
         return None
     photo = _whole_number(photo_id)
     if photo is None:
-        raise InputError(f"Photo {photo_id!r} is not a photo number.")
+        raise InputError(f"Photo {quoted(photo_id)} is not a photo number.")
     row = _row_by_id("SELECT game_id FROM photo WHERE id = ?", photo)
     if row is None or row["game_id"] not in (None, game_id):
         raise InputError(f"Photo {photo} doesn't exist in game {game_id}.")
@@ -1027,7 +1072,7 @@ def parse_splash(value: Any) -> bool:
         return False
     if value in (1, "1", "true", "on", "yes"):
         return True
-    raise InputError(f"Splash must be true or false, not {value!r}.")
+    raise InputError(f"Splash must be true or false, not {quoted(value)}.")
 
 
 def _out_seat(value: Any, game: dict[str, Any]) -> int | None:
@@ -1035,9 +1080,9 @@ def _out_seat(value: Any, game: dict[str, Any]) -> int | None:
         return None
     seat = _whole_number(value)
     if seat is None:
-        raise InputError(f"Who went out must be a player number, not {value!r}.")
+        raise InputError(f"Who went out must be a player number, not {quoted(value)}.")
     if not 1 <= seat <= len(game["players"]):
-        raise InputError(f"Player {seat} doesn't exist in game {game['id']} "
+        raise InputError(f"Player {quoted(seat)} doesn't exist in game {game['id']} "
                          f"(it has players 1-{len(game['players'])}).")
     return seat
 
@@ -1051,17 +1096,17 @@ def set_player_names(game_id: int, names: Any) -> dict[str, Any]:
     """
     game = load_game(game_id)
     if isinstance(names, (str, bytes)) or not isinstance(names, Sequence):
-        raise InputError(f"The players' names come as a list in seat order, not {names!r}.")
+        raise InputError(f"The players' names come as a list in seat order, not {quoted(names)}.")
     count = len(game["players"])
     if len(names) != count:
         raise InputError(f"Game {game_id} has {count} players and {len(names)} "
                          f"{'name was' if len(names) == 1 else 'names were'} given: a name is corrected "
                          "in its seat, players are not added or removed once the game has started.")
-    cleaned = [_clean_text(name, "player name", MAX_NAME_LENGTH) for name in names]
+    cleaned = [_clean_name(name) for name in names]
     for seat, name in enumerate(cleaned, start=1):
         if not name:
             raise InputError(f"Player {seat}'s name is blank: every player keeps a name "
-                             f"(it was {game['players'][seat - 1]['name']!r}).")
+                             f"(it was {quoted(game['players'][seat - 1]['name'])}).")
     _check_visible(cleaned)
     _check_different(cleaned)
     with transaction() as db:
@@ -1094,7 +1139,7 @@ def move_player(game_id: int, seat: Any, to: Any, *, seating: str | None = None)
     old, new = _whole_number(seat), _whole_number(to)
     for value, number in ((seat, old), (to, new)):
         if number is None or not 1 <= number <= count:
-            raise InputError(f"Seat {value!r} is not one of game {game_id}'s seats (1-{count}).")
+            raise InputError(f"Seat {quoted(value)} is not one of game {game_id}'s seats (1-{count}).")
     assert old is not None and new is not None
     order = list(range(1, count + 1))
     order.insert(new - 1, order.pop(old - 1))           # order[i]: the old seat now at seat i + 1
@@ -1119,12 +1164,17 @@ def move_player(game_id: int, seat: Any, to: Any, *, seating: str | None = None)
     return load_game(game_id)
 
 
-def set_variant(game_id: int, variant_name: Any) -> dict[str, Any]:
+#: The typed scores a refusal names one by one (the others are counted).
+TYPED_SCORES_NAMED = 6
+
+
+def set_variant(game_id: int, variant_name: Any, *, keep_typed: bool = False) -> dict[str, Any]:
     """Change the game's rules (the wrong variant was chosen at the start): the decks follow
-    the new rules, and every score saved from cards is scored again under them. Refused,
-    changing nothing, where a score was typed (its points were counted under the old rules),
-    a hand is marked a splash the new rules lack, or the cards saved could not be dealt
-    from the new rules' decks."""
+    the new rules, and every score saved from cards is scored again under them. A typed
+    score's points were counted under the old rules: it is refused (:class:`TypedScoresError`,
+    naming them all), or with ``keep_typed`` kept as typed (doubled as the new rules double
+    its hand). Refused too, changing nothing, where a hand is marked a splash the new rules
+    lack, or the cards saved could not be dealt from the new rules' decks."""
     game = load_game(game_id)
     variant = get_variant(str(variant_name or "").strip())
     players = len(game["players"])
@@ -1142,26 +1192,44 @@ def set_variant(game_id: int, variant_name: Any) -> dict[str, Any]:
         # with the mark undone: a typed one is refused as any typed score is.
         counted = [row for row in rows if row["seat"] != outs.get(row["hand"])]
         typed = [row for row in rows if row["cards"] is None]
-        if typed:
-            first = typed[0]
-            aside = " (set aside while they are marked out)" if first["seat"] == outs.get(first["hand"]) else ""
-            raise InputError(f"{_player_name(game, first['seat'])}'s score for hand {first['hand']} was typed "
-                             f"({first['base']}){aside}, and a typed number cannot be counted again under other "
-                             "rules: save it as the cards instead (or clear it), then change the rules.")
+        if typed and not keep_typed:
+            named = [f"{_player_name(game, row['seat'])}'s for hand {row['hand']} ({row['base']}"
+                     f"{', set aside while they are marked out' if row['seat'] == outs.get(row['hand']) else ''})"
+                     for row in typed[:TYPED_SCORES_NAMED]]
+            if len(typed) > TYPED_SCORES_NAMED:
+                named.append(f"{len(typed) - TYPED_SCORES_NAMED} more")
+            listed = named[0] if len(named) == 1 else ", ".join(named[:-1]) + " and " + named[-1]
+            what = "A score was" if len(typed) == 1 else f"{len(typed)} scores were"
+            raise TypedScoresError(
+                f"{what} typed, not saved as cards: {listed}. A typed number cannot be counted again "
+                "under other rules: keep it as typed, or save it as the cards (or clear it), then change the rules.",
+                len(typed))
+        for row in typed:   # kept as typed: a number the new rules' hand can hold
+            limit = max_points(variant, row["hand"], doubled=False)
+            if row["base"] > limit:
+                raise InputError(f"{_player_name(game, row['seat'])}'s typed score for hand {row['hand']} "
+                                 f"({row['base']}) is more than any hand {row['hand']} of {variant.title} can "
+                                 f"hold (at most {limit} before doubling): correct or clear it first.")
         splashes = {row["number"]: bool(row["splash"]) for row in marks}
         marked = [number for number, splash in splashes.items() if splash]
         if marked and not variant.has_splash:
             raise InputError(f"Hand {marked[0]} is marked a splash, which {variant.title} does not have: "
                              "untick it first.")
         for hand in sorted({row["hand"] for row in counted}):
-            cards = [code for row in counted if row["hand"] == hand for code in json.loads(row["cards"])]
+            cards = [code for row in counted if row["hand"] == hand and row["cards"] is not None
+                     for code in json.loads(row["cards"])]
             try:
                 check_possible(parse_cards(cards), variant, players=players, decks=decks)
             except ImpossibleHandError as error:
                 raise ImpossibleHandError(f"Under {variant.title}, hand {hand}'s saved cards: {error}") from None
         for row in rows:
-            parsed = parse_cards(json.loads(row["cards"]))
             splash = splashes.get(row["hand"], False)
+            if row["cards"] is None:   # kept as typed: doubled as the new rules double its hand
+                db.execute("UPDATE score SET points = ? WHERE game_id = ? AND hand = ? AND seat = ?",
+                           (_typed_final(variant, row["base"], is_doubled(variant, row["hand"], splash)),
+                            game_id, row["hand"], row["seat"]))
+                continue
+            parsed = parse_cards(json.loads(row["cards"]))
             base = score_hand(parsed, variant, players=players, decks=decks, splash=False).points
             points = score_hand(parsed, variant, players=players, decks=decks, splash=splash, hand=row["hand"]).points
             db.execute("UPDATE score SET base = ?, points = ? WHERE game_id = ? AND hand = ? AND seat = ?",
@@ -1283,7 +1351,13 @@ def store_photo(data: bytes | None, game_id: int | None = None, *,
             if game_id is None:
                 raise InputError("A photo added to a hand's cards belongs to a game: name the game.")
             game_photo(earlier_id, game_id)   # 404 before anything is kept
-        added_to = {"earlier_id": earlier_id, "cards_before": [str(card) for card in parse_cards(before)]}
+        cards_before = parse_cards(before)
+        # A list no hand can hold is refused now, not when the score is saved.
+        check_hand_size(cards_before)
+        if game_id is not None:
+            game = _game_row(game_id)
+            check_possible(cards_before, get_variant(game["variant"]), decks=game["decks"])
+        added_to = {"earlier_id": earlier_id, "cards_before": [str(card) for card in cards_before]}
     # One slot for both steps (a HEIC is decoded to be kept as a JPEG: as heavy as a reading),
     # so that a photo waits for its turn once, and never loses it between them.
     with reading_slot():

@@ -239,11 +239,11 @@ def _dealer_now(game: dict[str, Any]) -> str:
     return f", and {dealer} deals hand {number}"
 
 
-def _sheet_refusal(game_id: int, error: ValueError) -> Any:
+def _sheet_refusal(game_id: int, error: ValueError, **context: Any) -> Any:
     """The sheet drawn again with why a change to it was refused (nothing changed)."""
     flash(str(error), "error")
     game = model.load_game(game_id)
-    return render_template("sheet.html", game=game, note_text=game["note"]), 400
+    return render_template("sheet.html", game=game, note_text=game["note"], **context), 400
 
 
 @bp.route("/games/<int:game_id>/dealer", methods=("POST",))
@@ -274,10 +274,17 @@ def move_player(game_id: int, seat: int) -> Any:
 @bp.route("/games/<int:game_id>/variant", methods=("POST",))
 def game_variant(game_id: int) -> Any:
     """Change the game's rules (the wrong variant was chosen): cards saved are scored again."""
+    asked = request.form.get("variant", "")
+    keep_typed = request.form.get("keep_typed") == "1"
     try:
-        game = model.set_variant(game_id, request.form.get("variant", ""))
+        game = model.set_variant(game_id, asked, keep_typed=keep_typed)
+    except model.TypedScoresError as error:
+        # One more tap changes them anyway, keeping the typed numbers as they are.
+        return _sheet_refusal(game_id, error, keep_typed_offer={"variant": asked, "count": error.count})
     except ValueError as error:
         return _sheet_refusal(game_id, error)
+    kept = " Typed scores were kept as typed." if keep_typed and any(
+        score is not None and score["cards"] is None for h in game["hands"] for score in h["scores"]) else ""
     flash(f"Rules saved: {game['variant']['title']}, {game['decks']} decks. Every score from cards was "
-          "counted again under them.", "ok")
+          f"counted again under them.{kept}", "ok")
     return redirect(url_for("sheet.game", game_id=game_id) + "#rules-choice")

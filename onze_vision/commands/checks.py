@@ -8,6 +8,7 @@ status 2. (argparse itself still refuses text that is not a number at all.)
 
 from __future__ import annotations
 
+import argparse
 import math
 import os
 import sys
@@ -18,6 +19,21 @@ def refuse(command: str, problem: str) -> int:
     """Print ``problem`` as ``onze-vision COMMAND: error: ...`` on stderr; return the exit status 2."""
     print(f"onze-vision {command}: error: {problem}", file=sys.stderr)
     return 2
+
+
+def file_name(text: str) -> str:
+    """An argparse type for a file to read or write: not an empty name (``Path("")`` is the
+    current folder, and an empty ``--database`` was taken as none given)."""
+    if not text:
+        raise argparse.ArgumentTypeError("an empty name: give a file's name")
+    return text
+
+
+def non_empty(text: str) -> str:
+    """An argparse type for a name that must say something."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty name")
+    return text
 
 
 def first(*problems: str | None) -> str | None:

@@ -2,7 +2,8 @@
 
 Exit status: 0 success (``check-down``: the go-down is valid), 1 ``check-down`` not
 valid, 2 bad input (unknown card or variant, round outside 1-7, impossible hand,
-unreadable photo), with the message on stderr.
+unreadable photo), with the message on stderr (and, with ``--json``, as ``{"error": ...}`` on
+stdout).
 """
 
 from __future__ import annotations
@@ -116,6 +117,9 @@ def _guarded(handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse
         except BrokenPipeError:
             raise  # the reader of stdout left; the command line's main ends quietly
         except (ValueError, OSError) as error:
+            if getattr(args, "json", False):
+                # A script reading stdout gets JSON it can parse, as detect --json gives.
+                _print_json({"error": str(error)})
             return _error(error)
 
     run.__doc__ = handler.__doc__
@@ -197,14 +201,16 @@ def _cmd_check_down(args: argparse.Namespace) -> int:
     cards = parse_cards(_read_cards(args))
     search = find_contract if args.hand else check_down
     result = search(variant, args.round, cards, players=args.players)
+    # A splash-only hand found in a whole hand goes out: what is left is the discard, not points.
+    going_out = bool(args.hand and result.valid and args.round in variant.splash_hands)
     if args.json:
-        _print_json(result.to_dict())
+        _print_json({**result.to_dict(), "going_out": going_out})
     elif result.valid:
         print(f"Valid: hand {args.round} in {variant.name} is {variant.contract(args.round)}.")
         for meld in result.melds:
             stand_ins = ", ".join(f"{meld.cards[i]} = {card}" for i, card in meld.wilds.items())
             print(f"  {meld.kind:3}  {meld}" + (f"   ({stand_ins})" if stand_ins else ""))
-        if args.hand and args.round in variant.splash_hands:
+        if going_out:
             discard = f", discarding {format_cards(result.leftover)}" if result.leftover else ""
             print(f"  going out{discard}: in hand {args.round} one goes down only by splashing (the others' scores double)")
         elif args.hand:

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
-from pathlib import Path
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from onze_vision.cards import RED_SUITS
+from onze_vision.commands.checks import file_name
 from onze_vision.detector_config import DECK_CORNERS  # light: no model is loaded
 
 from onze_vision.shared import REPO_ROOT, real_photos_dir
@@ -54,7 +56,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     detect.add_argument("--json", action="store_true",
                         help='print [{"image", "cards": [{"card", "confidence", "box"}]}], one entry '
                              'per photo, in order; a photo that could not be read gets {"image", "error"}')
-    detect.add_argument("--annotate", metavar="OUT.png", type=Path,
+    detect.add_argument("--annotate", metavar="OUT.png", type=file_name,
                         help="write the photo with the card boxes and codes drawn on it")
     detect.add_argument("--corners", choices=DECK_CORNERS, default="auto", help=CORNERS_HELP)
     detect.add_argument("--models", metavar="DIR", type=Path, default=None,
@@ -138,10 +140,18 @@ def _shown_name(path: str) -> str:
     return path.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
+#: The longest file name (in bytes) most disks take.
+LONGEST_FILE_NAME = 255
+
+
 def annotation_problem(out_paths: list[Path], photos: list[str]) -> str | None:
     """Why ``--annotate`` cannot write ``out_paths``, checked before any photo is read; else None."""
     inputs = {Path(photo).resolve() for photo in photos}
     for out in out_paths:
+        # Checked first: asking the disk about a longer one raises "File name too long".
+        if len(os.fsencode(out.name)) > LONGEST_FILE_NAME:
+            return (f"--annotate: the drawing's file name '{out.name[:40]}...' is {len(os.fsencode(out.name))} "
+                    f"bytes long; a disk takes at most {LONGEST_FILE_NAME}: give a shorter name")
         if out.suffix.lower() not in ANNOTATION_SUFFIXES:
             return (f"--annotate '{out}': the drawing is written as an image, so the name must end in "
                     f"{', '.join(ANNOTATION_SUFFIXES)}")
@@ -223,7 +233,7 @@ def run_detect(args: argparse.Namespace) -> int:
         return 1
     out_paths: list[Path | None] = [None] * len(args.photos)
     if args.annotate:
-        annotated = annotation_paths(args.annotate, args.photos)
+        annotated = annotation_paths(Path(args.annotate), args.photos)
         problem = annotation_problem(annotated, args.photos)
         if problem:
             _error("detect", problem)

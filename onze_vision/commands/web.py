@@ -18,6 +18,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from onze_vision.commands.checks import file_name, non_empty
+
 #: Hosts that mean "every address of this machine": phones reach it at its network addresses.
 ALL_ADDRESSES = ("0.0.0.0", "::", "")
 
@@ -49,10 +51,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--host", default="127.0.0.1",
                         help="address to listen on (0.0.0.0 lets phones on the same network in; default 127.0.0.1)")
     parser.add_argument("--port", type=_port, default=5000, help="port, 1-65535 (default 5000)")
-    parser.add_argument("--database", metavar="PATH", default=None,
+    parser.add_argument("--database", metavar="PATH", type=file_name, default=None,
                         help="SQLite file (default: $ONZE_DATABASE, else onze.sqlite in the instance folder: instance/ in "
                              "a checkout, <prefix>/var/webapp-instance/ once installed); created if missing")
-    parser.add_argument("--allow-host", action="append", default=[], metavar="NAME",
+    parser.add_argument("--allow-host", action="append", type=non_empty, default=[], metavar="NAME",
                         help="also answer to this name (a Tailscale or hosts-file name); the sheet answers to "
                              "any IP address and this machine's own names, and refuses others (DNS rebinding)")
     parser.add_argument("--whole-photo-days", type=_days, default=None, metavar="DAYS",
@@ -73,8 +75,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                "  onze-vision serve --database rescued.sqlite",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    rescue.add_argument("book", metavar="BOOK", help="the damaged book (an SQLite file)")
-    rescue.add_argument("out", metavar="OUT", help="the new book to write (must not exist yet)")
+    rescue.add_argument("book", metavar="BOOK", type=file_name, help="the damaged book (an SQLite file)")
+    rescue.add_argument("out", metavar="OUT", type=file_name,
+                        help="the new book to write (must not exist yet, in a folder that does)")
     rescue.set_defaults(handler=rescue_book)
 
 
@@ -285,6 +288,10 @@ def rescue_book(args: argparse.Namespace) -> int:
         print(f"onze-vision rescue-book: error: '{args.out}' exists already: give a new file's name",
               file=sys.stderr)
         return 2
+    if not out.parent.is_dir():   # as serve --database: a mistyped folder is not made
+        print(f"onze-vision rescue-book: error: '{args.out}': folder '{out.parent}' does not exist",
+              file=sys.stderr)
+        return 2
     # Read only: a damaged book is never written to, not even by bringing it up to date.
     db = sqlite3.connect(read_only_uri(source), uri=True)
     db.row_factory = sqlite3.Row
@@ -302,7 +309,6 @@ def rescue_book(args: argparse.Namespace) -> int:
               "can be listed (is it a score-sheet book?)", file=sys.stderr)
         return 1
     try:
-        out.parent.mkdir(parents=True, exist_ok=True)
         shutil.move(str(path), out)
         os.chmod(out, 0o600)   # a new book is this account's only, as the sheet makes them
     finally:

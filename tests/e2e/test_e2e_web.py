@@ -275,6 +275,23 @@ def test_an_old_phone_shows_a_far_shot_zoomed_and_saves_typed_cards_with_enter(
     assert _api(live_server, f"/api/games/{game_id}")["hands"][0]["scores"][0]["points"] == 25
 
 
+def test_cards_typed_and_not_saved_come_back_after_a_reload(page: Any, live_server: Any) -> None:
+    """A phone may reload the tab while its camera is open: the list typed is not lost."""
+    sheet = _start_game(page, live_server, ["Ray", "Sue"])
+    page.goto(sheet + "/hands/1/players/2")
+    page.fill("input.cards-text", "KH KD 7S ")
+    page.wait_for_function("document.querySelector('.points-total').textContent.trim() === '27'")
+    page.reload()
+    page.wait_for_function("document.querySelector('.points-total').textContent.trim() === '27'")
+    assert page.input_value(".cards-text") == "KH KD 7S"
+    assert page.locator(".draft-note").inner_text() == "The cards typed before the page reloaded are back: not saved yet."
+    assert_accessible(page, "a player's page with the cards typed before a reload")
+    page.click(".save-btn")
+    page.wait_for_selector("text=Saved")
+    page.goto(sheet + "/hands/1/players/2")   # saved: the list is the saved one, no draft said
+    assert page.input_value(".cards-text") == "KH KD 7S" and page.locator(".draft-note").count() == 0
+
+
 def test_an_unsure_card_is_fixed_with_one_tap(page: Any, live_server: Any) -> None:
     """A 9H read as 6H, unsure, with 9H offered, and a QC possibly missed: a tap each puts them in the list."""
     saved = live_server.app.config["DETECT"]

@@ -37,6 +37,39 @@
     let cards = splitCodes(text.value);
     let request = 0;
 
+    // A player's list typed and not saved comes back after a reload (a phone may reload the
+    // tab while the camera is open). Kept for this page as the server drew it: the same photo
+    // and the same saved score; once the server draws another list, the draft is stale.
+    const drafts = scoring && form && form.id === "score-form" ? window.sessionStorage : null;
+    const photoField = form ? form.querySelector("[name=photo_id]") : null;
+    const wasField = form ? form.querySelector("[name=was]") : null;
+    const draftKey = "onze-draft:" + window.location.pathname + "|" + (photoField ? photoField.value : "") +
+      "|" + (wasField ? wasField.value : "");
+    const drawn = cards.join(" ");
+    function keepDraft() {
+      if (!drafts) return;
+      try {
+        if (cards.join(" ") === drawn) drafts.removeItem(draftKey);
+        else drafts.setItem(draftKey, JSON.stringify({ drawn: drawn, cards: cards }));
+      } catch (error) { /* storage full or refused: the list is simply not kept */ }
+    }
+    if (drafts) {
+      try {
+        const draft = JSON.parse(drafts.getItem(draftKey) || "null");
+        if (draft && draft.drawn === drawn && Array.isArray(draft.cards) && draft.cards.join(" ") !== drawn) {
+          cards = draft.cards.map(String);
+          const note = document.createElement("p");
+          note.className = "meta draft-note";
+          note.setAttribute("role", "status");
+          note.textContent = "The cards typed before the page reloaded are back: not saved yet.";
+          editor.insertBefore(note, editor.firstChild);
+        }
+      } catch (error) { /* a draft unreadable: the list as drawn */ }
+      form.addEventListener("submit", function () {
+        try { drafts.removeItem(draftKey); } catch (error) { /* nothing kept */ }
+      });
+    }
+
     addBox.hidden = false;
 
     // An error about the card list blocks saving it; one about the text being typed into
@@ -58,6 +91,7 @@
     }
 
     function render() {
+      keepDraft();
       // The chips are drawn anew on every change: focus on one of them (a keyboard or a
       // screen reader's user) stays at its place, else it would fall back to the page's top.
       const active = document.activeElement;
