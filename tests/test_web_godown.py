@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import io
+import re
 from typing import Any
 
 import pytest
@@ -138,3 +139,10 @@ def test_the_hand_menu_names_the_contracts_of_the_variant_chosen(client: Any, mo
     assert "7: four sets</option>" in menu
     menu = html.unescape(client.get("/godown?variant=onze").get_data(as_text=True))
     assert "7: three runs</option>" in menu
+
+
+def test_the_reason_shows_the_cards_as_the_chips_do(client: Any, token: str) -> None:
+    response = client.post("/godown", data={"csrf_token": token, "variant": "llenroc", "hand": "2", "mode": "down",
+                                            "cards": "7S 7C 7D 8C 9H 10H AH"})
+    reason = re.search(r'<p class="reason">(.*?)</p>', response.get_data(as_text=True), re.S).group(1)
+    assert "A♥ is not wild in llenroc" in html.unescape(reason) and "8♣ 9♥ 10♥ A♥" in html.unescape(reason)

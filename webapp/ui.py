@@ -3,6 +3,7 @@ of a photo the cards lie in."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -17,6 +18,16 @@ def card_label(code: str) -> str:
     if code == "JK":
         return "Joker"
     return code[:-1] + SUIT_SYMBOLS.get(code[-1:], code[-1:])
+
+
+# A card code standing as a word of its own in a sentence the engine wrote ("... from 10C KC").
+_CODE_IN_WORDS = re.compile(r"(?<![\w])(?:10|[2-9AJQK])[SHDC](?![\w])|(?<![\w])JK(?![\w])")
+
+
+def cards_in_words(text: str) -> str:
+    """The engine's sentence with each card code shown as the chips show it: "no set can be
+    made from 10C KC" -> "no set can be made from 10♣ K♣". Display only."""
+    return _CODE_IN_WORDS.sub(lambda match: card_label(match.group(0)), str(text))
 
 
 def card_class(code: str) -> str:
@@ -62,6 +73,7 @@ def init_app(app: Flask) -> None:
 
     app.jinja_env.filters["card_label"] = card_label
     app.jinja_env.filters["card_class"] = card_class
+    app.jinja_env.filters["cards_in_words"] = cards_in_words
     app.jinja_env.globals["CARD_CODES"] = list(CARD_CODES)
     app.jinja_env.globals["card_choices"] = lambda: [(c, card_label(c)) for c in CARD_CODES]
     app.jinja_env.globals["cards_region"] = cards_region

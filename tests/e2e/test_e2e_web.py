@@ -343,6 +343,13 @@ def test_check_a_go_down(page: Any, live_server: Any) -> None:
     page.wait_for_selector("#verdict.invalid")
     assert "missing one set" in page.inner_text("#verdict")
     shoot(page, "10-godown-invalid")
+    # Choosing a photo reads it and checks its cards at once, as a player's page does.
+    page.set_input_files("#godown-form input[type=file]", str(DATA / "web_edje_IMG_2571.jpg"))
+    page.wait_for_selector("#godown-form .photo img")
+    page.wait_for_selector("#verdict")
+    assert sorted(page.locator("svg.boxes text").all_text_contents()) == ["10♠", "9♥", "Q♣"]
+    assert sorted(page.input_value(".cards-text").split()) == ["10S", "9H", "QC"]
+    assert_accessible(page, "a go-down checked from a photo")
 
 
 def test_two_browsers_save_different_players_at_once(browser: Any, live_server: Any) -> None:

@@ -114,7 +114,7 @@ document.addEventListener("DOMContentLoaded", function () {
   }
 
   // Choosing a photo reads it right away (one tap less at the table).
-  document.querySelectorAll(".upload-form input[type=file]").forEach(function (input) {
+  document.querySelectorAll(".upload-form input[type=file], input[type=file][data-read-on-choose]").forEach(function (input) {
     input.addEventListener("change", function () {
       const form = input.form;
       const limit = Number(form.dataset.maxBytes || 0);
