@@ -67,7 +67,7 @@ def test_a_first_score_saved_meanwhile_on_another_phone_is_not_replaced_unseen(
     assert was == ""                                                     # no score yet
     api.post(f"/api/games/{game_id}/hands/1/scores/3", {"points": 20})
     response = _send(client, token, game_id, 3, was, mode="cards", cards="QH")
-    assert response.status_code == 409 and "it is now 20 typed." in _page(response)
+    assert response.status_code == 409 and "it is now a typed 20." in _page(response)
 
 
 def test_a_clear_from_a_page_drawn_before_another_phone_changed_the_score_clears_nothing(
@@ -79,7 +79,7 @@ def test_a_clear_from_a_page_drawn_before_another_phone_changed_the_score_clears
     api.post(f"/api/games/{game_id}/hands/1/scores/2", {"points": 9})
     response = client.post(f"/games/{game_id}/hands/1/players/2/delete", data={"csrf_token": token, "was": was})
     assert response.status_code == 409
-    assert "it is now 9 typed. Nothing was cleared." in _page(response)
+    assert "it is now a typed 9. Nothing was cleared." in _page(response)
     assert _score(api, game_id, 1, 2)["points"] == 9
 
 
@@ -130,7 +130,7 @@ def test_a_photo_score_replaced_by_a_typed_number_comes_back_with_one_tap(
     page = _page(client.post(f"/games/{game_id}/hands/1/players/2",
                              data={"csrf_token": token, "mode": "points", "points": "5", "was": was},
                              follow_redirects=True))
-    assert "Saved Bo's score for hand 1: 5 typed (it was 25 with Q\u2665 7\u2660 8\u2666)." in page
+    assert "Saved Bo's score for hand 1: a typed 5 (it was 25 with Q\u2665 7\u2660 8\u2666)." in page
     assert "Undo: put the earlier score back" in page
     page = _page(client.post(f"/games/{game_id}/hands/1/players/2/undo", data={"csrf_token": token},
                              follow_redirects=True))
@@ -147,7 +147,7 @@ def test_a_cleared_score_comes_back_with_one_tap(client: Any, api: Any, token: s
     api.post(f"/api/games/{game_id}/hands/1/scores/3", {"points": 14})
     page = _page(client.post(f"/games/{game_id}/hands/1/players/3/delete", data={"csrf_token": token},
                              follow_redirects=True))
-    assert "Cleared Cy's score for hand 1: it was 14 typed." in page and "Undo: put the earlier score back" in page
+    assert "Cleared Cy's score for hand 1: it was a typed 14." in page and "Undo: put the earlier score back" in page
     assert _score(api, game_id, 1, 3) is None
     client.post(f"/games/{game_id}/hands/1/players/3/undo", data={"csrf_token": token})
     assert _score(api, game_id, 1, 3)["points"] == 14
@@ -161,7 +161,7 @@ def test_an_undo_does_not_put_back_over_a_score_changed_again_since(client: Any,
     page = _page(client.post(f"/games/{game_id}/hands/1/players/3/undo", data={"csrf_token": token},
                              follow_redirects=True))
     assert "Not put back: Cy's score for hand 1 was changed on another device since this page was opened: " \
-           "it is now 30 typed." in page
+           "it is now a typed 30." in page
     assert _score(api, game_id, 1, 3)["points"] == 30
 
 
@@ -196,7 +196,7 @@ def test_a_wrong_photo_read_and_not_saved_is_let_go_keeping_the_saved_score(
     assert "a photo read, not saved" in _page(client.get(f"/games/{game_id}/hands/1"))
     page = _page(client.post(f"/games/{game_id}/hands/1/players/2/forget-photo", data={"csrf_token": token},
                              follow_redirects=True))
-    assert "The photo is let go; Bo's score for hand 1 stays 25 typed." in page
+    assert "The photo is let go; Bo's score for hand 1 stays a typed 25." in page
     assert 'id="not-saved"' not in page and "Wrong photo?" not in page and "alt=\"Photo of the cards\"" not in page
     assert "a photo read, not saved" not in _page(client.get(f"/games/{game_id}/hands/1"))
     assert _score(api, game_id, 1, 2)["points"] == 25

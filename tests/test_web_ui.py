@@ -1,6 +1,8 @@
-"""Template helpers: which part of a photo the page shows."""
+"""Template helpers: which part of a photo the page shows, and where its boxes' labels go."""
 
 from __future__ import annotations
+
+from typing import Any
 
 import pytest
 
@@ -32,3 +34,37 @@ def test_the_page_shows_the_part_of_the_photo_the_cards_lie_in(name: str, shown:
     else:
         assert result == pytest.approx(region), name
 
+
+
+def _label_rect(label: dict[str, Any]) -> tuple[float, float, float, float]:
+    from webapp.ui import _LABEL_CHAR_WIDTH
+
+    return (label["x"], label["y"] - label["font"] * 0.9,
+            label["x"] + _LABEL_CHAR_WIDTH * label["font"] * len(label["label"]), label["y"] + label["font"] * 0.2)
+
+
+def test_labels_of_boxes_lying_close_are_placed_apart_and_on_the_photo() -> None:
+    from webapp.ui import box_labels
+
+    # A tight fan: five indices one above another, 12 px apart, two of them offered as missed.
+    cards = [{"card": code, "box": [100 + 6 * i, 40 + 12 * i, 120 + 6 * i, 70 + 12 * i]}
+             for i, code in enumerate(["QS", "JK", "AC", "7S"])]
+    photo = {"width": 320, "height": 240, "cards": cards[:2] + [{**cards[2], "check": True}],
+             "maybe": [cards[3], {"card": "KH", "box": [0, 0, 15, 20]}]}
+    labels = box_labels(photo, stroke=320 / 250)
+    assert [(label["card"], label["kind"], label["label"]) for label in labels] == [
+        ("QS", "read", "Q♠"), ("JK", "read", "Joker"), ("AC", "unsure", "A♣?"), ("7S", "maybe", "7♠?"),
+        ("KH", "maybe", "K♥?")]
+    rects = [_label_rect(label) for label in labels]
+    for i, a in enumerate(rects):
+        assert 0 <= a[0] and a[2] <= 320 and 0 <= a[1] and a[3] <= 240 + labels[i]["font"]   # on the photo
+        for b in rects[i + 1:]:
+            assert min(a[2], b[2]) <= max(a[0], b[0]) or min(a[3], b[3]) <= max(a[1], b[1])   # apart
+
+
+def test_a_lone_box_has_its_label_above_it() -> None:
+    from webapp.ui import box_labels
+
+    label, = box_labels({"width": 640, "height": 480, "cards": [{"card": "10H", "box": [200, 100, 230, 140]}]},
+                        stroke=2.0)
+    assert (label["x"], label["y"]) == (200.0, 96.0) and label["label"] == "10♥"

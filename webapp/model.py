@@ -512,7 +512,7 @@ def _token(seen: str) -> str:
 
 
 def score_words(score: dict[str, Any] | sqlite3.Row | None) -> str:
-    """A saved score as the pages say it: "35 with Q♥ 7♠ K♦", "35 typed", or "no score"."""
+    """A saved score as the pages say it: "35 with Q♥ 7♠ K♦", "a typed 35", or "no score"."""
     from .ui import card_label   # display words, as the chips show cards
 
     if score is None:
@@ -521,7 +521,7 @@ def score_words(score: dict[str, Any] | sqlite3.Row | None) -> str:
     if isinstance(cards, str):
         cards = json.loads(cards)
     if cards is None:
-        return f"{score['points']} typed"
+        return f"a typed {score['points']}"
     return f"{score['points']} with {' '.join(card_label(c) for c in cards)}" if cards else f"{score['points']}"
 
 

@@ -3,6 +3,7 @@ of a photo the cards lie in."""
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -65,6 +66,60 @@ def cards_region(photo: Mapping[str, Any]) -> tuple[float, float, float, float] 
     return x1, y1, x2 - x1, y2 - y1
 
 
+#: A label's width per character, in font sizes (bold digits and suit signs; a guess that
+#: errs wide, so that labels placed apart stay apart).
+_LABEL_CHAR_WIDTH = 0.66
+
+
+def box_labels(photo: Mapping[str, Any], stroke: float) -> list[dict[str, Any]]:
+    """Each box to draw on ``photo`` with where its label goes, so that labels do not pile on
+    one another where the cards lie close (a tight fan; a corner read twice).
+
+    Returns one dict per card read, then per card offered as possibly missed, in that order:
+    ``card``, ``kind`` ("read", "unsure" or "maybe"), ``box``, ``label`` (its words), and
+    ``x``, ``y`` (the label's baseline start), with ``font`` its size. Labels are placed
+    greedily, sure readings first: above the box, else inside its top, below it, to its
+    right or its left; where every place is taken, the one overlapping least.
+    """
+    font = stroke * 9
+    width, height = float(photo["width"]), float(photo["height"])
+    entries: list[dict[str, Any]] = []
+    for card in photo.get("cards") or []:
+        kind = "unsure" if card.get("alternative") or card.get("check") else "read"
+        entries.append({"card": card["card"], "kind": kind, "box": card["box"]})
+    for card in photo.get("maybe") or []:
+        entries.append({"card": card["card"], "kind": "maybe", "box": card["box"]})
+    placed: list[tuple[float, float, float, float]] = []
+
+    def overlap(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> float:
+        return max(0.0, min(a[2], b[2]) - max(a[0], b[0])) * max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+
+    order = sorted(range(len(entries)), key=lambda i: ("read", "unsure", "maybe").index(entries[i]["kind"]))
+    for i in order:
+        entry = entries[i]
+        entry["label"] = card_label(entry["card"]) + ("" if entry["kind"] == "read" else "?")
+        x1, y1, x2, y2 = (float(v) for v in entry["box"])
+        w = _LABEL_CHAR_WIDTH * font * len(entry["label"])
+        candidates = [(x1, y1 - stroke * 2), (x1 + stroke * 2, y1 + font + stroke),
+                      (x1, y2 + font), (x2 + stroke * 2, y1 + font), (x1 - w - stroke * 2, y1 + font)]
+        best: tuple[float, float, float, float] | None = None
+        best_cost = math.inf
+        for x, y in candidates:
+            # Kept on the photo: a label off its edge is not drawn at all.
+            x = min(max(x, 0.0), max(width - w, 0.0))
+            y = min(max(y, font), height)
+            rect = (x, y - font * 0.9, x + w, y + font * 0.2)
+            cost = sum(overlap(rect, other) for other in placed)
+            if cost < best_cost:
+                best, best_cost = rect, cost
+            if cost == 0:
+                break
+        assert best is not None
+        placed.append(best)
+        entry.update(x=best[0], y=best[1] + font * 0.9, font=font)
+    return entries
+
+
 def init_app(app: Flask) -> None:
     """Register the filters and globals."""
     from onze_vision.cards import CARD_CODES
@@ -77,6 +132,7 @@ def init_app(app: Flask) -> None:
     app.jinja_env.globals["CARD_CODES"] = list(CARD_CODES)
     app.jinja_env.globals["card_choices"] = lambda: [(c, card_label(c)) for c in CARD_CODES]
     app.jinja_env.globals["cards_region"] = cards_region
+    app.jinja_env.globals["box_labels"] = box_labels
     app.jinja_env.globals["DECK_CORNERS"] = dict(DECK_CORNERS)
     app.jinja_env.globals["short_deal_text"] = short_deal_text
     app.jinja_env.globals["deleted_days"] = DELETED_GAME_DAYS
