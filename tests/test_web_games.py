@@ -527,3 +527,19 @@ def test_a_finished_or_old_game_of_the_same_table_is_not_asked_about(client: Any
         for seat in (1, 2):
             api.post(f"/api/games/{done}/hands/{hand}/scores/{seat}", {"points": hand + seat})
     assert _start(client, token, ["Ann", "Bo"], "once").status_code == 302   # played again at once
+
+
+@pytest.mark.parametrize(("path", "body"), [
+    ("/api/games/{id}/hands/1", {}),
+    ("/api/games/{id}/hands/1", {"out": None, "splash": False, "note": ""}),
+    ("/api/games/{id}/note", {"note": ""}),
+    ("/api/games/{id}/corners", {"corners": "auto"}),
+    ("/api/games/{id}/players", {"players": ["Ann", "Bo", "Cy", "Di"]}),
+    ("/api/games/{id}/dealer", {"first_dealer": 1}),
+])
+def test_a_change_to_what_it_already_is_does_not_make_the_other_phones_reload(api: Any, game_id: int, path: str,
+                                                                              body: dict[str, Any]) -> None:
+    before = api.get(f"/api/games/{game_id}/changes").get_json()
+    response = api.post(path.format(id=game_id), body)
+    assert response.status_code == 200, response.get_json()
+    assert api.get(f"/api/games/{game_id}/changes").get_json() == before

@@ -1009,6 +1009,10 @@ def save_hand(game_id: int, hand: int, *, out: Any = _UNSET, splash: Any = _UNSE
                                  "untick the splash first, then clear who went out.")
             raise InputError("A splash needs the player who went out: mark who went out.")
         old_out = row["out_seat"] if row else None
+        if (new_out, new_splash, new_note) == ((old_out, bool(row["splash"]), row["note"]) if row else
+                                               (None, False, "")):
+            # Nothing changes: the sheets open on other phones are not told to reload.
+            return load_game(game_id)
         if new_out != old_out:
             _check_cards_counted(db, game, variant, hand, new_out)
         doubled = is_doubled(variant, hand, new_splash)
@@ -1109,6 +1113,8 @@ def set_player_names(game_id: int, names: Any) -> dict[str, Any]:
                              f"(it was {quoted(game['players'][seat - 1]['name'])}).")
     _check_visible(cleaned)
     _check_different(cleaned)
+    if cleaned == [player["name"] for player in game["players"]]:
+        return game   # the same names again: nothing for the other phones to reload
     with transaction() as db:
         db.executemany("UPDATE player SET name = ? WHERE game_id = ? AND seat = ?",
                        [(name, game_id, seat) for seat, name in enumerate(cleaned, start=1)])
@@ -1124,6 +1130,8 @@ def set_first_dealer(game_id: int, dealer: Any, *, seating: str | None = None) -
     seat = _dealer_seat(dealer, [p["name"] for p in game["players"]])
     with transaction() as db:
         check_seating(db, game_id, seating)
+        if seat == _game_row(game_id)["first_dealer"]:
+            return load_game(game_id)   # no change: nothing for the other phones to reload
         db.execute("UPDATE game SET first_dealer = ? WHERE id = ?", (seat, game_id))
         _touch(db, game_id)
     return load_game(game_id)
@@ -1241,8 +1249,10 @@ def set_variant(game_id: int, variant_name: Any, *, keep_typed: bool = False) ->
 
 def set_game_note(game_id: int, note: Any) -> dict[str, Any]:
     """Replace the game's note (the Onze Book's margin)."""
-    _game_row(game_id)
+    row = _game_row(game_id)
     text = _clean_text(note, "game note", MAX_NOTE_LENGTH)
+    if text == row["note"]:
+        return load_game(game_id)   # the same note again: nothing for the other phones to reload
     with transaction() as db:
         db.execute("UPDATE game SET note = ? WHERE id = ?", (text, game_id))
         _touch(db, game_id)
@@ -1252,8 +1262,10 @@ def set_game_note(game_id: int, note: Any) -> dict[str, Any]:
 def set_game_corners(game_id: int, corners: Any) -> dict[str, Any]:
     """Say which corners of the game's deck carry an index; photos read from now on use it
     (cards already saved stay as they are)."""
-    _game_row(game_id)
+    row = _game_row(game_id)
     value = _deck_corners(corners)
+    if value == row["corners"]:
+        return load_game(game_id)   # no change: nothing for the other phones to reload
     with transaction() as db:
         db.execute("UPDATE game SET corners = ? WHERE id = ?", (value, game_id))
         _touch(db, game_id)
