@@ -325,6 +325,8 @@ class Variant:
         Raises:
             NoSplashError: ``splash`` asked for in a variant without the rule.
         """
+        if not isinstance(splash, bool):   # "no" is a true string: it must not double a score
+            raise TypeError(f"splash is True or False, not {splash!r}")
         if splash and not self.has_splash:
             raise NoSplashError(self)
         if hand is not None and self._hand_index(hand) + 1 in self.splash_hands:

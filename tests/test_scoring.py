@@ -111,3 +111,9 @@ def test_more_cards_than_a_player_can_hold_are_not_one_hand() -> None:
     with pytest.raises(TooManyCardsError, match=r"^27 cards: a hand holds at most 26 \(13 dealt and as many "
                                                 r"drawn or bought\), so these cannot be one player's hand or go-down$"):
         score_hand([*_TWENTY_SIX, "9C"], "llenroc")
+
+
+@pytest.mark.parametrize("splash", ["yes", "no", 1, None])
+def test_splash_is_true_or_false_not_a_truthy_value(splash: object) -> None:
+    with pytest.raises(TypeError, match="splash is True or False"):
+        score_hand(["9H"], "llenroc", splash=splash)  # type: ignore[arg-type]
