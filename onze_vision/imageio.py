@@ -146,6 +146,19 @@ class LoadedImage:
     orientation: int = 1
     data: bytes | None = field(default=None, repr=False, compare=False)
 
+    def __post_init__(self) -> None:
+        # One built by hand (the detector takes one) is refused as a bad photo would be,
+        # not left to fail deep inside OpenCV or ONNX Runtime.
+        image = self.image
+        if not (isinstance(image, np.ndarray) and image.dtype == np.uint8 and image.ndim == 3
+                and image.shape[2] == 3 and image.shape[0] >= 1 and image.shape[1] >= 1):
+            what = (f"a {image.dtype} array of shape {image.shape}" if isinstance(image, np.ndarray)
+                    else type(image).__name__)
+            raise InvalidImageError(f"a LoadedImage holds BGR uint8 pixels (height x width x 3), not {what}")
+        if not (self.width >= 1 and self.height >= 1 and math.isfinite(self.scale) and self.scale > 0):
+            raise InvalidImageError(f"a LoadedImage needs a size of at least 1x1 and a positive scale, not "
+                                    f"{self.width}x{self.height} at scale {self.scale}")
+
 
 def load_image(src: ImageSource, max_side: int | None = None) -> LoadedImage:
     """Load a photo from a path, bytes, a binary file object or a numpy array.

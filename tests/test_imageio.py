@@ -647,3 +647,24 @@ def test_a_large_heic_is_kept_at_4096_px_to_be_read_and_whole_when_asked_whole()
     assert read.image.shape == (2458, UNREDUCED_KEEP_SIDE, 3) and read.image.flags["C_CONTIGUOUS"]
     assert read.scale == pytest.approx(4096 / 5000)
     assert load_image(data).image.shape == (3000, 5000, 3)
+
+
+@pytest.mark.parametrize(("image", "size"), [
+    pytest.param(np.zeros((0, 5, 3), np.uint8), (5, 1), id="no rows"),
+    pytest.param(np.zeros((4, 5), np.uint8), (5, 4), id="grey, two dimensions"),
+    pytest.param(np.zeros((4, 5, 4), np.uint8), (5, 4), id="four channels"),
+    pytest.param(np.zeros((4, 5, 3), np.float32), (5, 4), id="floats"),
+    pytest.param(np.zeros((4, 5, 3), np.uint8), (0, 4), id="no width"),
+])
+def test_a_loaded_image_built_by_hand_that_is_no_photo_is_refused(image: np.ndarray, size: tuple[int, int]) -> None:
+    from onze_vision.imageio import InvalidImageError, LoadedImage
+
+    with pytest.raises(InvalidImageError, match="a LoadedImage"):
+        LoadedImage(image, *size)
+
+
+def test_a_loaded_image_needs_a_positive_scale() -> None:
+    from onze_vision.imageio import InvalidImageError, LoadedImage
+
+    with pytest.raises(InvalidImageError, match="positive scale"):
+        LoadedImage(np.zeros((4, 5, 3), np.uint8), 5, 4, scale=0.0)
