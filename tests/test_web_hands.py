@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import io
+import re
 from typing import Any
 
 import pytest
@@ -555,3 +556,14 @@ def test_cards_sent_with_a_photo_no_longer_kept_come_back_typed(app: Any, client
     assert _score(client, game_id, 1, 2) is None
     # Saved again as the page now sends it: no photo.
     assert _save_cards(client, token, game_id, 1, 2, "QH 7S KD JK 9C").status_code == 302
+
+
+@pytest.mark.parametrize(("more", "said"), [(0, False), (1, True)])
+def test_more_cards_than_were_dealt_are_pointed_out(client: Any, game_id: int, more: int, said: bool) -> None:
+    dealt = _game(client, game_id)["hands"][0]["cards_dealt"]
+    listed = dealt + more
+    cards = ",".join("2C 3C 4C 5C 6C 7C 8C 9C 10C".split()[:listed])
+    page = client.get(f"/games/{game_id}/hands/1/players/2?list={cards}").get_data(as_text=True)
+    note = re.search(r'<p class="count-note[^>]*>([^<]*)</p>', page)
+    assert note is not None and ("hidden" not in note.group(0)) is said
+    assert note.group(1).startswith(f"{listed} cards: more than the {dealt} dealt. Check that no card is listed twice")

@@ -292,6 +292,21 @@ def test_cards_typed_and_not_saved_come_back_after_a_reload(page: Any, live_serv
     assert page.input_value(".cards-text") == "KH KD 7S" and page.locator(".draft-note").count() == 0
 
 
+def test_more_cards_than_were_dealt_are_pointed_out_as_they_are_typed(page: Any, live_server: Any) -> None:
+    sheet = _start_game(page, live_server, ["Uma", "Vic"])
+    dealt = _api(live_server, "/api/games/" + sheet.rsplit("/", 1)[1])["hands"][0]["cards_dealt"]
+    page.goto(sheet + "/hands/1/players/2")
+    codes = "2C 3C 4C 5C 6C 7C 8C 9C 10C JC QC KC".split()
+    page.fill("input.cards-text", " ".join(codes[:dealt]) + " ")
+    assert page.locator(".count-note").is_hidden()
+    page.fill("input.cards-text", " ".join(codes[:dealt + 1]) + " ")
+    page.wait_for_selector(".count-note", state="visible")
+    assert page.locator(".count-note").inner_text().startswith(f"{dealt + 1} cards: more than the {dealt} dealt.")
+    assert_accessible(page, "a player's page listing more cards than were dealt")
+    page.click(".chip-remove >> nth=0")
+    page.wait_for_selector(".count-note", state="hidden")
+
+
 def test_an_unsure_card_is_fixed_with_one_tap(page: Any, live_server: Any) -> None:
     """A 9H read as 6H, unsure, with 9H offered, and a QC possibly missed: a tap each puts them in the list."""
     saved = live_server.app.config["DETECT"]

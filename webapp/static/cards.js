@@ -90,8 +90,20 @@
       return /[HD]$/.test(code) ? "card-red" : "card-black";
     }
 
+    const countNote = editor.querySelector(".count-note");
+    const dealt = Number(editor.dataset.dealt || 0);
+    function sayCount() {
+      if (!countNote || !dealt) return;
+      const over = cards.length > dealt;
+      const words = cards.length + " cards: more than the " + dealt + " dealt. Check that no card is listed twice " +
+        "(cards drawn or bought besides the deal count too).";
+      if (over && countNote.textContent !== words) countNote.textContent = words;
+      countNote.hidden = !over;
+    }
+
     function render() {
       keepDraft();
+      sayCount();
       // The chips are drawn anew on every change: focus on one of them (a keyboard or a
       // screen reader's user) stays at its place, else it would fall back to the page's top.
       const active = document.activeElement;
