@@ -138,6 +138,12 @@ class GoDown:
     hand: int = 0
     leftover_points: int = 0
 
+    def goes_out(self, *, whole_hand: bool) -> bool:
+        """Whether this contract, found in a whole hand (``whole_hand``: :func:`find_contract`),
+        goes out: in a hand one may go down in only by going out (a variant's
+        ``splash_hands``, llenroc's 7th), the cards left are the discard, not points."""
+        return whole_hand and self.valid and self.hand in get_variant(self.variant).splash_hands
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: valid, melds, leftover, leftover_points, reason."""
         return {
@@ -189,11 +195,11 @@ def meld_problems(meld: Meld, variant: Variant | str) -> list[str]:
                                 f"(wild: {v.wild_cards_text}): {shown}")
                 continue
             state = "wild" if v.is_wild(card) else "not wild"
-            return [f"{card} is {state} in {v.name}: {shown}"]
+            return [*problems, f"{card} is {state} in {v.name}: {shown}"]
         if stand is None and card.is_joker:
-            return [f"{v.name} is played without Jokers: {shown}"]
+            return [*problems, f"{v.name} is played without Jokers: {shown}"]
         if stand is not None and stand.is_joker:
-            return [f"a wild card cannot stand for a Joker: {shown}"]
+            return [*problems, f"a wild card cannot stand for a Joker: {shown}"]
     wilds = sum(wild_flags)
     naturals = len(meld.cards) - wilds
     hint = " (red Aces are wild)" if v.red_aces_wild and any(c.is_red_ace for c in meld.cards) else ""

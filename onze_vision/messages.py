@@ -22,7 +22,10 @@ def quoted(value: object, longest: int = LONGEST_QUOTED) -> str:
     if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 4 * longest:
         # ~0.30103 digits per bit; repr() would raise past 4,300 digits.
         return f"a number of about {int(value.bit_length() * 0.30103) + 1} digits"
-    text = repr(value)
+    try:
+        text = repr(value)
+    except ValueError:   # a list or a dict holding such a number
+        return f"a {type(value).__name__} too long to quote"
     if len(text) <= longest:
         return text
     half = longest // 2

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from onze_vision.cards import Card
+from onze_vision.messages import quoted
 
 __all__ = [
     "CONTRACTS",
@@ -64,9 +65,9 @@ class InvalidRoundError(ValueError):
     def __init__(self, hand: object) -> None:
         self.hand = hand
         if isinstance(hand, int) and not isinstance(hand, bool):
-            super().__init__(f"hand {hand!r} does not exist: Onze is played over hands 1 to 7")
+            super().__init__(f"hand {quoted(hand)} does not exist: Onze is played over hands 1 to 7")
         else:   # "3" is hand 3 to a reader: saying it does not exist would contradict itself
-            super().__init__(f"a hand is a whole number from 1 to 7, not {hand!r} ({type(hand).__name__})")
+            super().__init__(f"a hand is a whole number from 1 to 7, not {quoted(hand)} ({type(hand).__name__})")
 
 
 class InvalidPlayerCountError(ValueError):

@@ -172,6 +172,8 @@ def test_each_hand_contract_is_recognised(variant: str, hand: int) -> None:
         # Red Aces played as wild where they are plain Aces, the commonest slip between families.
         pytest.param("llenroc", 1, "7H 7S AH 9S 9D 9C", ["AH is not wild in llenroc, where red Aces are plain Aces", "7S 7H AH"], id="near miss: a red Ace as wild in llenroc"),
         pytest.param("llenroc", 2, "7H 7S AH 9S 10S JK QS", ["AH is not wild in llenroc", "7S 7H AH."], id="near miss: the red Ace where it was laid"),
+        # ...and the meld's other broken rule said too: not one rule away when it is two.
+        pytest.param("llenroc", 2, "7S 7C 7D 8C 9H 10H AH", ["AH is not wild in llenroc", "A run is all one suit in llenroc: 8C 9H 10H AH."], id="near miss: a red Ace as wild in a run of two suits"),
     ],
 )
 def test_reasons_a_player_understands(variant: str, hand: int, cards: str, words: list[str]) -> None:
@@ -367,3 +369,13 @@ def test_the_worst_case_is_fast(variant: str) -> None:
 def test_go_down_is_a_value() -> None:
     result = check_down("once", 1, "7H 7S JK 9C 9D 9H")
     assert isinstance(result, GoDown) and result.variant == "once" and result.hand == 1
+
+
+def test_a_red_ace_laid_as_wild_is_said_with_the_meld_s_structural_fault() -> None:
+    from onze_vision.cards import Card
+    from onze_vision.melds import Meld, meld_problems
+
+    # llenroc: AH laid as a wild 7H beside a Joker laid as a natural card.
+    meld = Meld("set", tuple(parse_cards("AH 7S 7C JK")), (Card.from_code("7H"), None, None, None))
+    problems = meld_problems(meld, "llenroc")
+    assert [problem.split(" in llenroc")[0] for problem in problems] == ["AH is not wild", "JK is wild"]

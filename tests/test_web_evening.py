@@ -178,3 +178,11 @@ def test_a_photo_left_unsaved_and_forgotten_a_week_later_leaves_the_players_page
     assert page.status_code == 200      # was a 404 ("Photo 1 doesn't exist") on this phone for good
     text = _text(page.get_data(as_text=True))
     assert "Saved: 25 points" in text and "not saved yet" not in text
+
+
+def test_a_hand_dealt_without_a_stock_is_not_said_to_lack_who_went_out(client: Any, token: str, api: Any) -> None:
+    game_id = api.post("/api/games", {"variant": "ons", "players": list("ABCDEFGH")}).get_json()["id"]
+    for seat in range(1, 9):
+        _points(client, token, game_id, 7, seat, 10)
+    game = client.get(f"/api/games/{game_id}").get_json()
+    assert game["hands"][6]["short_deal"] and game["out_unmarked"] == []

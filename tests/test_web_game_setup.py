@@ -173,7 +173,9 @@ def test_the_sheet_changes_the_rules_and_says_so(client: Any, token: str, api: A
 def test_typed_scores_kept_under_new_rules_are_doubled_as_those_rules_double(api: Any, game_id: int) -> None:
     api.post(f"/api/games/{game_id}/hands/7/scores/2", {"points": 20})     # llenroc: hand 7 doubles
     assert _game(api, game_id)["hands"][6]["scores"][1]["points"] == 40
-    assert api.post(f"/api/games/{game_id}/variant", {"variant": "onze", "keep_typed": "yes"}).status_code == 400
+    refused = api.post(f"/api/games/{game_id}/variant", {"variant": "onze", "keep_typed": "maybe"})
+    assert refused.status_code == 400
+    assert refused.get_json()["error"] == "\"keep_typed\" must be true or false, not 'maybe'."
     game = api.post(f"/api/games/{game_id}/variant", {"variant": "onze", "keep_typed": True}).get_json()
     assert game["hands"][6]["scores"][1]["points"] == 20 and game["hands"][6]["scores"][1]["base"] == 20
 

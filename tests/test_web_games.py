@@ -154,7 +154,7 @@ def test_overlong_note_is_refused_and_comes_back_to_be_shortened(client: Any, to
     ({"player2": "\u200b"}, "shows nothing on the sheet: type a visible name"),
     ({"player2": "\u2800"}, "shows nothing on the sheet: type a visible name"),     # the blank Braille sign
     ({"player2": "B\x00o"}, "holds a control character (&#39;\\x00&#39;): type it as letters"),
-    ({"player2": "B\no"}, "holds a control character (&#39;\\n&#39;): type it on one line"),
+    ({"player2": "B\x07o"}, "holds a control character (&#39;\\x07&#39;): type it as letters"),
     ({"player2": "\u200bAnn"}, "Two players are called &#39;Ann&#39;"),             # a zero-width space before
     ({"player2": "\uff21nn"}, "Two players are called &#39;\uff21nn&#39;"),          # a full-width A
 ])
@@ -166,10 +166,18 @@ def test_a_game_that_cannot_start_says_what_to_fix(client: Any, token: str, fiel
     assert _game_count(client) == 0
 
 
-def test_a_name_keeps_no_invisible_format_character_but_an_emojis_joiners(api: Any) -> None:
-    names = ["\u202ennA", "\U0001f468\u200d\U0001f469\u200d\U0001f467"]   # a right-to-left override; a family
+def test_a_name_keeps_no_invisible_format_character_but_an_emojis_joiners_and_tags(api: Any) -> None:
+    scotland = "\U0001f3f4\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f"
+    names = ["\u202ennA", "\U0001f468\u200d\U0001f469\u200d\U0001f467", scotland, "Cy\tDi\r\nEd"]
     game = api.post("/api/games", {"variant": "once", "players": names}).get_json()
-    assert [player["name"] for player in game["players"]] == ["nnA", names[1]]
+    # A right-to-left override dropped; a family's joiners and a flag's tags kept; a tab and a
+    # line break (a name pasted from a list) a space each.
+    assert [player["name"] for player in game["players"]] == ["nnA", names[1], scotland, "Cy Di Ed"]
+
+
+def test_a_name_sent_with_an_invisible_character_still_names_its_player(api: Any) -> None:
+    game = api.post("/api/games", {"variant": "llenroc", "players": ["Ann", "Bo"], "first_dealer": "Bo\u200b"})
+    assert game.status_code == 201 and game.get_json()["first_dealer"] == 2
 
 
 def test_deleting_a_game_asks_first_and_offers_to_undo_it(client: Any, token: str, api: Any, game_id: int) -> None:

@@ -388,6 +388,9 @@ def test_a_photo_that_reads_no_card_keeps_the_cards_typed_before_it(client: Any,
     page = html.unescape(response.get_data(as_text=True))
     assert "No card could be read in this photo, so the list is as it was: take a closer photo" in page
     assert 'name="cards" class="cards-text" value="QH 10S"' in page
+    # Opened again later (Back, or from the hand's page): the photo waits, with the list.
+    again = html.unescape(client.get(f"/games/{game_id}/hands/1/players/2").get_data(as_text=True))
+    assert 'name="cards" class="cards-text" value="QH 10S"' in again and "This photo was read" in again
 
 
 def test_an_unsure_card_is_dashed_and_offers_its_alternative(client: Any, token: str, game_id: int, detector: Any,

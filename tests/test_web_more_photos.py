@@ -289,3 +289,29 @@ def test_a_four_corner_deck_said_on_the_second_photo_reads_both_photos_again(
     assert [card["card"] for card in client.get(f"/api/photos/{first}").get_json()["cards"]] == ["QH", "7S"]
     assert client.get(f"/api/photos/{second}").get_json()["added_to"] == {
         "earlier_id": first, "cards_before": list_after.split()[:-1]}
+
+
+def test_a_second_photo_that_cannot_be_read_again_leaves_both_as_they_were_to_try_again(
+        client: Any, token: str, game_id: int, detector: Any) -> None:
+    from webapp import model
+
+    detector.sees = _four_corner_photos
+    detector.four_corner_deck = True
+    first = _photo_id(_read(client, token, game_id, _jpeg(RED)))
+    second = _photo_id(_read(client, token, game_id, _jpeg(BLUE), more=True, cards_text="QH QH 7S", current=first))
+
+    def blue_fails(image: Any, corners: str) -> list[str]:
+        seen = _four_corner_photos(image, corners)
+        if seen == SEEN["blue", "four"]:
+            raise model.DetectorUnavailableError("The card reader is not installed here.")
+        return seen
+
+    detector.sees = blue_fails
+    url = f"/games/{game_id}/hands/1/players/2/four-corners"
+    client.post(url, data={"csrf_token": token, "photo_id": str(second)})
+    # Neither photo was written: the first still reads as it did, the list is as it was.
+    assert [card["card"] for card in client.get(f"/api/photos/{first}").get_json()["cards"]] == ["QH", "QH", "7S"]
+    assert client.get(f"/api/photos/{second}").get_json()["added_to"]["cards_before"] == ["QH", "QH", "7S"]
+    detector.sees = _four_corner_photos
+    answer = client.post(url, data={"csrf_token": token, "photo_id": str(second)})
+    assert _list_on(client.get(answer.location).get_data(as_text=True)) == "QH 7S 5D"

@@ -43,6 +43,10 @@ def no_detector(error: model.DetectorUnavailableError) -> tuple[Response, int]:
 MAX_JSON_BYTES = 256 * 1024
 
 
+#: The most digits a number sent to the API may have: a row id's.
+_LONGEST_NUMBER = len(str(model.MAX_ROW_ID))
+
+
 def _json() -> dict[str, Any]:
     size = request.content_length
     if size is not None and size > MAX_JSON_BYTES:
@@ -98,9 +102,14 @@ def _photo_bytes() -> bytes:
         return upload.read()
     if request.mimetype in ("image/jpeg", "image/png", "image/webp", "image/heic", "image/heif",
                             "application/octet-stream"):
-        limit = current_app.config["MAX_CONTENT_LENGTH"]
+        limit = current_app.config.get("MAX_CONTENT_LENGTH")
+        if limit is None:
+            return request.get_data()
+        # Read to a byte past the limit, never cut at it: a body sent chunked says no size,
+        # and one cut was read as "a truncated JPEG". (Werkzeug's stream mostly refuses it
+        # first, as a 413 too.)
         body = _body_up_to(limit)
-        if len(body) > limit:   # sent chunked, with no size said: Werkzeug cut it at the limit
+        if len(body) > limit:
             abort(413)
         return body
     raise model.InputError("No photo was sent: post it as the multipart field \"photo\".")
@@ -256,9 +265,7 @@ def game_variant(game_id: int) -> Response:
     """Change the game's rules: {"variant": name}; scores from cards are counted again. A typed
     score refuses the change, unless "keep_typed": true keeps typed scores as typed."""
     data = _json()
-    keep_typed = data.get("keep_typed", False)
-    if not isinstance(keep_typed, bool):
-        raise model.InputError(f"\"keep_typed\" is true or false, not {quoted(keep_typed)}.")
+    keep_typed = model.parse_flag(data.get("keep_typed", False), "\"keep_typed\"")
     return jsonify(_game_json(model.set_variant(game_id, _field(data, "variant"), keep_typed=keep_typed)))
 
 
@@ -323,9 +330,6 @@ def _int(value: Any, name: str) -> int:
                                f"not {quoted(value)}.")
     return int(value)
 
-
-#: The most digits a number sent to the API may have (a row id has 19).
-_LONGEST_NUMBER = 19
 
 
 @bp.post("/godown")

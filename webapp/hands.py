@@ -173,12 +173,12 @@ def player(game_id: int, hand: int, seat: int) -> Any:
             # Keep what was typed so the player can fix it; nothing was saved. A photo that is
             # gone (let go a week after it was read unsaved) must not take the list with it.
             shown = request.form.get("photo_id") or None
-            if shown is not None and not _is_game_photo(shown, game_id):
-                message, shown = f"{message} The cards are below as sent: save them again, without the photo.", \
-                    _NO_PHOTO
+            gone = shown is not None and not _is_game_photo(shown, game_id)
+            if gone:
+                message = f"{message} The cards are below as sent: save them again, without the photo."
             flash(message, "error")
-            return _player_page(game, hand, seat, cards_text=request.form.get("cards", ""), photo_id=shown,
-                                status=status)
+            return _player_page(game, hand, seat, cards_text=request.form.get("cards", ""),
+                                photo_id=None if gone else shown, no_photo=gone, status=status)
         forget("pending", _memory_key(game, hand, seat))
         name = game["players"][seat - 1]["name"]
         before = game["hands"][hand - 1]["scores"][seat - 1]
@@ -239,10 +239,6 @@ def _waiting_photo(game: dict[str, Any], hand: int, seat: int) -> int | None:
     return None if photo_id is None or (saved and saved.get("photo_id") == photo_id) else int(photo_id)
 
 
-#: ``photo_id`` of a page drawn with no photo at all, not even the saved score's.
-_NO_PHOTO = "none"
-
-
 def _is_game_photo(photo_id: str, game_id: int) -> bool:
     """Whether ``photo_id`` names a photo the game still keeps."""
     row_id = _row_id(photo_id)
@@ -256,14 +252,12 @@ def _is_game_photo(photo_id: str, game_id: int) -> bool:
 
 
 def _player_page(game: dict[str, Any], hand: int, seat: int, *, cards_text: str | None = None,
-                 photo_id: Any = None, status: int = 200) -> Any:
+                 photo_id: Any = None, no_photo: bool = False, status: int = 200) -> Any:
+    """A player's page for a hand; ``no_photo``: drawn with no photo at all, not even the
+    saved score's (the one sent with the cards is gone)."""
     h = game["hands"][hand - 1]
     saved = h["scores"][seat - 1]
     photo = None
-    if photo_id == _NO_PHOTO:
-        photo_id, saved_photo_shown = None, False
-    else:
-        saved_photo_shown = True
     waiting = False
     seen_twice: list[str] = []
     seen_in_photo = False
@@ -283,7 +277,7 @@ def _player_page(game: dict[str, Any], hand: int, seat: int, *, cards_text: str 
             abort(404, f"Photo {photo_id!r} doesn't exist.")
         if photo["game_id"] not in (None, game["id"]):
             abort(404, f"Photo {photo_id} doesn't exist in game {game['id']}.")
-    elif saved and saved.get("photo_id") and saved_photo_shown:
+    elif saved and saved.get("photo_id") and not no_photo:
         photo = model.get_photo(saved["photo_id"])
     if cards_text is None and request.args.get("list") is not None:
         cards_text = request.args["list"]   # a list handed on (a photo added, then let go)
@@ -363,11 +357,8 @@ def player_photo(game_id: int, hand: int, seat: int) -> Any:
             raise model.InputError("Two photos were chosen: choose one, either to read afresh or to add its "
                                    "cards to the list, and send it.")
         before = model.parse_card_list(request.form.get("cards_text", "")) if adding else []
-        if before and shown is not None:
-            try:
-                model.game_photo(shown, game_id)
-            except NotFound:   # forgotten since, or never this game's: the cards still count
-                shown = None
+        if before and shown is not None and not _is_game_photo(str(shown), game_id):
+            shown = None   # forgotten since, or never this game's: the cards still count
         photo = model.store_photo(upload.read(), game_id, adds_to=(shown, before) if before else None)
     except (ValueError, model.DetectorUnavailableError, model.ReadingBusyError) as error:
         message = str(error)
@@ -394,11 +385,15 @@ def player_photo(game_id: int, hand: int, seat: int) -> Any:
               "against the photo, then save.", "ok")
     elif typed := " ".join(request.form.get("cards_text", "").split()):
         # Nothing read: the cards already typed stay in the list (a photo that reads nothing
-        # must not cost what was typed).
+        # must not cost what was typed), kept with the photo as the list it adds to, so the
+        # page opened again later shows them too.
         flash(f"No card could be read in this photo, so the list is as it was: {retake}, or type the cards "
               "missing below.", "error")
-        return redirect(url_for("hands.player", game_id=game_id, hand=hand, seat=seat, photo=photo["id"],
-                                list=typed))
+        try:
+            model.keep_list_with_photo(photo["id"], typed)
+        except ValueError:   # not cards (a word being typed): handed on as it was typed
+            return redirect(url_for("hands.player", game_id=game_id, hand=hand, seat=seat, photo=photo["id"],
+                                    list=typed))
     elif photo.get("maybe"):
         flash("No card could be read for sure: add the ones possibly missed if they are there, "
               f"type or pick the others below, or {retake}.", "error")

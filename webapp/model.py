@@ -191,12 +191,9 @@ def check_go_down(variant_name: str, hand: int | str, cards: str | Sequence[str]
     if not codes:
         raise InputError("No cards to check: type or photograph the cards laid down.")
     check = find_contract if whole_hand else check_down
-    result = check(variant, number, parse_cards(codes), players=players, decks=decks).to_dict()
-    result.update(variant=variant.name, hand=number, contract=str(variant.contract(number)),
-                  cards=codes, mode="hand" if whole_hand else "down",
-                  # A splash-only hand: the contract found goes out, and what is left is the discard.
-                  going_out=bool(whole_hand and result["valid"] and number in variant.splash_hands))
-    return result
+    found = check(variant, number, parse_cards(codes), players=players, decks=decks)
+    return {**found.to_dict(), "variant": variant.name, "hand": number, "contract": str(variant.contract(number)),
+            "cards": codes, "mode": "hand" if whole_hand else "down", "going_out": found.goes_out(whole_hand=whole_hand)}
 
 
 def parse_hand_number(value: Any) -> int:
@@ -214,44 +211,53 @@ def parse_hand_number(value: Any) -> int:
 
 
 def _clean_text(value: Any, what: str, limit: int, *, lines: bool = True) -> str:
-    """Text as typed, trimmed; refused where it holds a control character (a NUL, or a line
-    break where ``lines`` is False) or is longer than ``limit``."""
+    """Text as typed, trimmed, its line breaks as "\n" (or, where not ``lines``, its line
+    breaks and tabs as one space each run); refused where it holds another control
+    character (a NUL) or is longer than ``limit``."""
     if value is None:
         return ""
     if not isinstance(value, str):
         raise InputError(f"The {what} must be text, not {quoted(value)}.")
-    value = value.replace("\r\n", "\n").strip()
-    allowed = "\n\t" if lines else ""
-    if control := next((char for char in value if unicodedata.category(char) == "Cc" and char not in allowed), None):
-        where = "on one line, " if control in "\r\n\t" else ""
-        raise InputError(f"The {what} {quoted(value)} holds a control character ({control!r}): type it {where}"
-                         "as letters, digits and signs.")
+    value = value.replace("\r\n", "\n").replace("\r", "\n")
+    if not lines:
+        value = re.sub(r"[\t\n]+", " ", value)
+    value = value.strip()
+    if control := next((char for char in value if unicodedata.category(char) == "Cc" and char not in "\n\t"),
+                       None):
+        raise InputError(f"The {what} {quoted(value)} holds a control character ({control!r}): type it as "
+                         "letters, digits and signs.")
     if len(value) > limit:
         raise InputError(f"The {what} is {len(value)} characters long; the limit is {limit}.")
     return value
 
 
-#: Invisible format characters a name may keep: the joiners within emoji and some scripts' words.
-_NAME_JOINERS = frozenset("\u200c\u200d")
+#: Invisible format characters a name may keep: the joiners within emoji and some scripts'
+#: words, and the tags that make a flag of a country's part (England's, Scotland's).
+_NAME_FORMAT_KEPT = frozenset("\u200c\u200d") | frozenset(map(chr, range(0xE0020, 0xE0080)))
 #: Letters and signs that draw nothing (Hangul fillers, the blank Braille pattern).
 _BLANK_SIGNS = frozenset("\u115f\u1160\u2800\u3164\uffa0")
 
 
+def _without_hidden_format(text: str) -> str:
+    """``text`` without invisible format characters (a zero-width space, a right-to-left
+    override) but those :data:`_NAME_FORMAT_KEPT`."""
+    return "".join(char for char in text if unicodedata.category(char) != "Cf" or char in _NAME_FORMAT_KEPT)
+
+
 def _clean_name(value: Any) -> str:
-    """A player's name as typed, on one line, without invisible format characters (a
-    zero-width space, a right-to-left override): they would make "Ann" two players, or
-    show one name as another."""
+    """A player's name as typed, on one line, without invisible format characters: they
+    would make "Ann" two players, or show one name as another."""
     typed = _clean_text(value, "player name", MAX_NAME_LENGTH, lines=False)
-    name = "".join(char for char in typed if unicodedata.category(char) != "Cf" or char in _NAME_JOINERS).strip()
+    name = _without_hidden_format(typed).strip()
     if typed and not name:
         _check_visible([typed])
     return name
 
 
 def name_key(name: str) -> str:
-    """What two names are compared by: letter case, and the width or form a keyboard gave a
-    letter ("Ａnn", full width), aside."""
-    return unicodedata.normalize("NFKC", name).casefold()
+    """What two names are compared by: letter case, the width or form a keyboard gave a
+    letter ("Ａnn", full width) and invisible format characters aside."""
+    return unicodedata.normalize("NFKC", _without_hidden_format(name).strip()).casefold()
 
 
 def _is_visible(char: str) -> bool:
@@ -453,8 +459,10 @@ def load_game(game_id: int, *, deleted: bool = False) -> dict[str, Any]:
             "scores": scores,
             "complete": all(s is not None for s in scores),
             # Every score in and no one marked out, though a hand ends with one player going
-            # out (who scores 0): the mark was most likely forgotten.
-            "out_unmarked": out_seat is None and all(s is not None and s["points"] > 0 for s in scores),
+            # out (who scores 0): the mark was most likely forgotten. Not in a hand dealt
+            # without a stock (Ons, 8 players, hand 7), which the table plays as it agrees.
+            "out_unmarked": out_seat is None and variant.can_deal(n, number)
+            and all(s is not None and s["points"] > 0 for s in scores),
             "started": any(s is not None for s in scores),
             "counted": counted,
             "totals": list(totals),
@@ -1068,15 +1076,21 @@ def _check_cards_counted(db: sqlite3.Connection, game: dict[str, Any], variant: 
             f"cards for hand {hand}: {error}; correct the cards first.") from None
 
 
-def parse_splash(value: Any) -> bool:
-    """Whether a hand was a splash, from JSON's true/false or a form's words ("on", "no"...)."""
+def parse_flag(value: Any, what: str) -> bool:
+    """A yes-or-no field, from JSON's true/false or a form's words ("on", "no", "1"...);
+    ``what`` names it in the refusal ("Splash must be true or false, not 'maybe'.")."""
     if isinstance(value, bool):
         return value
     if value in (None, "", 0, "0", "false", "off", "no"):
         return False
     if value in (1, "1", "true", "on", "yes"):
         return True
-    raise InputError(f"Splash must be true or false, not {quoted(value)}.")
+    raise InputError(f"{what} must be true or false, not {quoted(value)}.")
+
+
+def parse_splash(value: Any) -> bool:
+    """Whether a hand was a splash (:func:`parse_flag`)."""
+    return parse_flag(value, "Splash")
 
 
 def _out_seat(value: Any, game: dict[str, Any]) -> int | None:
@@ -1353,7 +1367,8 @@ def store_photo(data: bytes | None, game_id: int | None = None, *,
 
     ``adds_to``: (the photo shown with the list, or None; the cards the list held) where
     this photo's cards are added to a hand's list rather than replace it."""
-    corners = "auto" if game_id is None else _game_row(game_id)["corners"]
+    game = None if game_id is None else _game_row(game_id)
+    corners = "auto" if game is None else game["corners"]
     data = _sent_photo(data)
     # What the photo's cards are added to is checked first: nothing is read for a refusal.
     added_to = None
@@ -1366,8 +1381,7 @@ def store_photo(data: bytes | None, game_id: int | None = None, *,
         cards_before = parse_cards(before)
         # A list no hand can hold is refused now, not when the score is saved.
         check_hand_size(cards_before)
-        if game_id is not None:
-            game = _game_row(game_id)
+        if game is not None:
             check_possible(cards_before, get_variant(game["variant"]), decks=game["decks"])
         added_to = {"earlier_id": earlier_id, "cards_before": [str(card) for card in cards_before]}
     # One slot for both steps (a HEIC is decoded to be kept as a JPEG: as heavy as a reading),
@@ -1386,6 +1400,20 @@ def store_photo(data: bytes | None, game_id: int | None = None, *,
                        (photo_id, added_to["earlier_id"], json.dumps(added_to["cards_before"])))
     clear_old(forget_unused_photos, PHOTOS_FORGOTTEN_AT_ONCE)
     return {"id": photo_id, "game_id": game_id, **reading, "added_to": added_to}
+
+
+def keep_list_with_photo(photo_id: int, cards: str | Sequence[str]) -> None:
+    """Keep ``cards`` as the list a photo that read no card adds to (the cards typed before
+    it), as if they had been sent with it: the photo's page shows them whenever it is opened.
+
+    Raises:
+        InputError, InvalidCardError, TooManyCardsError: ``cards`` are no hand's cards.
+    """
+    codes = parse_card_list(cards)
+    check_hand_size(codes)
+    with transaction() as db:
+        db.execute("INSERT OR IGNORE INTO photo_addition (photo_id, earlier_id, cards_before) VALUES (?, NULL, ?)",
+                   (photo_id, json.dumps(codes)))
 
 
 def game_photo(photo_id: int, game_id: int, *, with_data: bool = False) -> dict[str, Any]:
@@ -1423,34 +1451,39 @@ def read_photo_again(photo_id: int, game_id: int) -> dict[str, Any]:
 
     A photo whose cards were added to a list read from earlier photos (a hand in two photos)
     has those read again too, and the list it was added to follows their new reading where
-    it was theirs as read (changed by hand, it is the player's and stays)."""
+    it was theirs as read (changed by hand, it is the player's and stays). Every photo is
+    read before any is written: one that cannot be read leaves them all as they were, to
+    be read again together."""
     game = _game_row(game_id)
     photo = game_photo(photo_id, game_id, with_data=True)
-    # earlier_photos keeps to the photo's own game.
-    chain = [photo] + [game_photo(earlier["id"], game_id, with_data=True) for earlier in earlier_photos(photo)]
+    # earlier_photos keeps to the photo's own game; the first photo first.
+    chain = [*reversed([game_photo(earlier["id"], game_id, with_data=True) for earlier in earlier_photos(photo)]),
+             photo]
+    # Patient: the deck is said already, and a photo not read again now would keep the
+    # reading of the corners it was read with.
+    readings = [read_photo(shown["data"], game["corners"], patient=True) for shown in chain]
     listed_before: list[str] | None = None   # the older photo's list: as read then
     listed_now: list[str] = []                # and as read now
-    for shown in reversed(chain):             # the first photo first
+    lists_now: list[list[str] | None] = []    # each photo's list before it, where it changes
+    for shown, reading in zip(chain, readings):
         addition = shown["added_to"]
         cards_before = addition["cards_before"] if addition else []
-        if (addition is not None and listed_before is not None
-                and Counter(cards_before) == Counter(listed_before)):
+        cards_before_now = cards_before
+        if addition is not None and listed_before is not None and Counter(cards_before) == Counter(listed_before):
             cards_before_now = listed_now
-        else:
-            cards_before_now = cards_before
-        # Patient: the deck is said already, and a photo not read again now would keep the
-        # reading of the corners it was read with.
-        reading = read_photo(shown["data"], game["corners"], patient=True)
-        with transaction() as db:
-            db.execute("UPDATE photo SET reading = ? WHERE id = ?", (json.dumps(reading), shown["id"]))
-            if addition is not None and cards_before_now != cards_before:
-                db.execute("UPDATE photo_addition SET cards_before = ? WHERE photo_id = ?",
-                           (json.dumps(cards_before_now), shown["id"]))
+        lists_now.append(cards_before_now if cards_before_now != cards_before else None)
         listed_before = cards_before + [card["card"] for card in shown["cards"]]
         listed_now = cards_before_now + [card["card"] for card in reading["cards"]]
-    # The loop ended on the photo asked for.
-    added_to = None if addition is None else {**addition, "cards_before": cards_before_now}
-    return {"id": photo_id, "game_id": game_id, **reading, "added_to": added_to}
+    with transaction() as db:
+        for shown, reading, list_now in zip(chain, readings, lists_now):
+            db.execute("UPDATE photo SET reading = ? WHERE id = ?", (json.dumps(reading), shown["id"]))
+            if list_now is not None:
+                db.execute("UPDATE photo_addition SET cards_before = ? WHERE photo_id = ?",
+                           (json.dumps(list_now), shown["id"]))
+    addition = photo["added_to"]
+    added_to = None if addition is None else {
+        **addition, "cards_before": addition["cards_before"] if lists_now[-1] is None else lists_now[-1]}
+    return {"id": photo_id, "game_id": game_id, **readings[-1], "added_to": added_to}
 
 
 # A photo no saved score uses (read and then retaken, or never saved) is kept this long,

@@ -275,8 +275,9 @@ def move_player(game_id: int, seat: int) -> Any:
 def game_variant(game_id: int) -> Any:
     """Change the game's rules (the wrong variant was chosen): cards saved are scored again."""
     asked = request.form.get("variant", "")
-    keep_typed = request.form.get("keep_typed") == "1"
+    keep_typed = False
     try:
+        keep_typed = model.parse_flag(request.form.get("keep_typed"), "Keeping the typed scores")
         game = model.set_variant(game_id, asked, keep_typed=keep_typed)
     except model.TypedScoresError as error:
         # One more tap changes them anyway, keeping the typed numbers as they are.

@@ -202,7 +202,7 @@ def _cmd_check_down(args: argparse.Namespace) -> int:
     search = find_contract if args.hand else check_down
     result = search(variant, args.round, cards, players=args.players)
     # A splash-only hand found in a whole hand goes out: what is left is the discard, not points.
-    going_out = bool(args.hand and result.valid and args.round in variant.splash_hands)
+    going_out = result.goes_out(whole_hand=args.hand)
     if args.json:
         _print_json({**result.to_dict(), "going_out": going_out})
     elif result.valid:

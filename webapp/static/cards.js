@@ -65,9 +65,8 @@
           editor.insertBefore(note, editor.firstChild);
         }
       } catch (error) { /* a draft unreadable: the list as drawn */ }
-      form.addEventListener("submit", function () {
-        try { drafts.removeItem(draftKey); } catch (error) { /* nothing kept */ }
-      });
+      // Kept through a Save: one that never reaches the server (the Wi-Fi gone) must not
+      // cost it. A save that does changes the score's version, and so the draft's key.
     }
 
     addBox.hidden = false;
