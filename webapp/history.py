@@ -15,6 +15,8 @@ from typing import Any
 
 from flask import Blueprint, Response, abort, current_app, flash, redirect, render_template, request, url_for
 
+from onze_vision.messages import quoted
+
 from . import model
 from .db import get_db, remove_snapshot, rescue_copy, snapshot
 
@@ -48,7 +50,9 @@ def page_of(games: list[dict[str, Any]], asked: str, what: str) -> tuple[list[di
     pages = max(1, math.ceil(len(games) / GAMES_PER_PAGE))
     page = int(asked) if asked.isascii() and asked.isdigit() and len(asked) <= 9 else 0
     if not 1 <= page <= pages:
-        abort(404, f"Page {asked} of {what} doesn't exist: it has pages 1-{pages}.")
+        # An empty or odd page is quoted: "Page '' of the games", not "Page  of the games".
+        shown = asked if asked.strip() and asked.isprintable() and len(asked) <= 20 else quoted(asked)
+        abort(404, f"Page {shown} of {what} doesn't exist: it has pages 1-{pages}.")
     first = (page - 1) * GAMES_PER_PAGE
     return games[first:first + GAMES_PER_PAGE], page, pages
 
