@@ -635,6 +635,15 @@ def test_a_large_photo_of_a_format_without_reduced_decoding_is_kept_at_4096_px_t
     assert load_image(encoded.tobytes()).image.shape[:2] == (3000, 6000)   # whole when asked whole
 
 
+def test_a_large_array_is_kept_at_4096_px_to_be_read_as_a_png_is() -> None:
+    array = np.full((3000, 6000), 90, np.uint8)   # grey: made BGR too
+    read = load_image(array, max_side=960)
+    assert (read.width, read.height, read.format) == (6000, 3000, "ARRAY")
+    assert read.image.shape == (2048, 4096, 3) and read.scale == pytest.approx(4096 / 6000)
+    assert load_image(array).image.shape == (3000, 6000, 3)                # whole when asked whole
+    assert load_image(array[:100, :200], max_side=960).image.shape == (100, 200, 3)   # a small one as it is
+
+
 def test_a_large_heic_is_kept_at_4096_px_to_be_read_and_whole_when_asked_whole() -> None:
     from PIL import Image
     from phone_photos import heic
