@@ -155,7 +155,9 @@ class LoadedImage:
             what = (f"a {image.dtype} array of shape {image.shape}" if isinstance(image, np.ndarray)
                     else type(image).__name__)
             raise InvalidImageError(f"a LoadedImage holds BGR uint8 pixels (height x width x 3), not {what}")
-        if not (self.width >= 1 and self.height >= 1 and math.isfinite(self.scale) and self.scale > 0):
+        numbers = all(isinstance(v, (int, float)) and not isinstance(v, bool)
+                      for v in (self.width, self.height, self.scale))
+        if not (numbers and self.width >= 1 and self.height >= 1 and math.isfinite(self.scale) and self.scale > 0):
             raise InvalidImageError(f"a LoadedImage needs a size of at least 1x1 and a positive scale, not "
                                     f"{self.width}x{self.height} at scale {self.scale}")
 

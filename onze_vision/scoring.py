@@ -150,6 +150,7 @@ def score_hand(
         ImpossibleHandError: cards the decks cannot hold, naming the card.
         TooManyCardsError: more than :data:`MAX_HAND_CARDS` cards.
         NoSplashError: ``splash`` in a variant without the splash rule.
+        TypeError: ``splash`` is not True or False.
     """
     variant = get_variant(variant)
     card_list = parse_cards(cards)

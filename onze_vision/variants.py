@@ -325,6 +325,7 @@ class Variant:
 
         Raises:
             NoSplashError: ``splash`` asked for in a variant without the rule.
+            TypeError: ``splash`` is not True or False.
         """
         if not isinstance(splash, bool):   # "no" is a true string: it must not double a score
             raise TypeError(f"splash is True or False, not {splash!r}")

@@ -175,9 +175,16 @@ def test_a_name_keeps_no_invisible_format_character_but_an_emojis_joiners_and_ta
     assert [player["name"] for player in game["players"]] == ["nnA", names[1], scotland, "Cy Di Ed"]
 
 
-def test_a_name_sent_with_an_invisible_character_still_names_its_player(api: Any) -> None:
-    game = api.post("/api/games", {"variant": "llenroc", "players": ["Ann", "Bo"], "first_dealer": "Bo\u200b"})
+@pytest.mark.parametrize("dealer", ["Bo\u200b", "bo", "B\tO"])
+def test_a_name_sent_with_an_invisible_character_or_a_tab_still_names_its_player(api: Any, dealer: str) -> None:
+    players = ["Ann", "B o"] if "\t" in dealer else ["Ann", "Bo"]
+    game = api.post("/api/games", {"variant": "llenroc", "players": players, "first_dealer": dealer})
     assert game.status_code == 201 and game.get_json()["first_dealer"] == 2
+
+
+def test_a_stray_tag_character_makes_no_second_player_of_one_name(api: Any) -> None:
+    response = api.post("/api/games", {"variant": "llenroc", "players": ["Ann", "Ann\U000e0078", "Di"]})
+    assert response.status_code == 400 and "Two players are called" in response.get_json()["error"]
 
 
 def test_deleting_a_game_asks_first_and_offers_to_undo_it(client: Any, token: str, api: Any, game_id: int) -> None:

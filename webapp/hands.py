@@ -180,6 +180,7 @@ def player(game_id: int, hand: int, seat: int) -> Any:
             return _player_page(game, hand, seat, cards_text=request.form.get("cards", ""),
                                 photo_id=None if gone else shown, no_photo=gone, status=status)
         forget("pending", _memory_key(game, hand, seat))
+        _forget_drafts(game_id, hand, seat)
         name = game["players"][seat - 1]["name"]
         before = game["hands"][hand - 1]["scores"][seat - 1]
         now = after["hands"][hand - 1]["scores"][seat - 1]
@@ -193,6 +194,13 @@ def player(game_id: int, hand: int, seat: int) -> Any:
             flash(f"Saved {name}'s score for hand {hand}.", "ok")
         return redirect(_after_score_url(game_id, hand, seat))
     return _player_page(game, hand, seat, photo_id=request.args.get("photo"))
+
+
+def _forget_drafts(game_id: int, hand: int, seat: int) -> None:
+    """Tell the next page drawn on this phone that the player's score changed: the card list
+    typed there and kept for a reload (cards.js) is spent. (A list kept under the key of "no
+    score yet" would otherwise come back after the score is cleared.)"""
+    flash(url_for("hands.player", game_id=game_id, hand=hand, seat=seat), "forget-draft")
 
 
 def _after_score_url(game_id: int, hand: int, seat: int) -> str:
@@ -424,10 +432,11 @@ def four_corner_deck(game_id: int, hand: int, seat: int) -> Any:
     else:
         found = len(photo["cards"])
         added_to = photo["added_to"]
-        if added_to is not None and added_to["earlier_id"] is not None:
+        if added_to is not None and added_to["cards_before"]:
             listed = len(added_to["cards_before"]) + found
-            flash(f"Deck saved: all four corners. The photos read again: {listed} card{'s' if listed != 1 else ''} "
-                  "in the list; check them against the photos, then save.", "ok")
+            photos = "photos" if added_to["earlier_id"] is not None else "photo"
+            flash(f"Deck saved: all four corners. The {photos} read again: {listed} card{'s' if listed != 1 else ''} "
+                  f"in the list; check them against the {photos}, then save.", "ok")
         else:
             flash(f"Deck saved: all four corners. The photo read again: {found} card{'s' if found != 1 else ''}; "
                   "check them against the photo, then save.", "ok")
@@ -445,6 +454,7 @@ def delete_score(game_id: int, hand: int, seat: int) -> Any:
         flash(f"{error} Nothing was cleared." if isinstance(error, model.ScoreChangedError) else str(error), "error")
         return _hand_page(model.load_game(game_id), hand, status=409 if isinstance(error, model.ScoreChangedError)
                           else 400)
+    _forget_drafts(game_id, hand, seat)
     name = game["players"][seat - 1]["name"]
     if _offer_undo(game, hand, seat, before, None):
         flash(f"Cleared {name}'s score for hand {hand}: it was {model.score_words(before)}.", "ok")
@@ -501,6 +511,7 @@ def undo_score(game_id: int, hand: int, seat: int) -> Any:
         flash(f"Not put back: {error}", "error")
         return redirect(_hand_url(game_id, hand))
     forget("replaced", key)
+    _forget_drafts(game_id, hand, seat)
     flash(f"{name}'s score for hand {hand} is back: "
           f"{model.score_words(after['hands'][hand - 1]['scores'][seat - 1])}.", "ok")
     return redirect(f"{_hand_url(game_id, hand)}#player-{seat}")

@@ -231,17 +231,26 @@ def _clean_text(value: Any, what: str, limit: int, *, lines: bool = True) -> str
     return value
 
 
-#: Invisible format characters a name may keep: the joiners within emoji and some scripts'
-#: words, and the tags that make a flag of a country's part (England's, Scotland's).
-_NAME_FORMAT_KEPT = frozenset("\u200c\u200d") | frozenset(map(chr, range(0xE0020, 0xE0080)))
+#: Invisible format characters a name may keep: the joiners within emoji and some scripts' words.
+_NAME_JOINERS = frozenset("\u200c\u200d")
+#: A flag of a country's part (England's, Scotland's): a black flag, tag letters, a cancel tag.
+#: Tag characters anywhere else draw nothing, and would make two names of one look.
+_TAG_FLAG = re.compile("\U0001f3f4[\U000e0020-\U000e007e]+\U000e007f")
 #: Letters and signs that draw nothing (Hangul fillers, the blank Braille pattern).
 _BLANK_SIGNS = frozenset("\u115f\u1160\u2800\u3164\uffa0")
 
 
 def _without_hidden_format(text: str) -> str:
     """``text`` without invisible format characters (a zero-width space, a right-to-left
-    override) but those :data:`_NAME_FORMAT_KEPT`."""
-    return "".join(char for char in text if unicodedata.category(char) != "Cf" or char in _NAME_FORMAT_KEPT)
+    override, a stray tag) but the joiners and the tags of a flag."""
+    def strip(part: str) -> str:
+        return "".join(char for char in part if unicodedata.category(char) != "Cf" or char in _NAME_JOINERS)
+
+    kept, start = [], 0
+    for flag in _TAG_FLAG.finditer(text):
+        kept += [strip(text[start:flag.start()]), flag.group()]
+        start = flag.end()
+    return "".join([*kept, strip(text[start:])])
 
 
 def _clean_name(value: Any) -> str:
@@ -256,8 +265,10 @@ def _clean_name(value: Any) -> str:
 
 def name_key(name: str) -> str:
     """What two names are compared by: letter case, the width or form a keyboard gave a
-    letter ("Ａnn", full width) and invisible format characters aside."""
-    return unicodedata.normalize("NFKC", _without_hidden_format(name).strip()).casefold()
+    letter ("Ａnn", full width), invisible format characters and line breaks or tabs (a
+    space each run, as a name is kept) aside."""
+    one_line = re.sub(r"[\t\r\n]+", " ", _without_hidden_format(name)).strip()
+    return unicodedata.normalize("NFKC", one_line).casefold()
 
 
 def _is_visible(char: str) -> bool:

@@ -290,6 +290,13 @@ def test_cards_typed_and_not_saved_come_back_after_a_reload(page: Any, live_serv
     page.wait_for_selector("text=Saved")
     page.goto(sheet + "/hands/1/players/2")   # saved: the list is the saved one, no draft said
     assert page.input_value(".cards-text") == "KH KD 7S" and page.locator(".draft-note").count() == 0
+    # Cleared (typed for the wrong player, say): the page is empty again, the list spent.
+    page.goto(sheet + "/hands/1")
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.click("#player-2 .clear-score button")
+    page.wait_for_selector("text=Cleared Sue's score")
+    page.goto(sheet + "/hands/1/players/2")
+    assert page.input_value(".cards-text") == "" and page.locator(".draft-note").count() == 0
 
 
 def test_more_cards_than_were_dealt_are_pointed_out_as_they_are_typed(page: Any, live_server: Any) -> None:

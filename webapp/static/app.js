@@ -23,6 +23,18 @@ window.onze = (function () {
 
 document.documentElement.classList.add("js");
 
+// A player's score changed (saved, cleared, put back): the card list typed on that player's
+// page and kept for a reload (cards.js) is spent. Done before the page's own scripts run.
+document.querySelectorAll("[data-forget-draft]").forEach(function (marker) {
+  try {
+    const prefix = "onze-draft:" + marker.dataset.forgetDraft + "|";
+    for (let i = window.sessionStorage.length - 1; i >= 0; i--) {
+      const key = window.sessionStorage.key(i);
+      if (key && key.indexOf(prefix) === 0) window.sessionStorage.removeItem(key);
+    }
+  } catch (error) { /* storage refused: nothing was kept */ }
+});
+
 document.addEventListener("DOMContentLoaded", function () {
   // A refused form's message is read out and seen: focus the field it is about, else the message.
   if (!document.querySelector("[autofocus]")) {

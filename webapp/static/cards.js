@@ -66,7 +66,7 @@
         }
       } catch (error) { /* a draft unreadable: the list as drawn */ }
       // Kept through a Save: one that never reaches the server (the Wi-Fi gone) must not
-      // cost it. A save that does changes the score's version, and so the draft's key.
+      // cost it. A save that does is said on the next page, which forgets it (app.js).
     }
 
     addBox.hidden = false;
