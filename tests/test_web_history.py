@@ -144,6 +144,24 @@ def test_the_history_page_shows_the_standings_once_a_game_is_finished(client: An
     ]
 
 
+def test_the_standings_can_be_over_one_variants_games(client: Any, api: Any) -> None:
+    _finished_game(api, ["Ann", "Bo"], {"Bo": 10})                     # once
+    onze = api.post("/api/games", {"variant": "onze", "players": ["Ann", "Cy", "Di"]}).get_json()["id"]
+    for hand in range(1, 8):
+        for seat, points in ((1, 20), (2, 0), (3, 5)):
+            api.post(f"/api/games/{onze}/hands/{hand}/scores/{seat}", {"points": points})
+    page = client.get("/history").get_data(as_text=True)
+    assert "Standings <small>over 2 finished games</small>" in page
+    assert 'href="/history?rules=once#standings">Once&#39;</a>' in page and 'href="/history?rules=onze#standings">Onze</a>' in page
+    only = client.get("/history?rules=onze").get_data(as_text=True)
+    assert "over 1 finished game of Onze" in only and '<th scope="row">Bo</th>' not in only
+    assert '<th scope="row">Cy</th>' in only and 'aria-current="page">Onze</a>' in only
+    assert [row["name"] for row in client.get("/api/standings?variant=once").get_json()["standings"]] == ["Ann", "Bo"]
+    missing = client.get("/api/standings?variant=ons")
+    assert missing.status_code == 404
+    assert missing.get_json()["error"] == "No finished game was played by the rules 'ons': the book's are once, onze."
+
+
 # ------------------------------------------------------------------ the whole book in one file
 
 def test_the_whole_book_downloads_as_one_sqlite_file_that_opens_elsewhere(client: Any, api: Any, tmp_path: Any,

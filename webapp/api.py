@@ -169,8 +169,10 @@ def games() -> Response:
 
 @bp.get("/standings")
 def standings() -> Response:
-    """Each player's record over the finished games (the history page's standings)."""
-    return jsonify(standings=model.standings(model.game_summaries()))
+    """Each player's record over the finished games (the history page's standings);
+    ``?variant=onze``: over the games of those rules only."""
+    return jsonify(standings=model.standings(model.games_by_rules(model.game_summaries(),
+                                                                  request.args.get("variant"))))
 
 
 @bp.post("/games")

@@ -35,10 +35,16 @@ def index() -> str:
     lately, to bring back."""
     every_game = model.game_summaries()   # the standings count them all
     on_page, page, pages = page_of(every_game, request.args.get("page", "1"), "the history")
+    # The standings over one variant's games where asked (?rules=onze): totals of other rules
+    # do not compare. Each variant the finished games were played by is offered.
+    rules = request.args.get("rules", "")
+    counted = model.games_by_rules(every_game, rules)
+    played = sorted({game["variant_name"] for game in every_game if game["finished"]})
     return render_template("history.html", games=model.list_games(g["id"] for g in on_page),
                            rescues=model.rescues(),
-                           standings=model.standings(every_game),
-                           finished=sum(game["finished"] for game in every_game),
+                           standings=model.standings(counted), rules=rules,
+                           rules_played=[model.variant_info(model.get_variant(name)) for name in played],
+                           finished=sum(game["finished"] for game in counted),
                            page=page, pages=pages, total=len(every_game),
                            first=(page - 1) * GAMES_PER_PAGE + 1,
                            deleted=model.deleted_games(), kept_days=model.DELETED_GAME_DAYS)

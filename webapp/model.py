@@ -601,12 +601,13 @@ def list_games(ids: Iterable[int] | None = None) -> list[dict[str, Any]]:
 def game_summaries() -> list[dict[str, Any]]:
     """Every game in the book, newest first, as much as the lists and the standings need:
     ``id``, ``players``, ``ended_after``, ``totals``, ``finished`` and ``winners``, as
-    :func:`load_game` gives them. Three queries for the whole book: loading each game
-    whole took a second for the home page of a book of 3,000 games."""
+    :func:`load_game` gives them, and ``variant_name``. Three queries for the whole book:
+    loading each game whole took a second for the home page of a book of 3,000 games."""
     db = get_db()
     games: dict[int, dict[str, Any]] = {
-        r["id"]: {"id": r["id"], "ended_after": r["ended_after"], "players": [], "totals": []}
-        for r in db.execute("SELECT id, ended_after FROM game WHERE deleted IS NULL ORDER BY id DESC")}
+        r["id"]: {"id": r["id"], "ended_after": r["ended_after"], "variant_name": r["variant"], "players": [],
+                  "totals": []}
+        for r in db.execute("SELECT id, ended_after, variant FROM game WHERE deleted IS NULL ORDER BY id DESC")}
     for r in db.execute("SELECT player.rowid AS id, player.game_id, seat, name FROM player"
                         " JOIN game ON game.id = player.game_id WHERE game.deleted IS NULL ORDER BY player.game_id, seat"):
         games[r["game_id"]]["players"].append({"seat": r["seat"], "name": r["name"], "id": r["id"]})
@@ -684,6 +685,20 @@ def deleted_games() -> list[dict[str, Any]]:
     ids = [r["id"] for r in get_db().execute(
         "SELECT id FROM game WHERE deleted IS NOT NULL ORDER BY deleted DESC, id DESC")]
     return [load_game(game_id, deleted=True) for game_id in ids]
+
+
+def games_by_rules(games: list[dict[str, Any]], rules: str | None) -> list[dict[str, Any]]:
+    """The ``games`` (:func:`game_summaries`) played by the variant named ``rules`` (all of
+    them for None or ""): totals of different rules do not compare. 404 where no finished
+    game was played by them."""
+    if not rules:
+        return games
+    chosen = [game for game in games if game["variant_name"] == rules]
+    if not any(game["finished"] for game in chosen):
+        played = sorted({game["variant_name"] for game in games if game["finished"]})
+        abort(404, f"No finished game was played by the rules {quoted(rules)}"
+                   + (f": the book's are {', '.join(played)}." if played else ": the book has no finished game yet."))
+    return chosen
 
 
 def standings(games: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:

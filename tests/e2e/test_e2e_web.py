@@ -449,6 +449,14 @@ def _finished_game(server: Any, played: int = 7) -> int:
     return int(game["id"])
 
 
+def test_the_standings_of_one_variants_games(page: Any, live_server: Any) -> None:
+    _finished_game(live_server)   # an Ons game
+    page.goto(live_server.url + "/history?rules=ons#standings")
+    assert "finished game" in page.inner_text("#standings h2") and "of Ons" in page.inner_text("#standings h2")
+    assert page.locator('#standings th[scope=row]:has-text("Nana")').count() == 1
+    assert_accessible(page, "the standings of one variant's games")
+
+
 def test_screenshots_of_the_other_pages(page: Any, live_server: Any) -> None:
     pages = ("16-sheet-finished", "11-history", "12-print", "13-home", "14-not-found")
     shots = [ARTIFACTS / f"{name}-{look}.png" for name in pages for look in ("phone", "desktop", "phone-dark")]
