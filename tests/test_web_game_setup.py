@@ -4,6 +4,7 @@ seating order (each player keeps their scores) and the rules (scores from cards 
 from __future__ import annotations
 
 import html
+import re
 from typing import Any
 
 import pytest
@@ -212,6 +213,31 @@ def test_a_page_drawn_before_a_move_does_not_save_into_the_player_now_in_that_se
                                                             "seating": seating})
     assert marked.status_code == 409 and _game(api, game_id)["hands"][0]["out"] is None
     assert 'value="2" checked' not in marked.get_data(as_text=True)          # Cy not ticked as out
+
+
+@pytest.mark.parametrize("fields", [
+    {"mode": "cards", "cards": "KD 7S", "was": ""},
+    {"mode": "points", "points": "33", "was": ""},
+], ids=["cards", "typed points"])
+def test_what_was_sent_for_a_player_moved_since_goes_back_to_that_players_new_seat(
+    client: Any, token: str, api: Any, game_id: int, fields: dict[str, str]
+) -> None:
+    seating = _seating(client, game_id)
+    bo = _game(api, game_id)["players"][1]["id"]
+    api.post(f"/api/games/{game_id}/players/3/move", {"to": 2})            # Bo now sits in seat 3
+    response = client.post(f"/games/{game_id}/hands/1/players/2", data={
+        "csrf_token": token, "seating": seating, "player_id": str(bo), **fields}, follow_redirects=True)
+    page = html.unescape(response.get_data(as_text=True))
+    assert ("(they now sit Ann, Cy, Bo, Di), so nothing was saved. What you sent is back for Bo, now in seat 3: "
+            "check it, then save again.") in page
+    if fields["mode"] == "points":
+        assert response.status_code == 409 and 'value="33" aria-invalid="true"' in page   # in Bo's box, seat 3
+        forms = re.findall(r'action="([^"]+)" class="typed-score"', page.split('value="33"')[0])
+        assert forms[-1] == f"/games/{game_id}/hands/1/players/3"
+    else:
+        assert response.request.path == f"/games/{game_id}/hands/1/players/3"
+        assert 'name="cards" class="cards-text" value="KD 7S"' in page
+    assert [score for score in _game(api, game_id)["hands"][0]["scores"]] == [None] * 4
 
 
 @pytest.mark.parametrize("action", ["photo", "forget-photo", "four-corners", "undo"])

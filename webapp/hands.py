@@ -155,11 +155,23 @@ def player(game_id: int, hand: int, seat: int) -> Any:
                 after = model.save_score(game_id, hand, seat, cards=request.form.get("cards", ""),
                                          photo_id=request.form.get("photo_id") or None, was=was, seating=seating)
         except model.SeatingChangedError as error:
-            # What was sent was for the player the page showed, who sits elsewhere now: the hand
-            # is drawn as it is, nothing put in another player's box.
+            # What was sent was for the player the page showed, who sits elsewhere now: nothing
+            # goes in another player's box. Where the page said which player it was (their row),
+            # what was sent goes back to that player's new seat, to save again knowingly.
             sent = request.form.get("points") if mode == "points" else request.form.get("cards")
-            flash(f"{error} What you sent: {sent or 'nothing'}.", "error")
-            return _hand_page(model.load_game(game_id), hand, status=409)
+            now = model.load_game(game_id)
+            moved = next((p for p in now["players"] if str(p["id"]) == request.form.get("player_id", "")), None)
+            if moved is None:
+                flash(f"{error} What you sent: {sent or 'nothing'}.", "error")
+                return _hand_page(now, hand, status=409)
+            said = str(error).removesuffix(": open the player's page again.")
+            back = (f"{said}. What you sent is back for {moved['name']}, now in seat {moved['seat']}: "
+                    "check it, then save again.")
+            if mode == "points":
+                return _hand_page(now, hand, typed={moved["seat"]: sent or ""}, typed_error=back, status=409)
+            flash(back, "error")
+            return redirect(url_for("hands.player", game_id=game_id, hand=hand, seat=moved["seat"],
+                                    photo=_row_id(request.form.get("photo_id") or ""), list=sent or ""))
         except ValueError as error:
             status, message = 400, str(error)
             if isinstance(error, model.ScoreChangedError):
