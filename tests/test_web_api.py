@@ -396,3 +396,21 @@ def test_a_photo_number_that_is_not_a_whole_number_is_refused(api: Any, game_id:
     response = api.post(f"/api/games/{game_id}/hands/1/scores/2", {"cards": ["QH"], "photo_id": photo_id})
     assert response.status_code == 400
     assert response.get_json()["error"] == f"Photo {photo_id!r} is not a photo number."
+
+
+def test_the_zero_of_the_player_who_went_out_is_not_cleared_and_keeps_what_was_set_aside(api: Any,
+                                                                                        game_id: int) -> None:
+    api.post(f"/api/games/{game_id}/hands/1/scores/2", {"points": 12})
+    api.post(f"/api/games/{game_id}/hands/1", {"out": 2})
+    refused = api.delete(f"/api/games/{game_id}/hands/1/scores/2")
+    assert refused.status_code == 400
+    assert refused.get_json()["error"] == ("Bo went out in hand 1: the score is 0, and one saved before is kept "
+                                           "aside. To change it, first change who went out.")
+    game = api.post(f"/api/games/{game_id}/hands/1", {"out": None}).get_json()
+    assert game["hands"][0]["scores"][1]["points"] == 12          # the mark undone: the score counts again
+
+
+def test_clearing_a_score_that_is_not_there_changes_nothing(api: Any, game_id: int) -> None:
+    before = api.get(f"/api/games/{game_id}/changes").get_json()
+    assert api.delete(f"/api/games/{game_id}/hands/1/scores/3").status_code == 200
+    assert api.get(f"/api/games/{game_id}/changes").get_json() == before

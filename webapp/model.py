@@ -1003,8 +1003,15 @@ def delete_score(game_id: int, hand: int, seat: int, *, was: str | None = None,
         _check_hand_played(db, game_id, hand)
         check_seating(db, game_id, seating)
         _check_unchanged(db, game, hand, seat, was)
-        db.execute("DELETE FROM score WHERE game_id = ? AND hand = ? AND seat = ?", (game_id, hand, seat))
-        _touch(db, game_id)
+        out = db.execute("SELECT out_seat FROM hand WHERE game_id = ? AND number = ?", (game_id, hand)).fetchone()
+        if out is not None and out["out_seat"] == seat:
+            # Their 0 is the mark's; what was saved before it is set aside, to count again if
+            # the mark is undone. Clearing would lose that, and change nothing shown.
+            raise InputError(f"{_player_name(game, seat)} went out in hand {hand}: the score is 0, and one "
+                             "saved before is kept aside. To change it, first change who went out.")
+        cleared = db.execute("DELETE FROM score WHERE game_id = ? AND hand = ? AND seat = ?", (game_id, hand, seat))
+        if cleared.rowcount:   # nothing there: nothing for the other phones to reload
+            _touch(db, game_id)
     return load_game(game_id)
 
 
