@@ -44,7 +44,7 @@ MAX_JSON_BYTES = 256 * 1024
 
 
 #: The most digits a number sent to the API may have: a row id's.
-_LONGEST_NUMBER = len(str(model.MAX_ROW_ID))
+_LONGEST_NUMBER = model.ROW_ID_DIGITS
 
 
 def _json() -> dict[str, Any]:
@@ -331,7 +331,6 @@ def _int(value: Any, name: str) -> int:
         raise model.InputError(f"\"{name}\" must be a number of at most {_LONGEST_NUMBER} digits, "
                                f"not {quoted(value)}.")
     return int(value)
-
 
 
 @bp.post("/godown")

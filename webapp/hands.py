@@ -18,7 +18,7 @@ bp = Blueprint("hands", __name__)
 def _row_id(text: str) -> int | None:
     """A row id sent in a form field, or None where it is none (empty, not ASCII digits, or
     more digits than a row id has: Python refuses to read 5,000 of them as a number)."""
-    return int(text) if text.isascii() and text.isdigit() and len(text) <= len(str(model.MAX_ROW_ID)) else None
+    return int(text) if text.isascii() and text.isdigit() and len(text) <= model.ROW_ID_DIGITS else None
 
 
 def _hand_url(game_id: int, hand: int) -> str:
@@ -442,16 +442,12 @@ def four_corner_deck(game_id: int, hand: int, seat: int) -> Any:
     except model.DetectorUnavailableError as error:
         flash(f"Deck saved: all four corners. {error}", "error")
     else:
-        found = len(photo["cards"])
-        added_to = photo["added_to"]
-        if added_to is not None and added_to["cards_before"]:
-            listed = len(added_to["cards_before"]) + found
-            photos = "photos" if added_to["earlier_id"] is not None else "photo"
-            flash(f"Deck saved: all four corners. The {photos} read again: {listed} card{'s' if listed != 1 else ''} "
-                  f"in the list; check them against the {photos}, then save.", "ok")
-        else:
-            flash(f"Deck saved: all four corners. The photo read again: {found} card{'s' if found != 1 else ''}; "
-                  "check them against the photo, then save.", "ok")
+        # Where the photo's cards were added to a list, the list's count is what to check.
+        before = photo["added_to"]["cards_before"] if photo["added_to"] else []
+        listed = len(before) + len(photo["cards"])
+        photos = "photos" if photo["added_to"] and photo["added_to"]["earlier_id"] is not None else "photo"
+        flash(f"Deck saved: all four corners. The {photos} read again: {listed} card{'s' if listed != 1 else ''}"
+              f"{' in the list' if before else ''}; check them against the {photos}, then save.", "ok")
     return redirect(url_for("hands.player", game_id=game_id, hand=hand, seat=seat, photo=photo_id))
 
 

@@ -193,7 +193,8 @@ def check_go_down(variant_name: str, hand: int | str, cards: str | Sequence[str]
     check = find_contract if whole_hand else check_down
     found = check(variant, number, parse_cards(codes), players=players, decks=decks)
     return {**found.to_dict(), "variant": variant.name, "hand": number, "contract": str(variant.contract(number)),
-            "cards": codes, "mode": "hand" if whole_hand else "down", "going_out": found.goes_out(whole_hand=whole_hand)}
+            "cards": codes, "mode": "hand" if whole_hand else "down",
+            "going_out": found.goes_out(whole_hand=whole_hand)}
 
 
 def parse_hand_number(value: Any) -> int:
@@ -218,10 +219,7 @@ def _clean_text(value: Any, what: str, limit: int, *, lines: bool = True) -> str
         return ""
     if not isinstance(value, str):
         raise InputError(f"The {what} must be text, not {quoted(value)}.")
-    value = value.replace("\r\n", "\n").replace("\r", "\n")
-    if not lines:
-        value = re.sub(r"[\t\n]+", " ", value)
-    value = value.strip()
+    value = (value.replace("\r\n", "\n").replace("\r", "\n") if lines else _one_line(value)).strip()
     if control := next((char for char in value if unicodedata.category(char) == "Cc" and char not in "\n\t"),
                        None):
         raise InputError(f"The {what} {quoted(value)} holds a control character ({control!r}): type it as "
@@ -229,6 +227,11 @@ def _clean_text(value: Any, what: str, limit: int, *, lines: bool = True) -> str
     if len(value) > limit:
         raise InputError(f"The {what} is {len(value)} characters long; the limit is {limit}.")
     return value
+
+
+def _one_line(text: str) -> str:
+    """``text`` with each run of line breaks and tabs a space (a name is kept on one line)."""
+    return re.sub(r"[\t\r\n]+", " ", text)
 
 
 #: Invisible format characters a name may keep: the joiners within emoji and some scripts' words.
@@ -267,8 +270,7 @@ def name_key(name: str) -> str:
     """What two names are compared by: letter case, the width or form a keyboard gave a
     letter ("Ａnn", full width), invisible format characters and line breaks or tabs (a
     space each run, as a name is kept) aside."""
-    one_line = re.sub(r"[\t\r\n]+", " ", _without_hidden_format(name)).strip()
-    return unicodedata.normalize("NFKC", one_line).casefold()
+    return unicodedata.normalize("NFKC", _one_line(_without_hidden_format(name)).strip()).casefold()
 
 
 def _is_visible(char: str) -> bool:
@@ -385,6 +387,8 @@ def _dealer_seat(value: Any, players: list[str]) -> int:
 
 # SQLite's integers are 64-bit: a larger id in a URL names no row (and must not raise).
 MAX_ROW_ID = 2**63 - 1
+#: The most digits a row id has (19): a longer number names no row.
+ROW_ID_DIGITS = len(str(MAX_ROW_ID))
 
 
 def _row_by_id(sql: str, row_id: int) -> sqlite3.Row | None:
@@ -1411,12 +1415,7 @@ def store_photo(data: bytes | None, game_id: int | None = None, *,
             if game_id is None:
                 raise InputError("A photo added to a hand's cards belongs to a game: name the game.")
             game_photo(earlier_id, game_id)   # 404 before anything is kept
-        cards_before = parse_cards(before)
-        # A list no hand can hold is refused now, not when the score is saved.
-        check_hand_size(cards_before)
-        if game is not None:
-            check_possible(cards_before, get_variant(game["variant"]), decks=game["decks"])
-        added_to = {"earlier_id": earlier_id, "cards_before": [str(card) for card in cards_before]}
+        added_to = {"earlier_id": earlier_id, "cards_before": _list_before(before, game)}
     # One slot for both steps (a HEIC is decoded to be kept as a JPEG: as heavy as a reading),
     # so that a photo waits for its turn once, and never loses it between them.
     with reading_slot():
@@ -1435,6 +1434,16 @@ def store_photo(data: bytes | None, game_id: int | None = None, *,
     return {"id": photo_id, "game_id": game_id, **reading, "added_to": added_to}
 
 
+def _list_before(cards: str | Sequence[str], game: sqlite3.Row | None) -> list[str]:
+    """The cards a photo's are added to, as codes; refused now, not when the score is saved,
+    where no hand can hold them (more than 26; with ``game``, more copies than its decks)."""
+    parsed = parse_cards(parse_card_list(cards))
+    check_hand_size(parsed)
+    if game is not None:
+        check_possible(parsed, get_variant(game["variant"]), decks=game["decks"])
+    return [str(card) for card in parsed]
+
+
 def keep_list_with_photo(photo_id: int, cards: str | Sequence[str]) -> None:
     """Keep ``cards`` as the list a photo that read no card adds to (the cards typed before
     it), as if they had been sent with it: the photo's page shows them whenever it is opened.
@@ -1442,8 +1451,7 @@ def keep_list_with_photo(photo_id: int, cards: str | Sequence[str]) -> None:
     Raises:
         InputError, InvalidCardError, TooManyCardsError: ``cards`` are no hand's cards.
     """
-    codes = parse_card_list(cards)
-    check_hand_size(codes)
+    codes = _list_before(cards, None)
     with transaction() as db:
         db.execute("INSERT OR IGNORE INTO photo_addition (photo_id, earlier_id, cards_before) VALUES (?, NULL, ?)",
                    (photo_id, json.dumps(codes)))
@@ -1497,25 +1505,22 @@ def read_photo_again(photo_id: int, game_id: int) -> dict[str, Any]:
     readings = [read_photo(shown["data"], game["corners"], patient=True) for shown in chain]
     listed_before: list[str] | None = None   # the older photo's list: as read then
     listed_now: list[str] = []                # and as read now
-    lists_now: list[list[str] | None] = []    # each photo's list before it, where it changes
+    lists_now: list[list[str]] = []           # each photo's list before it, as it is to be
     for shown, reading in zip(chain, readings):
         addition = shown["added_to"]
         cards_before = addition["cards_before"] if addition else []
-        cards_before_now = cards_before
-        if addition is not None and listed_before is not None and Counter(cards_before) == Counter(listed_before):
-            cards_before_now = listed_now
-        lists_now.append(cards_before_now if cards_before_now != cards_before else None)
+        follows = addition is not None and listed_before is not None and Counter(cards_before) == Counter(listed_before)
+        lists_now.append(listed_now if follows else cards_before)
         listed_before = cards_before + [card["card"] for card in shown["cards"]]
-        listed_now = cards_before_now + [card["card"] for card in reading["cards"]]
+        listed_now = lists_now[-1] + [card["card"] for card in reading["cards"]]
     with transaction() as db:
         for shown, reading, list_now in zip(chain, readings, lists_now):
             db.execute("UPDATE photo SET reading = ? WHERE id = ?", (json.dumps(reading), shown["id"]))
-            if list_now is not None:
+            if shown["added_to"] is not None and list_now != shown["added_to"]["cards_before"]:
                 db.execute("UPDATE photo_addition SET cards_before = ? WHERE photo_id = ?",
                            (json.dumps(list_now), shown["id"]))
     addition = photo["added_to"]
-    added_to = None if addition is None else {
-        **addition, "cards_before": addition["cards_before"] if lists_now[-1] is None else lists_now[-1]}
+    added_to = None if addition is None else {**addition, "cards_before": lists_now[-1]}
     return {"id": photo_id, "game_id": game_id, **readings[-1], "added_to": added_to}
 
 

@@ -149,8 +149,8 @@ def annotation_problem(out_paths: list[Path], photos: list[str]) -> str | None:
     inputs = {Path(photo).resolve() for photo in photos}
     for out in out_paths:
         # Checked first: asking the disk about a longer one raises "File name too long".
-        if len(os.fsencode(out.name)) > LONGEST_FILE_NAME:
-            return (f"--annotate: the drawing's file name '{out.name[:40]}...' is {len(os.fsencode(out.name))} "
+        if (length := len(os.fsencode(out.name))) > LONGEST_FILE_NAME:
+            return (f"--annotate: the drawing's file name '{out.name[:40]}...' is {length} "
                     f"bytes long; a disk takes at most {LONGEST_FILE_NAME}: give a shorter name")
         if out.suffix.lower() not in ANNOTATION_SUFFIXES:
             return (f"--annotate '{out}': the drawing is written as an image, so the name must end in "
