@@ -1,14 +1,16 @@
 """The real photos as they were not taken: without colour, in bad light, blurred, tilted.
 
-The real photos are well lit, sharp, in colour and mostly taken from above. Each (every
-``every``-th of the set) is read as taken and again changed: as a black-and-white JPEG of
-itself, darkened or tinted the way a kitchen lamp or a dim room does it, blurred (out of
-focus, or shaken), seen from lower down (tilted: the far edge shrunk), and mirrored left
-to right (as a selfie camera or a webcam may save it). The reading as
+The real photos are well lit, sharp, in colour and mostly taken from above, with nothing
+on the cards. Each (every ``every``-th of the set) is read as taken and again changed: as a
+black-and-white JPEG of itself, darkened or tinted the way a kitchen lamp or a dim room
+does it, blurred (out of focus, or shaken), seen from lower down (tilted: the far edge
+shrunk), mirrored left to right (as a selfie camera or a webcam may save it), and with one
+corner index covered (a lamp's glare on a glossy card, a thumb). The reading as
 taken is the reference (the real photos are labelled with ranks only, and in colour their
 suits are read right); for each suited card read there, the changed photo's card at the
 same place (box IoU >= 0.5; in a tilted or mirrored copy, the card whose centre lies in the
-reference box carried there) is compared with it. Reported by ``onze-vision evaluate``;
+reference box carried there; with a corner covered, the card whose centre lies in the
+reference box) is compared with it. Reported by ``onze-vision evaluate``;
 ``scripts/sweep_light.py`` uses the same comparison to choose ``balance_from``.
 """
 
@@ -57,6 +59,18 @@ TILTS: dict[str, float] = {
     "tilted": 0.6,
     "steeply tilted": 0.5,
 }
+
+#: One corner index of the photo covered: blown out to white by a lamp's reflection on a
+#: glossy card (None: every pixel moved toward white, the print gone), or under the thumb
+#: of the hand holding the cards (a skin tone, B, G, R). The cover is an ellipse
+#: :data:`COVER_SIZE` index sizes long and two thirds as wide, turned at random, with a soft rim, over one of the
+#: indices the photo as taken reads (drawn per photo, the same for each cover). The card
+#: of that index can still be read from its other corner; a card showing one corner cannot.
+COVERS: dict[str, tuple[int, int, int] | None] = {
+    "glare": None,
+    "thumb": (120, 150, 200),
+}
+COVER_SIZE = 2.5
 
 #: Every how-many-th real photo is changed (a third of the 363: 121 photos, 226 suited cards).
 CONDITIONS_EVERY = 3
@@ -133,6 +147,25 @@ def mirrored(path: Path) -> tuple[bytes, np.ndarray]:
     return jpeg_bytes(np.ascontiguousarray(image[:, ::-1]), path), homography
 
 
+def covered(path: Path, index_boxes: np.ndarray, colour: tuple[int, int, int] | None) -> bytes:
+    """The photo as a JPEG with one of ``index_boxes`` [N, 4] (x1, y1, x2, y2) covered (see
+    :data:`COVERS`): which one, and the cover's turn, drawn from the photo's name."""
+    image = read_image_file(path, what="photo").astype(np.float32)
+    boxes = np.asarray(index_boxes, np.float64).reshape(-1, 4)
+    if not len(boxes):
+        raise ValueError(f"no index to cover in '{path}'")
+    rng = np.random.default_rng(zlib.crc32(path.name.encode()))
+    x1, y1, x2, y2 = boxes[rng.integers(len(boxes))]
+    size = COVER_SIZE * float(np.sqrt((x2 - x1) * (y2 - y1)))
+    mask = np.zeros(image.shape[:2], np.float32)
+    cv2.ellipse(mask, (round((x1 + x2) / 2), round((y1 + y2) / 2)), (round(size / 2), round(size / 3)),
+                float(rng.uniform(0, 180)), 0, 360, 1.0, -1)
+    # A soft rim: a reflection fades out, and a thumb's edge is out of the focal plane.
+    alpha = cv2.GaussianBlur(mask, (0, 0), max(1.0, size * 0.08))[..., None]
+    target = np.float32(255) if colour is None else np.array(colour, np.float32)
+    return jpeg_bytes(np.clip(image * (1 - alpha) + target * alpha, 0, 255).astype(np.uint8), path)
+
+
 def carry_boxes(boxes: np.ndarray, homography: np.ndarray) -> np.ndarray:
     """Boxes [N, 4] (x1, y1, x2, y2) carried through a homography: each the box around its moved corners."""
     boxes = np.asarray(boxes, np.float64).reshape(-1, 4)
@@ -142,7 +175,7 @@ def carry_boxes(boxes: np.ndarray, homography: np.ndarray) -> np.ndarray:
 
 
 def compare_readings(reference: Sequence[DetectedCard], changed: Sequence[DetectedCard],
-                     homography: np.ndarray | None = None) -> Counter[str]:
+                     homography: np.ndarray | None = None, *, by_centre: bool = False) -> Counter[str]:
     """Count, over the suited cards of ``reference``, what ``changed`` made of each.
 
     Keys: ``cards``; ``found`` (a card of ``changed`` on it, IoU >= 0.5); ``same rank``;
@@ -153,11 +186,15 @@ def compare_readings(reference: Sequence[DetectedCard], changed: Sequence[Detect
     is carried through it, and a changed card is on it when its centre lies in the box:
     a card whose two corners were not paired is read as two cards, each on half of the
     box. ``read twice`` counts the reference cards with more than one changed card of
-    their code on them.
+    their code on them. ``by_centre`` matches by centre without moving the boxes: where a
+    corner was covered, its card read from the other corner alone has that corner's box.
+    ``one corner`` counts the reference cards read from a single corner, and ``one corner:
+    found`` those of them found.
     """
     counts: Counter[str] = Counter()
     suited = [card for card in reference if card.card != "JK"]
     counts["cards"] = len(suited)
+    counts["one corner"] = sum(card.corners == 1 for card in suited)
     if not suited or not changed:
         return counts
     boxes = np.array([c.box for c in suited], np.float64)
@@ -166,7 +203,7 @@ def compare_readings(reference: Sequence[DetectedCard], changed: Sequence[Detect
     changed_boxes = np.array([c.box for c in changed], np.float64)
     overlaps = box_iou(boxes.astype(np.float32), changed_boxes.astype(np.float32))
     on = overlaps >= 0.5
-    if homography is not None:
+    if homography is not None or by_centre:
         centres = (changed_boxes[:, :2] + changed_boxes[:, 2:]) / 2
         on = ((centres[None, :, 0] >= boxes[:, None, 0]) & (centres[None, :, 0] <= boxes[:, None, 2])
               & (centres[None, :, 1] >= boxes[:, None, 1]) & (centres[None, :, 1] <= boxes[:, None, 3]))
@@ -175,6 +212,7 @@ def compare_readings(reference: Sequence[DetectedCard], changed: Sequence[Detect
             continue
         twin = changed[int(np.where(hits, row, -1.0).argmax())]
         counts["found"] += 1
+        counts["one corner: found"] += card.corners == 1
         counts["read twice"] += sum(changed[int(j)].card == card.card for j in np.flatnonzero(hits)) > 1
         if twin.card[:-1] != card.card[:-1]:
             continue
@@ -188,13 +226,17 @@ def compare_readings(reference: Sequence[DetectedCard], changed: Sequence[Detect
 
 
 def _shares(counts: Counter[str], gauged: bool = True) -> dict[str, Any]:
-    """``counts`` with their shares; ``gauged``: a blur gauge read the photos (without one,
+    """``counts`` with their shares (of the cards read from two corners as taken and from
+    one, apart: a corner covered loses only the second kind); ``gauged``: a blur gauge read the photos (without one,
     none is reported blurred, and that is no figure: ``warned_share`` is None)."""
     cards, photos = counts["cards"], counts["photos"]
     right = counts["red: read right"] + counts["black: read right"]
     offered = counts["red: read or offered right"] + counts["black: read or offered right"]
+    one, one_found = counts["one corner"], counts["one corner: found"]
     return {**dict(counts),
             "found_share": counts["found"] / cards if cards else None,
+            "two_corners_found_share": (counts["found"] - one_found) / (cards - one) if cards > one else None,
+            "one_corner_found_share": one_found / one if one else None,
             "read_twice_share": counts["read twice"] / cards if cards else None,
             "read_right_share": right / cards if cards else None,
             "read_or_offered_right_share": offered / cards if cards else None,
@@ -204,7 +246,8 @@ def _shares(counts: Counter[str], gauged: bool = True) -> dict[str, Any]:
 def evaluate_conditions(detector: CardDetector, root: Path, every: int = CONDITIONS_EVERY,
                         limit: int | None = None, progress: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
     """Read every ``every``-th real photo of ``root`` (its ``manifest.json``) as taken,
-    grey, in each of :data:`LIGHTS`, each of :data:`BLURS` and each of :data:`TILTS`; the
+    grey, in each of :data:`LIGHTS`, each of :data:`BLURS`, each of :data:`TILTS`,
+    mirrored, and with a corner index under each of :data:`COVERS`; the
     counts of :func:`compare_readings` and shares, and per condition how many of its
     ``photos`` were reported blurred (``warned blurred``, ``warned_share``: None when the
     models have no blur gauge).
@@ -216,11 +259,12 @@ def evaluate_conditions(detector: CardDetector, root: Path, every: int = CONDITI
     blurs: dict[str, Counter[str]] = {name: Counter() for name in BLURS}
     tilts: dict[str, Counter[str]] = {name: Counter() for name in TILTS}
     mirror: Counter[str] = Counter()
+    covers: dict[str, Counter[str]] = {name: Counter() for name in COVERS}
     as_taken: Counter[str] = Counter()
 
     def tally(counts: Counter[str], reference: PhotoReading, reading: PhotoReading,
-              homography: np.ndarray | None = None) -> None:
-        counts.update(compare_readings(reference.cards, reading.cards, homography))
+              homography: np.ndarray | None = None, by_centre: bool = False) -> None:
+        counts.update(compare_readings(reference.cards, reading.cards, homography, by_centre=by_centre))
         counts["photos"] += 1
         counts["warned blurred"] += reading.blurred
 
@@ -242,6 +286,11 @@ def evaluate_conditions(detector: CardDetector, root: Path, every: int = CONDITI
         reading = detector.detect_cards(data)
         tally(mirror, reference, reading, homography)
         mirror["read mirrored"] += getattr(reading, "mirrored", False)
+        index_boxes = detector.read_indices(photo).xyxy
+        if len(index_boxes):   # a photo with no index read has none to cover
+            for name, colour in COVERS.items():
+                tally(covers[name], reference, detector.detect_cards(covered(photo, index_boxes, colour)),
+                      by_centre=True)
         if number % 50 == 0:
             progress(f"real photos changed: {number}/{len(photos)}")
     gauged = detector.blur_gauge is not None
@@ -250,4 +299,5 @@ def evaluate_conditions(detector: CardDetector, root: Path, every: int = CONDITI
             "light": {name: _shares(counts, gauged) for name, counts in lights.items()},
             "blur": {name: _shares(counts, gauged) for name, counts in blurs.items()},
             "tilt": {name: _shares(counts, gauged) for name, counts in tilts.items()},
-            "mirrored": _shares(mirror, gauged)}
+            "mirrored": _shares(mirror, gauged),
+            "covered": {name: _shares(counts, gauged) for name, counts in covers.items()}}

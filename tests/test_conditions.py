@@ -1,4 +1,5 @@
-"""``onze_vision.conditions``: the real photos read grey, in bad light, blurred and tilted, against as taken."""
+"""``onze_vision.conditions``: the real photos read grey, in bad light, blurred, tilted and
+with a corner covered, against as taken."""
 
 from __future__ import annotations
 
@@ -12,11 +13,14 @@ import pytest
 
 from onze_vision.conditions import (
     BLURS,
+    COVER_SIZE,
+    COVERS,
     LIGHTS,
     TILTS,
     blurred,
     carry_boxes,
     compare_readings,
+    covered,
     evaluate_conditions,
     grey_jpeg,
     in_light,
@@ -70,6 +74,42 @@ def test_a_card_read_as_two_in_a_tilted_copy_is_found_and_counted_twice() -> Non
     assert compare_readings(as_taken, halves)["found"] == 1
 
 
+def test_a_card_read_from_its_other_corner_alone_is_found_by_its_centre() -> None:
+    as_taken = [DetectedCard("9H", 0.9, (0.0, 0.0, 100.0, 140.0), corners=2),
+                DetectedCard("QS", 0.9, (200.0, 0.0, 300.0, 140.0), corners=1)]
+    # The 9H's top-left index is under a thumb: it is read from its bottom-right one, whose
+    # box is that corner's; the QS showed one corner, now covered, and is not read at all.
+    changed = [DetectedCard("9H", 0.8, (80.0, 110.0, 100.0, 140.0))]
+    counts = compare_readings(as_taken, changed, by_centre=True)
+    assert (counts["cards"], counts["found"], counts["red: read right"]) == (2, 1, 1)
+    assert (counts["one corner"], counts["one corner: found"]) == (1, 0)
+    assert compare_readings(as_taken, changed)["found"] == 0   # by overlap, a corner is not the card
+
+
+@pytest.mark.parametrize("name", sorted(COVERS))
+def test_a_cover_lies_on_one_index_and_leaves_the_rest_of_the_photo(name: str) -> None:
+    photo = DATA / "web_edje_IMG_2560.jpg"
+    original = cv2.imread(str(photo)).astype(int)
+    index = (100.0, 100.0, 120.0, 130.0)
+    copy = cv2.imdecode(np.frombuffer(covered(photo, np.array([index]), COVERS[name]), np.uint8), cv2.IMREAD_COLOR)
+    assert copy.shape == original.shape
+    target = [255, 255, 255] if COVERS[name] is None else list(COVERS[name])
+    assert np.abs(copy[105:126, 102:119].reshape(-1, 3).mean(axis=0) - target).max() < 12   # the index is gone
+    size = COVER_SIZE * np.sqrt(20 * 30)
+    far = np.ones(original.shape[:2], bool)
+    far[round(115 - size):round(115 + size), round(110 - size):round(110 + size)] = False
+    assert np.abs(copy[far] - original[far]).mean() < 4   # elsewhere the same picture, JPEG apart
+    # Which index is covered, and how the cover is turned, is the photo's own draw: the same every run.
+    boxes = np.array([index, (200.0, 300.0, 220.0, 330.0), (300.0, 50.0, 320.0, 80.0)])
+    assert covered(photo, boxes, COVERS[name]) == covered(photo, boxes, COVERS[name])
+
+
+def test_a_photo_with_no_index_has_none_to_cover() -> None:
+    photo = DATA / "web_edje_IMG_2560.jpg"
+    with pytest.raises(ValueError, match=f"no index to cover in '{photo}'"):
+        covered(photo, np.zeros((0, 4)), None)
+
+
 @pytest.mark.parametrize("name", sorted(TILTS))
 def test_the_tilted_copies_are_the_photo_seen_from_lower_down(name: str) -> None:
     photo = DATA / "web_edje_IMG_2560.jpg"
@@ -120,6 +160,10 @@ def test_the_test_photos_made_grey_keep_their_ranks_and_in_bad_light_or_tilted_a
     # Sharp as taken: none reported blurred; shaken (a 1.8 % smear): most of them.
     assert result["as taken"]["photos"] == 4 and result["as taken"]["warned_share"] == 0.0
     assert result["blur"]["shaken"]["warned_share"] >= 0.5
+    # One index a photo under glare or a thumb: every card showing its other corner is still read.
+    for name in COVERS:
+        assert result["covered"][name]["photos"] == 4
+        assert result["covered"][name]["two_corners_found_share"] == 1.0, name
 
 
 @pytest.mark.skipif(not (DEFAULT_MODEL_DIR / DETECTOR_FILE).exists(), reason="needs the shipped models")
@@ -141,6 +185,7 @@ def test_models_without_a_blur_gauge_report_no_blur_figure_rather_than_none_blur
     lambda path: in_light(path, (1.0, 0.9, 0.7), 4.0),
     lambda path: blurred(path, "gaussian", 0.01),
     lambda path: tilted(path, 0.6),
+    lambda path: covered(path, np.array([[10.0, 10.0, 30.0, 40.0]]), None),
 ])
 def test_a_photo_that_cannot_be_read_is_named(tmp_path: Path, change: Any) -> None:
     # OpenCV returns None for it: the copy says which photo, not a NoneType error later.

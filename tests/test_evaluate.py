@@ -213,10 +213,16 @@ def test_full_run_on_tiny_sets(tmp_path: Path) -> None:
     # to where the tilt carried them, and nothing is found there.
     assert {name: shares["found_share"] for name, shares in conditions["tilt"].items()} == {
         "tilted": 0.0, "steeply tilted": 0.0}
-    assert "## Real photos without colour, in bad light, blurred, tilted and mirrored" in text
+    assert "## Real photos without colour, in bad light, blurred, tilted, mirrored and covered" in text
     # So does a mirror: the reference boxes are followed to the other side.
     assert conditions["mirrored"]["found_share"] == 0.0 and conditions["mirrored"]["read mirrored"] == 0
     assert "- Mirrored left to right (as a selfie camera or a webcam may save the photo): cards found 0.000" in text
+    # A corner covered: the fake still sees its two 10S where they were, found by their centres.
+    assert {name: shares["found_share"] for name, shares in conditions["covered"].items()} == {
+        "glare": 1.0, "thumb": 1.0}
+    assert "| glare (blown out to white) | 1.000 | 1.000 |" in text
+    covered_row = next(row for row in results["summary"] if row["name"].startswith("real photos with a corner"))
+    assert (covered_row["bar"], covered_row["ok"]) == ("(reported)", None)
     # These models have no blur gauge: no photo is reported blurred, and that is no figure, so
     # the report says it was not measured rather than 0.000 (which read as a gauge that failed).
     assert "| steeply tilted (0.5) | 0.000 | 0.000 | 0.000 | n/a |" in text

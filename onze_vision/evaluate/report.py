@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from onze_vision.conditions import BLURS, LIGHTS, TILTS
+from onze_vision.conditions import BLURS, COVER_SIZE, COVERS, LIGHTS, TILTS
 from onze_vision.detector import TIMING_KEYS
 from onze_vision.evaluate.common import (
     BAR_INVENTED_PER_PHOTO,
@@ -42,6 +42,8 @@ def summary_rows(results: dict[str, Any]) -> list[dict[str, Any]]:
     tilts = conditions.get("tilt") or {}
     twice_when_tilted = [shares.get("read_twice_share") for shares in tilts.values()]
     blurs = conditions.get("blur") or {}
+    covers = conditions.get("covered") or {}
+    kept_when_covered = [shares.get("two_corners_found_share") for shares in covers.values()]
 
     def row(name: str, value: float | None, bar: str, ok: Callable[[float], bool], fmt: str) -> dict[str, Any]:
         return {"name": name, "value": value, "text": "not measured" if value is None else format(value, fmt),
@@ -67,6 +69,9 @@ def summary_rows(results: dict[str, Any]) -> list[dict[str, Any]]:
             "(reported)", lambda v: True, ".3f"),
         row("real photos mirrored (a selfie camera, a webcam): cards read right",
             (conditions.get("mirrored") or {}).get("read_right_share"), "(reported)", lambda v: True, ".3f"),
+        row(f"real photos with a corner index covered ({', '.join(covers)}): cards read from two corners "
+            "found, worst", min(kept_when_covered) if kept_when_covered and None not in kept_when_covered else None,
+            "(reported)", lambda v: True, ".3f"),
         row("real photos as taken reported blurred (a warning where none is due)",
             (conditions.get("as taken") or {}).get("warned_share"), "(reported)", lambda v: True, ".3f"),
         *(row(f"real photos {name}: reported blurred", shares.get("warned_share"), "(reported)", lambda v: True,
@@ -399,9 +404,10 @@ def _rank_shown_lines(by_band: dict[str, dict[str, int]] | None) -> list[str]:
 
 
 def _conditions_lines(conditions: dict[str, Any]) -> list[str]:
-    """The real photos changed (:mod:`onze_vision.conditions`): grey, in bad light, blurred, tilted, mirrored."""
+    """The real photos changed (:mod:`onze_vision.conditions`): grey, in bad light, blurred, tilted, mirrored,
+    a corner covered."""
     grey = conditions["grey"]
-    lines = ["", "## Real photos without colour, in bad light, blurred, tilted and mirrored", "",
+    lines = ["", "## Real photos without colour, in bad light, blurred, tilted, mirrored and covered", "",
              f"One real photo in {conditions['every']} ({conditions['photos']}) read as taken and changed; the "
              "reading as taken is the reference, card by card (`onze_vision/conditions.py`).", "",
              f"- Black and white (one-channel JPEG): {grey.get('judged colourless', 0)} of {conditions['photos']} "
@@ -440,6 +446,17 @@ def _conditions_lines(conditions: dict[str, Any]) -> list[str]:
                       f"{mirror.get('read mirrored', 0)} of {mirror['photos']} photos read mirrored back "
                       f"(`mirror_below`), and {conditions['as taken'].get('read mirrored', 0)} of the photos "
                       "as taken (a needless flip)."]
+    covers = conditions.get("covered")
+    if covers:   # nor this one
+        lines += ["", f"| a corner index covered (an ellipse {COVER_SIZE:g} index sizes long over one index of "
+                      "the photo) | cards found | read right | found, of the cards read from two corners / from "
+                      "one | reported blurred |", "|---|---|---|---|---|"]
+        for name, colour in COVERS.items():
+            shares = covers[name]
+            what = "blown out to white" if colour is None else f"B, G, R {', '.join(map(str, colour))}"
+            lines.append(f"| {name} ({what}) | {_fmt(shares['found_share'])} | {_fmt(shares['read_right_share'])} | "
+                         f"{_fmt(shares['two_corners_found_share'])} / {_fmt(shares['one_corner_found_share'])} | "
+                         f"{_fmt(shares['warned_share'])} |")
     return lines
 
 
