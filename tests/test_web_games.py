@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 import re
 import struct
+import time
 from pathlib import Path
 from typing import Any
 
@@ -268,6 +269,30 @@ def test_games_deleted_more_than_30_days_ago_go_for_good(client: Any, token: str
     api.delete(f"/api/games/{recent}")   # each deletion forgets the games deleted too long ago
     with app.app_context():
         assert [r[0] for r in get_db().execute("SELECT id FROM game")] == [recent]
+
+
+def test_a_game_past_its_30_days_is_no_longer_offered_and_the_servers_thread_removes_it(
+        client: Any, api: Any, app: Any) -> None:
+    from webapp import keepsake
+
+    old = api.post("/api/games", {"variant": "once", "players": ["Ann", "Bo"]}).get_json()["id"]
+    api.delete(f"/api/games/{old}")
+    with app.app_context():
+        from webapp.db import get_db, transaction
+        with transaction() as db:
+            db.execute("UPDATE game SET deleted = datetime('now', '-31 days') WHERE id = ?", (old,))
+    # No deletion came since: History no longer offers it as kept to bring back.
+    assert 'id="deleted"' not in client.get("/history").get_data(as_text=True)
+    app.config["WHOLE_PHOTO_DAYS"] = None   # even a book that keeps its photos as taken
+    thread = keepsake.start(app, every_seconds=3600)
+    deadline = time.monotonic() + 20
+    while thread.looks < 1 and time.monotonic() < deadline:   # its first look, when it starts
+        time.sleep(0.01)
+    thread.stop()
+    thread.join(timeout=20)
+    assert thread.looks == 1
+    with app.app_context():
+        assert get_db().execute("SELECT COUNT(*) FROM game").fetchone()[0] == 0
 
 
 def test_the_api_deletes_and_restores_a_game(api: Any, game_id: int) -> None:

@@ -333,6 +333,11 @@ def test_the_history_shows_twenty_games_a_page_and_counts_them_all(client: Any, 
     assert [int(n) for n in re.findall(r'id="game-(\d+)"', second)] == ids[::-1][20:]
     assert "games 21-22 of 22 · page 2 of 2" in second and 'href="/history?page=1" rel="prev"' in second
     assert "Older games" not in second
+    # The standings of one variant stay chosen from page to page.
+    by_rules = client.get("/history?rules=once").get_data(as_text=True)
+    assert 'href="/history?page=2&amp;rules=once" rel="next"' in by_rules
+    back = client.get("/history?rules=once&page=2").get_data(as_text=True)
+    assert 'href="/history?page=1&amp;rules=once" rel="prev"' in back
 
 
 def test_one_page_of_games_needs_no_pager(client: Any, api: Any, game_id: int) -> None:

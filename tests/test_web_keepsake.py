@@ -240,9 +240,17 @@ def test_the_servers_thread_keeps_them_smaller_between_requests_and_stops(
     assert not thread.is_alive() and thread.looks >= 1
 
 
-def test_a_book_that_keeps_photos_as_taken_starts_no_thread(app: Any) -> None:
-    app.config["WHOLE_PHOTO_DAYS"] = None
-    assert keepsake.start(app) is None
+def test_a_book_that_keeps_photos_as_taken_keeps_them_as_taken(
+        roomy: Any, client: Any, api: Any, token: str, game_id: int, big_photo: bytes) -> None:
+    photo_id = _over_a_month_ago(roomy, client, api, token, game_id, big_photo)
+    roomy.config["WHOLE_PHOTO_DAYS"] = None
+    thread = keepsake.start(roomy, every_seconds=3600)   # it runs: it also removes games deleted long ago
+    deadline = time.monotonic() + 20
+    while thread.looks < 1 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    thread.stop()
+    thread.join(timeout=20)
+    assert thread.looks == 1 and _stored(roomy, photo_id)[1] is None
 
 
 @pytest.mark.parametrize(("args", "says"), [

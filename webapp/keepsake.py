@@ -11,7 +11,9 @@ image's own size. The scores saved from it never change. A game changed while it
 are made smaller (played on, deleted, a score corrected) keeps the rest as taken.
 
 The work is done a photo at a time in a thread of the server (:func:`start`), never in a
-request: decoding and encoding a 12-megapixel photo takes a few tenths of a second.
+request: decoding and encoding a 12-megapixel photo takes a few tenths of a second. The
+same thread removes the games deleted more than ``DELETED_GAME_DAYS`` days ago (deletion
+removes them too, but a family that seldom deletes would keep them far longer than said).
 """
 
 from __future__ import annotations
@@ -192,8 +194,9 @@ def keep_photos_smaller(days: int | None = None, long_side: int | None = None) -
 
 
 class KeepsakeThread(threading.Thread):
-    """The server's thread that keeps old games' photos smaller: a look when it starts,
-    then one every ``every_seconds`` until :meth:`stop`."""
+    """The server's thread for what is old: it removes the games deleted more than
+    ``DELETED_GAME_DAYS`` days ago and keeps old games' photos smaller; a look when it
+    starts, then one every ``every_seconds`` until :meth:`stop`."""
 
     def __init__(self, app: Flask, every_seconds: float = LOOK_EVERY_SECONDS) -> None:
         super().__init__(name="onze-keepsake", daemon=True)
@@ -205,6 +208,12 @@ class KeepsakeThread(threading.Thread):
     def run(self) -> None:
         while not self._stopped.is_set():
             with self.app.app_context():
+                # A few at a time, as after a deletion (a backlog goes over the next looks);
+                # a book that refuses it now (busy, a full disk) is logged by clear_old.
+                gone = model.clear_old(model.forget_deleted_games, model.GAMES_FORGOTTEN_AT_ONCE)
+                if gone:
+                    self.app.logger.info("removed %d game%s deleted more than %d days ago", gone,
+                                         "" if gone == 1 else "s", model.DELETED_GAME_DAYS)
                 try:
                     done = keep_photos_smaller()
                     if done["photos"]:
@@ -222,11 +231,9 @@ class KeepsakeThread(threading.Thread):
         self._stopped.set()
 
 
-def start(app: Flask, every_seconds: float = LOOK_EVERY_SECONDS) -> KeepsakeThread | None:
-    """Start the :class:`KeepsakeThread` of a server; None where the app keeps photos as
-    taken for ever (``WHOLE_PHOTO_DAYS = None``)."""
-    if app.config.get("WHOLE_PHOTO_DAYS", WHOLE_PHOTO_DAYS) is None:
-        return None
+def start(app: Flask, every_seconds: float = LOOK_EVERY_SECONDS) -> KeepsakeThread:
+    """Start the :class:`KeepsakeThread` of a server (where the app keeps photos as taken for
+    ever, ``WHOLE_PHOTO_DAYS = None``, it only removes the games deleted long ago)."""
     thread = KeepsakeThread(app, every_seconds)
     thread.start()
     return thread

@@ -9,6 +9,7 @@ a game, hand or player that does not exist aborts with 404.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
@@ -266,6 +267,9 @@ def _clean_name(value: Any) -> str:
     return name
 
 
+# Cached: the standings compare every player of every game (13,000 names in a book of 3,000
+# games took 36 ms to normalise on each request).
+@functools.lru_cache(maxsize=4096)
 def name_key(name: str) -> str:
     """What two names are compared by: letter case, the width or form a keyboard gave a
     letter ("Ａnn", full width), invisible format characters and line breaks or tabs (a
@@ -684,10 +688,13 @@ def mark_rescue_seen(rescue_id: int) -> None:
 
 
 def deleted_games() -> list[dict[str, Any]]:
-    """The deleted games, last deleted first: kept :data:`DELETED_GAME_DAYS` days, then
-    removed by the next deletion (:func:`forget_deleted_games`)."""
+    """The deleted games kept to bring back, last deleted first: :data:`DELETED_GAME_DAYS`
+    days, then removed (:func:`forget_deleted_games`) by the next deletion or the server's
+    next look for what is old (:mod:`webapp.keepsake`), whichever comes first. One past its
+    days and not yet removed is not offered."""
     ids = [r["id"] for r in get_db().execute(
-        "SELECT id FROM game WHERE deleted IS NOT NULL ORDER BY deleted DESC, id DESC")]
+        "SELECT id FROM game WHERE deleted >= datetime('now', ?) ORDER BY deleted DESC, id DESC",
+        (f"-{DELETED_GAME_DAYS} days",))]
     return [load_game(game_id, deleted=True) for game_id in ids]
 
 

@@ -265,14 +265,14 @@ def serve(args: argparse.Namespace) -> int:
     if args.host in ALL_ADDRESSES:
         for address in network_addresses():
             print(f"  on a phone on the same network: http://{address}:{args.port}/", flush=True)
-    # Old games' photos are kept smaller by a thread of this server, between the phones' requests.
+    # Old games' photos are kept smaller, and games deleted long ago removed, by a thread of
+    # this server, between the phones' requests.
     keeper = keepsake.start(app)
     try:
         app.run(host=args.host, port=args.port, threaded=True, debug=args.debug, use_reloader=False,
                 request_handler=request_handler())
     finally:
-        if keeper is not None:
-            keeper.stop()
+        keeper.stop()
     return 0
 
 
