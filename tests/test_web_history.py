@@ -364,6 +364,17 @@ def test_the_home_page_lists_every_game_in_play_and_the_last_five_finished(clien
     assert listed == [ids[7], *reversed(ids[2:7])]     # in play, then the 5 newest finished
 
 
+def test_the_home_page_lists_the_ten_newest_games_in_play_and_points_to_the_rest(client: Any, api: Any) -> None:
+    ids = [api.post("/api/games", {"variant": "once", "players": ["Ann", "Bo"]}).get_json()["id"] for _ in range(12)]
+    page = client.get("/").get_data(as_text=True)
+    assert [int(n) for n in re.findall(r'class="game-card" href="/games/(\d+)"', page)] == ids[::-1][:10]
+    assert '<a href="/history">2 older games in play, in History &rarr;</a>' in page
+    api.delete(f"/api/games/{ids[0]}")
+    assert "1 older game in play, in History" in client.get("/").get_data(as_text=True)
+    api.delete(f"/api/games/{ids[1]}")
+    assert "older game" not in client.get("/").get_data(as_text=True)
+
+
 def test_the_api_gives_the_games_a_page_at_a_time_when_asked(api: Any) -> None:
     ids = [api.post("/api/games", {"variant": "once", "players": ["Ann", "Bo"]}).get_json()["id"] for _ in range(23)]
     first = api.get("/api/games?page=1").get_json()
