@@ -35,7 +35,8 @@ def tiny_dataset(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
-def test_one_epoch_of_both_stages_exports_models_the_runtime_loads(tiny_dataset: Path, tmp_path: Path):
+def test_one_epoch_of_both_stages_exports_models_the_runtime_loads(tiny_dataset: Path, tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str]):
     models = tmp_path / "models"
     args = argparse.Namespace(
         data=str(tiny_dataset), out=str(models), runs=str(tmp_path / "runs"), stage="all", epochs=1,
@@ -43,6 +44,9 @@ def test_one_epoch_of_both_stages_exports_models_the_runtime_loads(tiny_dataset:
         mine_with=str(models), mine_scenes=8,  # the detector this run has just exported
     )
     assert train_all(args) == 0
+    said = capsys.readouterr().out   # where the models went, and how to read with them
+    assert f"models written to {models}: read photos with them with onze-vision detect --models {models} PHOTO" in said
+    assert f"{models} has no blur_gauge.onnx: copy models/blur_gauge.onnx there" in said
     assert (tmp_path / "runs" / f"mined_{tiny_dataset.name}_8.npz").exists()
     for name in ("index_detector.onnx", "index_detector.pt", "index_classifier.onnx", "index_classifier.pt",
                  "detector.json"):
@@ -373,6 +377,14 @@ def test_a_classifier_option_reaches_training(tiny_dataset: Path, tmp_path: Path
                                       option, value])
     assert train_all(args) == 0
     assert asked == [expected]
+
+
+def test_training_left_to_its_defaults_never_writes_over_the_shipped_models() -> None:
+    from onze_vision.cli import build_parser
+
+    args = build_parser().parse_args(["train"])
+    repo = Path(__file__).resolve().parents[1]
+    assert Path(args.out) == repo / "runs" / "ship"   # ignored by git; --out models ships on purpose
 
 
 def test_widening_the_last_stage_keeps_what_the_network_computes() -> None:

@@ -175,8 +175,8 @@ def _train_args_problem(args: argparse.Namespace) -> str | None:
 
 def _mine_with_problem(args: argparse.Namespace) -> str | None:
     """--mine-with names a detector: checked now, not after the detector has trained and been
-    exported into --out (the shipped models, by default). It may be --out itself when this run
-    trains the detector that writes it there."""
+    exported into --out. It may be --out itself when this run trains the detector that writes
+    it there."""
     if args.mine_with is None or args.stage not in ("all", "classifier", "crops"):
         return None
     folder = Path(args.mine_with)
@@ -365,7 +365,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="train the corner-index detector and the index classifier",
         description=(
             "Train the one-class corner-index YOLO detector (Ultralytics, from yolo11n.yaml) and the\n"
-            "index classifier (PyTorch) on a generated dataset, then export both to ONNX in models/."
+            "index classifier (PyTorch) on a generated dataset, then export both to ONNX in runs/ship/\n"
+            "(--out models ships them in place of the shipped ones)."
         ),
         epilog=(
             "examples:\n  onze-vision train --data datasets/onze --epochs 6\n"
@@ -377,8 +378,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     train.add_argument("--data", default=str(REPO / "datasets" / "onze"),
                        help="dataset folder from make-dataset (default: datasets/onze in the checkout)")
-    train.add_argument("--out", default=str(REPO / "models"),
-                       help="where the shipped models go (default: models/ in the checkout)")
+    train.add_argument("--out", default=str(REPO / "runs" / "ship"),
+                       help="where the trained models go (default: runs/ship/ in the checkout; --out models "
+                            "replaces the shipped ones, which a run left to its default never touches)")
     train.add_argument("--runs", default=str(REPO / "runs"),
                        help="training runs and checkpoints (default: runs/ in the checkout)")
     train.add_argument("--stage", choices=("all", "detector", "classifier", "crops", "blur-gauge", "export"),

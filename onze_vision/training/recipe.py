@@ -19,6 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
+from onze_vision.sharpness import GAUGE_FILE
+
 DETECTOR_EXPORT_SIZE = 640  # the runtime reads photos at this letterbox size
 MINING_CONF = 0.05  # detector score down to which its boxes become classifier crops
 
@@ -497,4 +499,10 @@ def train_all(args: argparse.Namespace) -> int:
             return 2
         export_detector(last, out_dir)
     write_detector_json(out_dir, dataset)
+    print(f"models written to {out_dir}: read photos with them with onze-vision detect --models {out_dir} PHOTO",
+          flush=True)
+    if not (out_dir / GAUGE_FILE).exists():
+        # The gauge trains apart (--stage blur-gauge); without one nothing is reported blurred.
+        print(f"{out_dir} has no {GAUGE_FILE}: copy models/{GAUGE_FILE} there, or train one with --stage "
+              "blur-gauge, for photos too blurred to trust to be reported", flush=True)
     return 0
