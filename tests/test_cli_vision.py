@@ -235,6 +235,28 @@ def test_missing_models_exit_1(tmp_path: Path, photos: list[Path], capsys: pytes
     assert "model file(s) missing" in capsys.readouterr().err
 
 
+def test_with_json_a_run_that_reads_no_photo_says_why_as_json_too(
+        fake_models: Path, tmp_path: Path, photos: list[Path], capsys: pytest.CaptureFixture[str]) -> None:
+    # A script reading stdout gets JSON it can parse, whether one photo or the whole run failed.
+    assert main(["detect", "--json", "--models", str(tmp_path / "none"), str(photos[0])]) == 1
+    captured = capsys.readouterr()
+    assert "model file(s) missing" in json.loads(captured.out)["error"] and "model file(s) missing" in captured.err
+    assert main(["detect", "--json", "--models", str(fake_models), "--annotate", str(photos[0]), str(photos[0])]) == 2
+    assert "would overwrite a photo being read" in json.loads(capsys.readouterr().out)["error"]
+
+
+def test_score_and_check_down_read_a_photo_with_the_models_named(
+        fake_models: Path, tmp_path: Path, photos: list[Path], capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["score", "--variant", "once", "--photo", str(photos[0]), "--models", str(fake_models), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["cards"]   # what the named models read (the fakes: 10S)
+    missing = tmp_path / "none"
+    assert main(["check-down", "--variant", "once", "--round", "1", "--photo", str(photos[0]),
+                 "--models", str(missing)]) == 2
+    assert f"cannot read photos here: model file(s) missing: {missing}" in capsys.readouterr().err
+    assert main(["score", "--variant", "once", "QH", "--models", str(fake_models)]) == 2
+    assert "names the models a photo is read with: give --photo PHOTO too" in capsys.readouterr().err
+
+
 def test_no_photo_is_a_usage_error() -> None:
     with pytest.raises(SystemExit) as error:
         main(["detect"])

@@ -85,7 +85,12 @@ def _read_cards(args: argparse.Namespace) -> list[str]:
             raise ValueError(f"cannot read photos here: {error}") from error
 
         try:
-            reading = detect_cards(args.photo, corners=args.corners)
+            if args.models is None:
+                reading = detect_cards(args.photo, corners=args.corners)
+            else:
+                from onze_vision.detector import CardDetector
+
+                reading = CardDetector(args.models).detect_cards(args.photo, corners=args.corners)
         except (ModelNotFoundError, InvalidModelError) as error:
             # The install is at fault, not the photo: say so before the file errors below.
             raise ValueError(f"cannot read photos here: {error}") from error
@@ -99,6 +104,8 @@ def _read_cards(args: argparse.Namespace) -> list[str]:
         return [detected.card for detected in reading.cards]
     if args.corners != "auto":
         raise ValueError(f"--corners {args.corners} says how to read a photo: give --photo PHOTO too")
+    if args.models is not None:
+        raise ValueError(f"--models '{args.models}' names the models a photo is read with: give --photo PHOTO too")
     # One argument may hold several codes: "QH,10S" or "QH 10S" (quoted).
     codes = [code for arg in args.cards for code in re.split(r"[\s,;]+", arg) if code]
     if not codes:
@@ -259,6 +266,8 @@ def _add_card_inputs(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--photo", metavar="PHOTO", action=_OnePhoto, help="read the cards from a photo instead")
     parser.add_argument("--corners", choices=DECK_CORNERS, default="auto", help=f"with --photo, {CORNERS_HELP}")
+    parser.add_argument("--models", metavar="DIR", type=Path, default=None,
+                        help="with --photo, the folder with the ONNX models (default: the shipped models/)")
     parser.add_argument(
         "--players",
         type=_players,

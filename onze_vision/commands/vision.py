@@ -101,17 +101,21 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     evaluate.set_defaults(handler=run_evaluate)
 
 
-def _error(command: str, message: str) -> None:
+def _error(command: str, message: str, as_json: bool = False) -> None:
+    """Say what went wrong on stderr; ``as_json`` (``--json``): also as ``{"error": ...}`` on
+    stdout, so a script reading the JSON gets JSON."""
     print(f"onze-vision {command}: error: {message}", file=sys.stderr)
+    if as_json:
+        print(json.dumps({"error": message}, indent=2))
 
 
-def _load_detector(command: str, model_dir: Path | None) -> Any:
+def _load_detector(command: str, model_dir: Path | None, as_json: bool = False) -> Any:
     from onze_vision.detector import CardDetector, InvalidModelError, ModelNotFoundError, get_detector
 
     try:
         return get_detector() if model_dir is None else CardDetector(model_dir)
     except (ModelNotFoundError, InvalidModelError) as error:
-        _error(command, str(error))
+        _error(command, str(error), as_json)
         return None
 
 
@@ -228,7 +232,7 @@ def run_detect(args: argparse.Namespace) -> int:
 
     from onze_vision.imageio import InvalidImageError, load_image
 
-    detector = _load_detector("detect", args.models)
+    detector = _load_detector("detect", args.models, args.json)
     if detector is None:
         return 1
     out_paths: list[Path | None] = [None] * len(args.photos)
@@ -236,7 +240,7 @@ def run_detect(args: argparse.Namespace) -> int:
         annotated = annotation_paths(Path(args.annotate), args.photos)
         problem = annotation_problem(annotated, args.photos)
         if problem:
-            _error("detect", problem)
+            _error("detect", problem, args.json)
             return 2
         out_paths = list(annotated)
     results: list[dict[str, Any]] = []
