@@ -132,7 +132,7 @@ def test_score_prints_each_card_and_the_total(capsys: pytest.CaptureFixture[str]
 def test_bad_input_with_json_says_the_error_as_json_too(capsys: pytest.CaptureFixture[str], args: list[str]) -> None:
     code, out, err = run(capsys, *args, "--json")
     assert code == 2
-    assert json.loads(out) == {"error": err.removeprefix("onze-vision: error: ").rstrip("\n")}
+    assert json.loads(out) == {"error": err.removeprefix(f"onze-vision {args[0]}: error: ").rstrip("\n")}
 
 
 def test_score_json(capsys: pytest.CaptureFixture[str]) -> None:

@@ -35,8 +35,9 @@ _ALWAYS_DOUBLED = "; ".join(f"{name}'s hand {', '.join(map(str, variant.splash_h
                             for name, variant in VARIANTS.items() if variant.splash_hands)
 
 
-def _error(message: object) -> int:
-    print(f"onze-vision: error: {message}", file=sys.stderr)
+def _error(command: str, message: object) -> int:
+    """Say what went wrong on stderr, named by the command as ``detect`` and ``serve`` name theirs."""
+    print(f"onze-vision {command}: error: {message}", file=sys.stderr)
     return EXIT_BAD_INPUT
 
 
@@ -127,7 +128,7 @@ def _guarded(handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse
             if getattr(args, "json", False):
                 # A script reading stdout gets JSON it can parse, as detect --json gives.
                 _print_json({"error": str(error)})
-            return _error(error)
+            return _error(args.command, error)
 
     run.__doc__ = handler.__doc__
     return run
