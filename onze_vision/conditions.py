@@ -63,9 +63,10 @@ TILTS: dict[str, float] = {
 #: One corner index of the photo covered: blown out to white by a lamp's reflection on a
 #: glossy card (None: every pixel moved toward white, the print gone), or under the thumb
 #: of the hand holding the cards (a skin tone, B, G, R). The cover is an ellipse
-#: :data:`COVER_SIZE` index sizes long and two thirds as wide, turned at random, with a soft rim, over one of the
-#: indices the photo as taken reads (drawn per photo, the same for each cover). The card
-#: of that index can still be read from its other corner; a card showing one corner cannot.
+#: :data:`COVER_SIZE` index sizes long and two thirds as wide, turned at random, with a
+#: soft rim, over one of the indices the photo as taken reads (drawn per photo, the same
+#: for each cover). The card of that index can still be read from its other corner; a
+#: card showing one corner cannot.
 COVERS: dict[str, tuple[int, int, int] | None] = {
     "glare": None,
     "thumb": (120, 150, 200),
@@ -226,9 +227,10 @@ def compare_readings(reference: Sequence[DetectedCard], changed: Sequence[Detect
 
 
 def _shares(counts: Counter[str], gauged: bool = True) -> dict[str, Any]:
-    """``counts`` with their shares (of the cards read from two corners as taken and from
-    one, apart: a corner covered loses only the second kind); ``gauged``: a blur gauge read the photos (without one,
-    none is reported blurred, and that is no figure: ``warned_share`` is None)."""
+    """``counts`` with their shares (also of the cards read from two corners as taken and
+    from one, apart: a corner covered loses only the second kind); ``gauged``: a blur gauge
+    read the photos (without one, none is reported blurred, and that is no figure:
+    ``warned_share`` is None)."""
     cards, photos = counts["cards"], counts["photos"]
     right = counts["red: read right"] + counts["black: read right"]
     offered = counts["red: read or offered right"] + counts["black: read or offered right"]
@@ -286,6 +288,8 @@ def evaluate_conditions(detector: CardDetector, root: Path, every: int = CONDITI
         reading = detector.detect_cards(data)
         tally(mirror, reference, reading, homography)
         mirror["read mirrored"] += getattr(reading, "mirrored", False)
+        # The indices themselves (a reading gives its cards' boxes, not their corners'):
+        # one more look at the photo as taken.
         index_boxes = detector.read_indices(photo).xyxy
         if len(index_boxes):   # a photo with no index read has none to cover
             for name, colour in COVERS.items():

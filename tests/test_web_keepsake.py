@@ -294,6 +294,26 @@ def test_a_look_that_fails_is_logged_and_the_next_look_still_comes(app: Any, mon
     assert len(calls) >= 3 and "old photos are kept as they are for now" in caplog.text
 
 
+def test_removing_old_deleted_games_that_fails_is_logged_and_the_photos_still_get_their_look(
+        app: Any, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    from webapp import model
+
+    def broken(*args: Any, **kw: Any) -> int:
+        raise RuntimeError("unforeseen")
+
+    looked: list[int] = []
+    monkeypatch.setattr(model, "forget_deleted_games", broken)
+    monkeypatch.setattr(keepsake, "keep_photos_smaller",
+                        lambda *a, **kw: looked.append(1) or {"games": 0, "photos": 0, "bytes_saved": 0})
+    thread = keepsake.start(app, every_seconds=0.01)
+    deadline = time.monotonic() + 20
+    while len(looked) < 2 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    thread.stop()
+    thread.join(timeout=20)
+    assert len(looked) >= 2 and "games deleted long ago are kept for now" in caplog.text
+
+
 def test_a_photo_taken_lately_for_a_game_over_long_ago_stays_as_taken(
         roomy: Any, client: Any, api: Any, token: str, game_id: int, big_photo: bytes) -> None:
     first = _upload(client, token, game_id, big_photo)

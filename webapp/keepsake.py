@@ -210,10 +210,13 @@ class KeepsakeThread(threading.Thread):
             with self.app.app_context():
                 # A few at a time, as after a deletion (a backlog goes over the next looks);
                 # a book that refuses it now (busy, a full disk) is logged by clear_old.
-                gone = model.clear_old(model.forget_deleted_games, model.GAMES_FORGOTTEN_AT_ONCE)
-                if gone:
-                    self.app.logger.info("removed %d game%s deleted more than %d days ago", gone,
-                                         "" if gone == 1 else "s", model.DELETED_GAME_DAYS)
+                try:
+                    gone = model.clear_old(model.forget_deleted_games, model.GAMES_FORGOTTEN_AT_ONCE)
+                    if gone:
+                        self.app.logger.info("removed %d game%s deleted more than %d days ago", gone,
+                                             "" if gone == 1 else "s", model.DELETED_GAME_DAYS)
+                except Exception:  # noqa: BLE001 - nor may it end the looks, or keep the photos' turn
+                    self.app.logger.exception("games deleted long ago are kept for now")
                 try:
                     done = keep_photos_smaller()
                     if done["photos"]:
