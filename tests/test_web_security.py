@@ -97,11 +97,15 @@ def test_another_site_cannot_frame_the_sheet_nor_send_for_the_book(client: Any, 
     assert says in html.unescape(response.get_data(as_text=True))
 
 
-def test_no_page_may_be_shown_in_a_frame(client: Any) -> None:
-    for url in ("/", "/history", "/games/new", "/api/variants"):
+def test_no_page_may_be_shown_in_a_frame_nor_run_a_script_of_its_own(client: Any) -> None:
+    for url in ("/", "/history", "/games/new", "/api/variants", "/static/app.js"):
         response = client.get(url)
         assert response.headers["X-Frame-Options"] == "DENY", url
-        assert response.headers["Content-Security-Policy"] == "frame-ancestors 'none'", url
+        policy = {part.strip() for part in response.headers["Content-Security-Policy"].split(";")}
+        assert {"frame-ancestors 'none'", "script-src 'self'", "object-src 'none'", "base-uri 'none'",
+                "form-action 'self'"} == policy, url
+        assert response.headers["X-Content-Type-Options"] == "nosniff", url
+        assert response.headers["Referrer-Policy"] == "same-origin", url
 
 
 @pytest.mark.parametrize("origin", ["http://evil.example", "null", "http://localhost:8080"],

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from .conftest import ARTIFACTS, DATA, StandInDetector, assert_accessible, shoot
+from .conftest import ARTIFACTS, CONTEXT, DATA, StandInDetector, assert_accessible, shoot
 
 pytestmark = pytest.mark.e2e
 
@@ -233,7 +233,7 @@ def old_phone_page(browser: Any) -> Iterator[Any]:
     import re
 
     from .conftest import PHONE
-    context = browser.new_context(viewport=PHONE, device_scale_factor=1)
+    context = browser.new_context(viewport=PHONE, device_scale_factor=1, **CONTEXT)
     context.add_init_script("delete HTMLFormElement.prototype.requestSubmit;"
                             "document.addEventListener('DOMContentLoaded', function () {"
                             "  document.querySelectorAll('*').forEach(function (e) {"
@@ -376,12 +376,12 @@ def test_check_a_go_down(page: Any, live_server: Any) -> None:
 
 def test_two_browsers_save_different_players_at_once(browser: Any, live_server: Any) -> None:
     base = live_server.url
-    setup = browser.new_context()
+    setup = browser.new_context(**CONTEXT)
     page = setup.new_page()
     game_id = int(_start_game(page, live_server, ["Eve", "Fay", "Gus"]).split("/")[-1])
     setup.close()
 
-    contexts = [browser.new_context(viewport={"width": 390, "height": 844}) for _ in range(2)]
+    contexts = [browser.new_context(viewport={"width": 390, "height": 844}, **CONTEXT) for _ in range(2)]
     pages = [c.new_page() for c in contexts]
     hands = {2: "QH 7S", 3: "KC 9D 2C"}
     for p, seat in zip(pages, hands):
@@ -707,7 +707,7 @@ def _save_points(page: Any, game_url: str, name: str, points: int) -> None:
 
 
 def test_the_sheet_on_one_phone_shows_what_another_phone_saves(browser: Any, live_server: Any) -> None:
-    phones = [browser.new_context(viewport={"width": 390, "height": 844}) for _ in range(2)]
+    phones = [browser.new_context(viewport={"width": 390, "height": 844}, **CONTEXT) for _ in range(2)]
     keeper, player = (phone.new_page() for phone in phones)
     game_url = _start_game(player, live_server, ["Ann", "Bo", "Cy"])
     keeper.goto(game_url)
@@ -854,6 +854,33 @@ def test_the_chips_and_points_follow_the_typing_so_one_tap_saves(page: Any, live
     game_id = page.url.split("/games/")[1].split("/")[0]
     score = _api(live_server, f"/api/games/{game_id}")["hands"][0]["scores"][1]
     assert score["cards"] == ["QH", "7S", "9D", "10H"] and score["points"] == 36
+
+
+def test_the_sheets_own_scripts_run_under_its_content_security_policy(browser: Any, live_server: Any) -> None:
+    # A phone's browser, the policy kept: the live points and chips are the card editor's
+    # script at work, and the browser reports no script, frame or form it refused.
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    phone = context.new_page()
+    refused: list[str] = []
+    phone.on("console", lambda message: refused.append(message.text)
+             if "Content Security Policy" in message.text else None)
+    phone.on("pageerror", lambda error: refused.append(str(error)))
+    try:
+        game_url = _start_game(phone, live_server, ["Pia", "Quin"])
+        phone.goto(game_url + "/hands/1/players/2")
+        phone.click("input.cards-text")
+        phone.keyboard.type("qh 7s 9d")
+        phone.wait_for_selector(".points-total:text-is('26')")   # a selector, not code the policy forbids
+        assert phone.locator(".chips li").count() == 3
+        phone.click(".save-btn")
+        phone.wait_for_selector(".flash-ok")
+        for url in ("/", "/history", "/godown", "/rules"):
+            phone.goto(live_server.url + url)
+        assert refused == []
+        policy = phone.goto(live_server.url + "/").headers["content-security-policy"]
+        assert "script-src 'self'" in policy
+    finally:
+        context.close()
 
 
 def test_enter_in_the_card_box_saves_a_good_list_and_says_a_bad_one_once(page: Any, live_server: Any) -> None:
