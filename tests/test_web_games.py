@@ -308,6 +308,25 @@ def test_the_api_deletes_and_restores_a_game(api: Any, game_id: int) -> None:
     assert missing.get_json() == {"error": "Game 4242 is not among the deleted games (they are kept 30 days)."}
 
 
+def test_the_api_lists_the_deleted_games_and_deletes_one_for_good(api: Any, app: Any, game_id: int) -> None:
+    assert api.get("/api/games/deleted").get_json() == {"games": []}
+    # A game in the book is never removed by one call: it is deleted first.
+    in_play = api.post(f"/api/games/{game_id}/delete-for-good")
+    assert in_play.status_code == 404
+    assert in_play.get_json() == {"error": f"Game {game_id} is not among the deleted games (they are kept 30 days)."}
+    api.delete(f"/api/games/{game_id}")
+    (listed,) = api.get("/api/games/deleted").get_json()["games"]
+    assert listed["id"] == game_id and listed["deleted"] is not None
+    assert [p["name"] for p in listed["players"]] == ["Ann", "Bo", "Cy", "Di"]
+    gone = api.post(f"/api/games/{game_id}/delete-for-good")
+    assert gone.status_code == 200 and gone.get_json()["id"] == game_id
+    assert api.get("/api/games/deleted").get_json() == {"games": []}
+    assert api.post(f"/api/games/{game_id}/restore").status_code == 404
+    with app.app_context():
+        from webapp.db import get_db
+        assert get_db().execute("SELECT COUNT(*) FROM game").fetchone()[0] == 0
+
+
 def test_deleting_needs_the_csrf_token(client: Any, game_id: int) -> None:
     refused = client.post(f"/games/{game_id}/delete")
     assert refused.status_code == 400

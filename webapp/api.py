@@ -167,6 +167,13 @@ def games() -> Response:
                    page=page, pages=pages, total=len(every_game))
 
 
+@bp.get("/games/deleted")
+def deleted_games() -> Response:
+    """The deleted games kept to bring back (History's "Deleted games"), last deleted first:
+    each as it was, with the time of its deletion (``deleted``, UTC)."""
+    return jsonify(games=model.deleted_games())
+
+
 @bp.get("/standings")
 def standings() -> Response:
     """Each player's record over the finished games (the history page's standings);
@@ -223,6 +230,15 @@ def delete_game(game_id: int) -> Response:
     """Take a game out of the book; returns it as it was. It is kept DELETED_GAME_DAYS days
     (POST /api/games/<id>/restore brings it back), then removed with its scores and photos."""
     return jsonify(_game_json(model.delete_game(game_id)))
+
+
+@bp.post("/games/<int:game_id>/delete-for-good")
+def delete_game_for_good(game_id: int) -> Response:
+    """Remove a deleted game now, with its hands, scores and photos (overwritten in the
+    file), as History's "Delete for good" does; returns it as it was. 404 unless it is
+    among the deleted games: a game in the book is deleted first (DELETE), so one call
+    can never remove a game in play."""
+    return jsonify(model.delete_game_for_good(game_id))
 
 
 @bp.get("/games/<int:game_id>/export.csv")
