@@ -265,6 +265,9 @@ def test_hand_note_is_kept_and_escaped(client: Any, token: str, game_id: int) ->
 
 
 def test_photo_upload_shows_boxes_and_chips(client: Any, token: str, game_id: int, jpeg_bytes: bytes) -> None:
+    # Before the photo, the one thing that costs a card (a corner covered) is said once.
+    tip = "The cards are read by their corners: keep fingers and a lamp's glare off them."
+    assert tip in client.get(f"/games/{game_id}/hands/1/players/2").get_data(as_text=True)
     response = client.post(f"/games/{game_id}/hands/1/players/2/photo",
                            data={"csrf_token": token, "photo": (io.BytesIO(jpeg_bytes), "hand.jpg")})
     assert response.status_code == 302 and "photo=1" in response.location
@@ -276,6 +279,7 @@ def test_photo_upload_shows_boxes_and_chips(client: Any, token: str, game_id: in
     # "Take or choose": the phone offers its camera and its photos (capture would force the camera).
     assert 'accept="image/*,.heic,.heif"' in page and "capture=" not in page
     assert "zoomed" not in page                             # cards fill the photo: shown whole
+    assert tip not in page                                  # the photo is taken: the boxes say the rest
     image = client.get("/photos/1")
     assert image.status_code == 200 and image.mimetype == "image/jpeg" and image.data == jpeg_bytes
 
