@@ -1,4 +1,5 @@
-"""Small helpers shared by test modules: the card-art skip, a free local port, the apps' secret key.
+"""Small helpers shared by test modules: the card-art skip, a free local port, the apps' secret
+key, the server's thread for what is old run until a test has what it waits for.
 
 A helper module (like ``synthetic_indices.py``), imported by the test modules that need it,
 so each of these is written once.
@@ -8,7 +9,10 @@ from __future__ import annotations
 
 import shutil
 import socket
+import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -31,3 +35,19 @@ def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
+
+
+def looks_until(app: Any, done: Callable[[Any], bool], every_seconds: float = 0.01) -> Any:
+    """Start the server's thread for what is old (``webapp.keepsake``) on ``app``, wait until
+    ``done(thread)`` (20 s at most), then stop it; the thread, for its ``looks``."""
+    from webapp import keepsake
+
+    thread = keepsake.start(app, every_seconds=every_seconds)
+    try:
+        deadline = time.monotonic() + 20
+        while not done(thread) and time.monotonic() < deadline:
+            time.sleep(0.01)
+    finally:
+        thread.stop()
+        thread.join(timeout=20)
+    return thread

@@ -5,11 +5,11 @@ from __future__ import annotations
 import html
 import re
 import struct
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
+from support import looks_until
 
 
 def _new_game_form(token: str, **fields: str) -> dict[str, str]:
@@ -273,8 +273,6 @@ def test_games_deleted_more_than_30_days_ago_go_for_good(client: Any, token: str
 
 def test_a_game_past_its_30_days_is_no_longer_offered_and_the_servers_thread_removes_it(
         client: Any, api: Any, app: Any) -> None:
-    from webapp import keepsake
-
     old = api.post("/api/games", {"variant": "once", "players": ["Ann", "Bo"]}).get_json()["id"]
     api.delete(f"/api/games/{old}")
     with app.app_context():
@@ -284,12 +282,7 @@ def test_a_game_past_its_30_days_is_no_longer_offered_and_the_servers_thread_rem
     # No deletion came since: History no longer offers it as kept to bring back.
     assert 'id="deleted"' not in client.get("/history").get_data(as_text=True)
     app.config["WHOLE_PHOTO_DAYS"] = None   # even a book that keeps its photos as taken
-    thread = keepsake.start(app, every_seconds=3600)
-    deadline = time.monotonic() + 20
-    while thread.looks < 1 and time.monotonic() < deadline:   # its first look, when it starts
-        time.sleep(0.01)
-    thread.stop()
-    thread.join(timeout=20)
+    thread = looks_until(app, lambda started: started.looks >= 1, every_seconds=3600)   # its first look
     assert thread.looks == 1
     with app.app_context():
         assert get_db().execute("SELECT COUNT(*) FROM game").fetchone()[0] == 0

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import io
 import sqlite3
-import time
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +13,7 @@ import pytest
 from PIL import Image
 
 from onze_vision.imageio import load_image
+from support import looks_until
 from webapp import keepsake
 
 
@@ -227,16 +227,8 @@ def test_an_older_book_gets_the_column_and_its_index(tmp_path: Path, detector: A
 def test_the_servers_thread_keeps_them_smaller_between_requests_and_stops(
         roomy: Any, client: Any, api: Any, token: str, game_id: int, big_photo: bytes) -> None:
     photo_id = _over_a_month_ago(roomy, client, api, token, game_id, big_photo)
-    thread = keepsake.start(roomy, every_seconds=0.05)
-    assert thread is not None
-    try:
-        deadline = time.monotonic() + 20
-        while _stored(roomy, photo_id)[1] is None and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert _stored(roomy, photo_id)[1] is not None
-    finally:
-        thread.stop()
-        thread.join(timeout=20)
+    thread = looks_until(roomy, lambda _: _stored(roomy, photo_id)[1] is not None, every_seconds=0.05)
+    assert _stored(roomy, photo_id)[1] is not None
     assert not thread.is_alive() and thread.looks >= 1
 
 
@@ -244,12 +236,8 @@ def test_a_book_that_keeps_photos_as_taken_keeps_them_as_taken(
         roomy: Any, client: Any, api: Any, token: str, game_id: int, big_photo: bytes) -> None:
     photo_id = _over_a_month_ago(roomy, client, api, token, game_id, big_photo)
     roomy.config["WHOLE_PHOTO_DAYS"] = None
-    thread = keepsake.start(roomy, every_seconds=3600)   # it runs: it also removes games deleted long ago
-    deadline = time.monotonic() + 20
-    while thread.looks < 1 and time.monotonic() < deadline:
-        time.sleep(0.01)
-    thread.stop()
-    thread.join(timeout=20)
+    # The thread runs (it also removes games deleted long ago), and leaves the photos be.
+    thread = looks_until(roomy, lambda started: started.looks >= 1, every_seconds=3600)
     assert thread.looks == 1 and _stored(roomy, photo_id)[1] is None
 
 
@@ -284,13 +272,7 @@ def test_a_look_that_fails_is_logged_and_the_next_look_still_comes(app: Any, mon
         return {"games": 0, "photos": 0, "bytes_saved": 0}
 
     monkeypatch.setattr(keepsake, "keep_photos_smaller", flaky)
-    thread = keepsake.start(app, every_seconds=0.01)
-    assert thread is not None
-    deadline = time.monotonic() + 20
-    while len(calls) < 3 and time.monotonic() < deadline:
-        time.sleep(0.01)
-    thread.stop()
-    thread.join(timeout=20)
+    looks_until(app, lambda _: len(calls) >= 3)
     assert len(calls) >= 3 and "old photos are kept as they are for now" in caplog.text
 
 
@@ -305,12 +287,7 @@ def test_removing_old_deleted_games_that_fails_is_logged_and_the_photos_still_ge
     monkeypatch.setattr(model, "forget_deleted_games", broken)
     monkeypatch.setattr(keepsake, "keep_photos_smaller",
                         lambda *a, **kw: looked.append(1) or {"games": 0, "photos": 0, "bytes_saved": 0})
-    thread = keepsake.start(app, every_seconds=0.01)
-    deadline = time.monotonic() + 20
-    while len(looked) < 2 and time.monotonic() < deadline:
-        time.sleep(0.01)
-    thread.stop()
-    thread.join(timeout=20)
+    looks_until(app, lambda _: len(looked) >= 2)
     assert len(looked) >= 2 and "games deleted long ago are kept for now" in caplog.text
 
 

@@ -101,7 +101,7 @@ CONTENT_SECURITY_POLICY = ("frame-ancestors 'none'; script-src 'self'; object-sr
                            "form-action 'self'")
 
 
-def _no_framing(response: Response) -> Response:
+def _browser_policy(response: Response) -> Response:
     """No page of the sheet is shown inside another site's page, said to browsers old and
     new, with the rest of :data:`CONTENT_SECURITY_POLICY`; no response is taken for another
     type than it says; no address of the sheet (a game's number) goes to another site."""
@@ -117,4 +117,4 @@ def init_app(app: Flask) -> None:
     keep the sheet out of their frames."""
     app.config.setdefault("ALLOWED_HOSTS", machine_names())
     app.before_request(_guard)
-    app.after_request(_no_framing)
+    app.after_request(_browser_policy)
