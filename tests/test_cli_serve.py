@@ -61,7 +61,7 @@ def test_listening_on_every_address_names_the_addresses_a_phone_can_open(
 ) -> None:
     started: dict[str, Any] = {}
     monkeypatch.setattr(web, "network_addresses", lambda: ["192.168.1.23"])
-    monkeypatch.setattr("flask.Flask.run", lambda app, **kwargs: started.update(kwargs))
+    monkeypatch.setattr(web, "run_sheet", lambda app, **kwargs: started.update(kwargs))
     port = free_port()   # serve checks the port is free before it starts
     code, out, _ = _serve(capsys, "--host", "0.0.0.0", "--port", str(port), "--database", str(tmp_path / "onze.sqlite"))
     assert code == 0
@@ -73,13 +73,47 @@ def test_listening_on_every_address_names_the_addresses_a_phone_can_open(
     assert (tmp_path / "onze.sqlite").exists()
 
 
+class _RecordedServer:
+    """What ``werkzeug.serving.make_server`` was asked for; serves nothing."""
+
+    def __init__(self, started: dict[str, Any], *args: Any, **kwargs: Any) -> None:
+        started.update(args=args, kwargs=kwargs)
+        self.started = started
+
+    def serve_forever(self) -> None:
+        self.started["served"] = True
+
+
+def test_the_sheet_is_served_threaded_without_a_development_server_warning(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    started: dict[str, Any] = {}
+    monkeypatch.setattr("werkzeug.serving.make_server", lambda *a, **kw: _RecordedServer(started, *a, **kw))
+    port = free_port()
+    code, out, err = _serve(capsys, "--port", str(port), "--database", str(tmp_path / "onze.sqlite"))
+    assert code == 0 and started["served"]
+    assert started["args"][:2] == ("127.0.0.1", port) and started["kwargs"]["threaded"] is True
+    assert out.splitlines()[-1] == "Press Ctrl+C to stop it."
+    assert "development server" not in out + err and "production" not in out + err
+
+
 def test_the_sheet_drops_a_connection_idle_for_a_minute(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     started: dict[str, Any] = {}
-    monkeypatch.setattr("flask.Flask.run", lambda app, **kwargs: started.update(kwargs))
+    monkeypatch.setattr("werkzeug.serving.make_server", lambda *a, **kw: _RecordedServer(started, *a, **kw))
     assert _serve(capsys, "--port", str(free_port()), "--database", str(tmp_path / "onze.sqlite"))[0] == 0
-    assert started["request_handler"].timeout == web.IDLE_CONNECTION_SECONDS == 60
+    assert started["kwargs"]["request_handler"].timeout == web.IDLE_CONNECTION_SECONDS == 60
+
+
+def test_debug_mode_keeps_flasks_own_server_with_its_debugger(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    started: dict[str, Any] = {}
+    monkeypatch.setattr("flask.Flask.run", lambda app, **kwargs: started.update(kwargs))
+    assert _serve(capsys, "--debug", "--port", str(free_port()), "--database", str(tmp_path / "onze.sqlite"))[0] == 0
+    assert started["debug"] is True and started["use_reloader"] is False
+    assert started["request_handler"].timeout == web.IDLE_CONNECTION_SECONDS
 
 
 def test_a_stalled_upload_is_dropped_and_frees_its_thread_while_others_are_served(tmp_path: Path) -> None:
@@ -187,7 +221,7 @@ def test_a_book_kept_by_an_older_version_is_brought_up_to_date_saying_so(
     book = tmp_path / "scores.sqlite"
     sqlite3.connect(book).execute("PRAGMA user_version = 1").connection.close()
     assert needs_bringing_up_to_date(str(book)) and not needs_bringing_up_to_date(str(tmp_path / "new.sqlite"))
-    monkeypatch.setattr("flask.Flask.run", lambda self, **kw: None)   # start, then stop at once
+    monkeypatch.setattr(web, "run_sheet", lambda self, **kw: None)   # start, then stop at once
     code, out, err = _serve(capsys, "--port", str(free_port()), "--database", str(book))
     assert code == 0, err
     assert out.startswith("Bringing the book up to date for this version (once; a large book takes a few seconds)...")
@@ -221,7 +255,7 @@ def test_a_book_with_games_is_said_as_the_book_not_a_new_one(
     db = connect(str(book))
     bring_up_to_date(db)
     db.close()
-    monkeypatch.setattr("flask.Flask.run", lambda self, **kw: None)
+    monkeypatch.setattr(web, "run_sheet", lambda self, **kw: None)
     port = free_port()
     code, out, _ = _serve(capsys, "--port", str(port), "--database", str(book))
     assert code == 0 and out.splitlines()[0] == f"Onze Vision score sheet on http://127.0.0.1:{port}/ (book {book})"
@@ -252,7 +286,7 @@ def _damaged_book(tmp_path: Path) -> Path:
 
 def test_a_damaged_book_at_start_says_so_and_how_to_rescue_it(capsys: pytest.CaptureFixture[str],
                                                               tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("flask.Flask.run", lambda self, **kw: None)   # were it to start, never to serve
+    monkeypatch.setattr(web, "run_sheet", lambda self, **kw: None)   # were it to start, never to serve
     book = _damaged_book(tmp_path)
     code, out, err = _serve(capsys, "--port", str(free_port()), "--database", str(book))
     assert code == 2 and out == ""
@@ -339,7 +373,7 @@ def test_whole_photo_days_reach_the_sheet_and_its_keepsake_thread(
     seen: dict[str, Any] = {}
     started: list[Any] = []
     real_start = keepsake.start
-    monkeypatch.setattr("flask.Flask.run", lambda self, **kw: seen.update(days=self.config["WHOLE_PHOTO_DAYS"]))
+    monkeypatch.setattr(web, "run_sheet", lambda self, **kw: seen.update(days=self.config["WHOLE_PHOTO_DAYS"]))
     monkeypatch.setattr(keepsake, "start", lambda app: started.append(real_start(app, every_seconds=3600)) or started[-1])
     code, _, _ = _serve(capsys, "--port", str(free_port()), "--database", str(tmp_path / "onze.sqlite"), *given)
     assert code == 0 and seen == {"days": kept}

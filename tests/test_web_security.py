@@ -296,14 +296,12 @@ def test_debug_mode_serves_this_computer_only(capsys: pytest.CaptureFixture[str]
 
 
 def test_a_name_of_its_own_is_added_with_allow_host(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    from flask import Flask
-
     from onze_vision.cli import main
     from onze_vision.commands import web
 
     served: dict[str, Any] = {}
     monkeypatch.setattr(web, "listen_problem", lambda host, port: None)
-    monkeypatch.setattr(Flask, "run", lambda app, **kw: served.update(hosts=app.config["ALLOWED_HOSTS"]))
+    monkeypatch.setattr(web, "run_sheet", lambda app, **kw: served.update(hosts=app.config["ALLOWED_HOSTS"]))
     assert main(["serve", "--allow-host", "Laptop.Tail1234.ts.net.", "--database", str(tmp_path / "a.sqlite")]) == 0
     assert "laptop.tail1234.ts.net" in served["hosts"] and "localhost" in served["hosts"]
     assert is_allowed_host("laptop.tail1234.ts.net:5000", served["hosts"])

@@ -1,6 +1,6 @@
 """``onze-vision serve``: run the score sheet web app on this machine.
 
-Flask's built-in threaded server is enough for a table-side tool (a handful of
+Werkzeug's threaded server (Flask's own) is enough for a table-side tool (a handful of
 phones on the home Wi-Fi); there is no account and no internet access needed.
 """
 
@@ -269,11 +269,29 @@ def serve(args: argparse.Namespace) -> int:
     # this server, between the phones' requests.
     keeper = keepsake.start(app)
     try:
-        app.run(host=args.host, port=args.port, threaded=True, debug=args.debug, use_reloader=False,
-                request_handler=request_handler())
+        run_sheet(app, host=args.host, port=args.port, debug=args.debug)
     finally:
         keeper.stop()
     return 0
+
+
+def run_sheet(app: Any, *, host: str, port: int, debug: bool = False) -> None:
+    """Serve ``app`` on ``host``:``port`` until Ctrl+C, a thread per request.
+
+    Werkzeug's server, started directly rather than by ``app.run``: that one tells whoever
+    starts the sheet "This is a development server. Do not use it in a production deployment",
+    which is no advice a family can act on (a handful of phones on the home Wi-Fi is what this
+    server is for). ``--debug`` keeps ``app.run``, with its debugger and its warning.
+    """
+    if debug:
+        app.run(host=host, port=port, threaded=True, debug=True, use_reloader=False,
+                request_handler=request_handler())
+        return
+    from werkzeug.serving import make_server   # with Flask; only when serving
+
+    server = make_server(host, port, app, threaded=True, request_handler=request_handler())
+    print("Press Ctrl+C to stop it.", flush=True)
+    server.serve_forever()   # returns on Ctrl+C, the socket closed
 
 
 def rescue_book(args: argparse.Namespace) -> int:
