@@ -169,6 +169,16 @@ def test_history_home_print_and_csv_say_the_game_ended_early(client: Any, api: A
     assert rows[[r[0] for r in rows].index("total")][4:8] == ["40", "20", "80", "120"]
 
 
+def test_playing_again_after_an_early_end_passes_the_deal_on_from_the_last_hand_played(
+    client: Any, api: Any, game_id: int
+) -> None:
+    _play(api, game_id, 2)   # Ann deals hand 1, Bo hand 2: Cy deals next
+    _end(api, game_id)
+    page = client.get(f"/games/new?again={game_id}").get_data(as_text=True)
+    assert f"Playing again: the players, rules and deck of game {game_id}; Cy deals first this time." in page
+    assert '<option value="3" selected' in page
+
+
 def test_a_book_from_before_games_could_end_early_opens_with_every_game_running_to_hand_7(tmp_path: Path) -> None:
     from webapp import create_app
     from webapp.db import schema_sql

@@ -80,14 +80,16 @@ def new_game() -> Any:
 
 def _play_again_form(value: str) -> dict[str, Any]:
     """The new-game form filled from game ``value``: its variant, players in their seats and
-    deck, and the deal passed on from hand 7's dealer to the next seat, as at the table."""
+    deck, and the deal passed on from the last hand's dealer to the next seat, as at the table
+    (the last hand played: hand 7, or the hand a game ended early ended after)."""
     try:
         game_id = int(value)
     except ValueError:
         abort(404, f"Game {value!r} doesn't exist.")
     game = model.load_game(game_id)
     players = [p["name"] for p in game["players"]]
-    dealer = game["hands"][-1]["dealer"] % len(players) + 1
+    last_played = game["ended_after"] or len(game["hands"])
+    dealer = game["hands"][last_played - 1]["dealer"] % len(players) + 1
     flash(f"Playing again: the players, rules and deck of game {game_id}; {players[dealer - 1]} deals first "
           "this time. Change anything before starting.", "ok")
     return {"variant": game["variant"]["name"], "names": players + [""] * (model.MAX_PLAYERS - len(players)),
