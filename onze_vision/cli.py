@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import json
 import os
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 COMMAND_MODULES: tuple[str, ...] = (
     "onze_vision.commands.rules",
@@ -31,9 +33,22 @@ def _version() -> str:
         return "(not installed)"
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse's parser (its subcommands' too), which with ``--json`` among the arguments
+    also says an option it cannot read as ``{"error": ...}`` on stdout: a script reading the
+    JSON gets JSON for every error, not only those found after the options were read."""
+
+    json_errors = False   # set by main() for the run; subcommand parsers are made before it
+
+    def error(self, message: str) -> NoReturn:
+        if Parser.json_errors:
+            print(json.dumps({"error": message}, indent=2))
+        super().error(message)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Return the parser with every area's subcommands registered."""
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="onze-vision",
         description="Score Onze rummy hands from a photo of the cards.",
     )
@@ -55,7 +70,11 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the process exit status."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    Parser.json_errors = "--json" in (sys.argv[1:] if argv is None else argv)
+    try:
+        args = parser.parse_args(argv)
+    finally:
+        Parser.json_errors = False
     try:
         return int(args.handler(args) or 0)
     except BrokenPipeError:

@@ -135,6 +135,22 @@ def test_bad_input_with_json_says_the_error_as_json_too(capsys: pytest.CaptureFi
     assert json.loads(out) == {"error": err.removeprefix(f"onze-vision {args[0]}: error: ").rstrip("\n")}
 
 
+@pytest.mark.parametrize("args", [["score", "--variant", "once", "--players", "x", "QH"],
+                                  ["check-down", "--variant", "once", "--round", "x", "QH"],
+                                  ["score", "QH"],                        # no --variant
+                                  ["detect", "hand.jpg", "--corners", "three"]])
+def test_an_option_that_cannot_be_read_with_json_is_said_as_json_too(capsys: pytest.CaptureFixture[str],
+                                                                     args: list[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:   # argparse's own refusal
+        main([*args, "--json"])
+    out, err = capsys.readouterr()
+    assert exit_.value.code == 2
+    assert json.loads(out) == {"error": err.splitlines()[-1].removeprefix(f"onze-vision {args[0]}: error: ")}
+    with pytest.raises(SystemExit):   # a later run without --json prints nothing on stdout for its error
+        main(["score", "--variant", "once", "--players", "x", "QH"])
+    assert capsys.readouterr().out == ""
+
+
 def test_score_json(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "score", "--variant", "once", "qh", "10♥", "--json")
     assert code == 0

@@ -330,8 +330,12 @@ def test_rescue_book_copies_what_can_be_read_and_says_what_could_not(capsys: pyt
     assert main(["rescue-book", str(book), str(out_book)]) == 2       # never written over
     assert "exists already" in capsys.readouterr().err
     damaged = _damaged_book(tmp_path / "d")
-    assert main(["rescue-book", str(damaged), str(tmp_path / "d" / "out.sqlite")]) == 1
+    assert main(["rescue-book", str(damaged), str(tmp_path / "d" / "out.sqlite")]) == 2
     assert "nothing of" in capsys.readouterr().err and not (tmp_path / "d" / "out.sqlite").exists()
+    photo = tmp_path / "hand.jpg"
+    photo.write_bytes(b"\xff\xd8\xff\xe0" + bytes(200))
+    assert main(["rescue-book", str(photo), str(tmp_path / "from-photo.sqlite")]) == 2   # bad input, as elsewhere
+    assert "nothing of" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(("args", "said"), [
@@ -391,7 +395,7 @@ def test_rescue_book_refuses_a_file_that_is_no_book(capsys: pytest.CaptureFixtur
     with sqlite3.connect(other) as db:
         db.execute("CREATE TABLE notes (text TEXT)")
     db.close()
-    assert main(["rescue-book", str(other), str(tmp_path / "out.sqlite")]) == 1
+    assert main(["rescue-book", str(other), str(tmp_path / "out.sqlite")]) == 2
     assert "not one of its tables can be listed (is it a score-sheet book?)" in capsys.readouterr().err
     assert not (tmp_path / "out.sqlite").exists()
 

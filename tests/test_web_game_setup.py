@@ -78,15 +78,16 @@ def test_a_player_moved_to_another_seat_keeps_their_scores_their_going_out_and_t
     assert totals == dict(zip(_names(before), before["totals"]))
 
 
-@pytest.mark.parametrize(("seat", "to", "said"), [
-    (2, 0, "Seat 0 is not one of game {id}'s seats (1-4)."),
-    (2, "x", "Seat 'x' is not one of game {id}'s seats (1-4)."),
-    (5, 1, "Seat 5 is not one of game {id}'s seats (1-4)."),
+@pytest.mark.parametrize(("seat", "to", "status", "said"), [
+    (2, 0, 400, "Seat 0 is not one of game {id}'s seats (1-4)."),
+    (2, "x", 400, "Seat 'x' is not one of game {id}'s seats (1-4)."),
+    # The seat the address names is no player: 404, as for a score of player 5.
+    (5, 1, 404, "Player 5 doesn't exist in game {id} (it has players 1-4)."),
 ])
 def test_a_move_to_or_from_a_seat_the_game_lacks_is_refused(api: Any, game_id: int, seat: int, to: Any,
-                                                           said: str) -> None:
+                                                           status: int, said: str) -> None:
     response = api.post(f"/api/games/{game_id}/players/{seat}/move", {"to": to})
-    assert response.status_code == 400 and response.get_json() == {"error": said.format(id=game_id)}
+    assert response.status_code == status and response.get_json() == {"error": said.format(id=game_id)}
     assert _names(_game(api, game_id)) == ["Ann", "Bo", "Cy", "Di"]
 
 
@@ -169,6 +170,18 @@ def test_the_sheet_changes_the_rules_and_says_so(client: Any, token: str, api: A
     assert "Typed scores were kept as typed." in kept.get_data(as_text=True)
     game = api.get(f"/api/games/{game_id}").get_json()
     assert game["variant"]["name"] == "onze" and game["hands"][0]["scores"][0]["points"] == 3
+
+
+def test_the_rules_a_game_has_already_change_nothing_and_refuse_nothing(client: Any, token: str, api: Any,
+                                                                        game_id: int) -> None:
+    api.post(f"/api/games/{game_id}/hands/1/scores/1", {"points": 3})   # typed: a change of rules asks first
+    before = api.get(f"/api/games/{game_id}").get_json()
+    response = api.post(f"/api/games/{game_id}/variant", {"variant": "llenroc"})   # a PUT sent twice
+    assert response.status_code == 200 and response.get_json()["changes"] == before["changes"]
+    page = client.post(f"/games/{game_id}/variant", data={"csrf_token": token, "variant": "llenroc"},
+                       follow_redirects=True).get_data(as_text=True)
+    assert "is played by Llenroc" in page and "already: nothing changed." in page
+    assert api.get(f"/api/games/{game_id}").get_json() == before
 
 
 def test_typed_scores_kept_under_new_rules_are_doubled_as_those_rules_double(api: Any, game_id: int) -> None:

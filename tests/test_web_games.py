@@ -290,7 +290,7 @@ def test_a_game_past_its_30_days_is_no_longer_offered_and_the_servers_thread_rem
 
 def test_the_api_deletes_and_restores_a_game(api: Any, game_id: int) -> None:
     gone = api.delete(f"/api/games/{game_id}")
-    assert gone.status_code == 200 and gone.get_json()["id"] == game_id
+    assert gone.status_code == 200 and gone.get_json()["id"] == game_id and gone.get_json()["url"] == f"/games/{game_id}"
     assert api.get(f"/api/games/{game_id}").status_code == 404
     back = api.post(f"/api/games/{game_id}/restore")
     assert back.status_code == 200 and back.get_json()["deleted"] is None
@@ -310,9 +310,10 @@ def test_the_api_lists_the_deleted_games_and_deletes_one_for_good(api: Any, app:
     api.delete(f"/api/games/{game_id}")
     (listed,) = api.get("/api/games/deleted").get_json()["games"]
     assert listed["id"] == game_id and listed["deleted"] is not None
+    assert listed["url"] == f"/games/{game_id}"   # a game, as every call gives one
     assert [p["name"] for p in listed["players"]] == ["Ann", "Bo", "Cy", "Di"]
     gone = api.post(f"/api/games/{game_id}/delete-for-good")
-    assert gone.status_code == 200 and gone.get_json()["id"] == game_id
+    assert gone.status_code == 200 and gone.get_json()["id"] == game_id and gone.get_json()["url"] == f"/games/{game_id}"
     assert api.get("/api/games/deleted").get_json() == {"games": []}
     assert api.post(f"/api/games/{game_id}/restore").status_code == 404
     with app.app_context():

@@ -344,13 +344,23 @@ def test_one_page_of_games_needs_no_pager(client: Any, api: Any, game_id: int) -
     assert 'class="pager"' not in client.get("/history").get_data(as_text=True)
 
 
-@pytest.mark.parametrize(("page", "shown"), [("0", "0"), ("3", "3"), ("two", "two"), ("-1", "-1"), ("٢", "٢"),
-                                            ("", "''"), ("9" * 30, "'" + "9" * 30 + "'")])
+@pytest.mark.parametrize(("page", "shown"), [("0", "0"), ("3", "3"), ("-1", "-1"), ("9" * 30, "'" + "9" * 30 + "'")])
 def test_a_page_of_the_history_that_does_not_exist_is_404(client: Any, api: Any, game_id: int, page: str,
                                                           shown: str) -> None:
     response = client.get(f"/history?page={page}")
     assert response.status_code == 404
     assert f"Page {shown} of the history doesn't exist: it has pages 1-1." in html.unescape(response.get_data(as_text=True))
+
+
+@pytest.mark.parametrize(("page", "shown"), [("two", "two"), ("٢", "٢"), ("", "''"), ("1.5", "1.5")])
+def test_a_page_that_is_no_number_is_bad_input(client: Any, api: Any, game_id: int, page: str, shown: str) -> None:
+    response = client.get(f"/history?page={page}")
+    assert response.status_code == 400
+    assert f"Page {shown} of the history is no page number: it has pages 1-1." in html.unescape(
+        response.get_data(as_text=True))
+    response = api.get(f"/api/games?page={page}")
+    assert response.status_code == 400
+    assert response.get_json() == {"error": f"Page {shown} of the games is no page number: it has pages 1-1."}
 
 
 def test_the_home_page_lists_every_game_in_play_and_the_last_five_finished(client: Any, api: Any) -> None:

@@ -178,7 +178,9 @@ def test_the_api_adds_a_photos_cards_to_those_before_it(client: Any, api: Any, t
     assert second.get_json()["added_to"] == {"earlier_id": first["id"], "cards_before": ["QH", "7S", "JK"]}
     refused = post(game_id=str(game_id), earlier_id=str(first["id"]))
     assert refused.status_code == 400 and "needs \"cards_before\"" in refused.get_json()["error"]
-    assert post(game_id=str(game_id), cards_before="QH", earlier_id="999").status_code == 404
+    unknown = post(game_id=str(game_id), cards_before="QH", earlier_id="999")   # an id in the body: bad input
+    assert unknown.status_code == 400 and unknown.get_json() == {"error": "Photo 999 doesn't exist."}
+    assert post(game_id="999").status_code == 400
     assert post(cards_before="QH", earlier_id=str(first["id"])).status_code == 400   # no game named
     # A list no hand can hold is refused before anything is read or kept.
     calls = detector.calls

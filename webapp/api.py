@@ -8,9 +8,12 @@ token from ``GET /api/csrf`` in the ``X-CSRF-Token`` header (same session cookie
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from flask import Blueprint, Response, abort, current_app, jsonify, request, url_for
+from werkzeug.exceptions import NotFound
 
 from onze_vision.messages import quoted
 
@@ -47,7 +50,38 @@ MAX_JSON_BYTES = 256 * 1024
 _LONGEST_NUMBER = model.ROW_ID_DIGITS
 
 
-def _json() -> dict[str, Any]:
+def _json(fields: str, *, nullable: str = "", flags: str = "", texts: str = "") -> dict[str, Any]:
+    """The JSON object sent, holding only ``fields`` (space-separated names).
+
+    A misspelt field is refused by name rather than ignored (``{"outt": 2}`` changed nothing,
+    unsaid). ``null`` is taken only by the ``nullable`` fields (where it means "no one" or "not
+    said"), ``true``/``false`` only by the ``flags``, and the ``texts`` must be strings: a
+    ``null`` note or splash had reset what was saved, and a seat sent as ``true`` was quoted
+    back as Python's ``True``.
+    """
+    data = _json_object()
+    allowed = fields.split()
+    for key, value in data.items():
+        if key not in allowed:
+            shown = json.dumps(key) if len(key) <= 40 else quoted(key)
+            raise model.InputError(f"{shown} is not a field of this call, which takes {_listed(allowed)}.")
+        if value is None and key not in nullable.split():
+            raise model.InputError(f'"{key}": null is not a value this call takes: send one.')
+        if isinstance(value, bool) and key not in flags.split():
+            raise model.InputError(f'"{key}": {json.dumps(value)} is not a value this call takes '
+                                   "(true and false are for yes-or-no fields).")
+        if key in texts.split() and value is not None and not isinstance(value, str):
+            raise model.InputError(f'"{key}" is text (a JSON string), not {json.dumps(value)[:40]}.')
+    return data
+
+
+def _listed(names: list[str]) -> str:
+    """'"a"', '"a" and "b"', '"a", "b" and "c"'."""
+    shown = [f'"{name}"' for name in names]
+    return shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} and {shown[-1]}"
+
+
+def _json_object() -> dict[str, Any]:
     size = request.content_length
     if size is not None and size > MAX_JSON_BYTES:
         abort(413, f"The JSON sent is {size / 1024:.0f} KB; a call takes at most {MAX_JSON_BYTES // 1024} KB.")
@@ -80,6 +114,16 @@ def _field(data: dict[str, Any], key: str) -> Any:
     if key not in data:
         raise model.InputError(f"Send {{\"{key}\": ...}}: the JSON object sent has no \"{key}\".")
     return data[key]
+
+
+@contextmanager
+def _ids_in_the_body() -> Iterator[None]:
+    """A game or photo that an id in the body names and the book lacks is bad input (400),
+    as a photo number in a score's body is: 404 is for what the URL names."""
+    try:
+        yield
+    except NotFound as error:
+        raise model.InputError(str(error.description)) from error
 
 
 def _game_json(game: dict[str, Any]) -> dict[str, Any]:
@@ -151,7 +195,9 @@ def cards() -> Response:
 @csrf.exempt
 def parse_cards() -> Response:
     """Canonical codes from typed text: {"text": "7h 10s"} -> {"cards": ["7H", "10S"]}."""
-    data = _json()
+    data = _json("text cards", texts="text")
+    if "text" not in data and "cards" not in data:
+        raise model.InputError('Send {"text": "7h 10s"} (or {"cards": [...]}): the JSON object sent has neither.')
     return jsonify(cards=model.parse_card_list(data.get("text", data.get("cards"))))
 
 
@@ -171,7 +217,7 @@ def games() -> Response:
 def deleted_games() -> Response:
     """The deleted games kept to bring back (History's "Deleted games"), last deleted first:
     each as it was, with the time of its deletion (``deleted``, UTC)."""
-    return jsonify(games=model.deleted_games())
+    return jsonify(games=[_game_json(g) for g in model.deleted_games()])
 
 
 @bp.get("/standings")
@@ -186,7 +232,7 @@ def standings() -> Response:
 def create_game() -> tuple[Response, int]:
     """Start a game: {"variant", "players": [names], "first_dealer": seat or name, "note",
     "corners": "auto" | "two" | "four" (which corners of the deck's cards carry an index)}."""
-    data = _json()
+    data = _json("variant players first_dealer note corners", texts="variant note corners")
     names = data.get("players")
     if not isinstance(names, list):
         raise model.InputError("\"players\" must be a list of 2-8 names.")
@@ -238,7 +284,7 @@ def delete_game_for_good(game_id: int) -> Response:
     file), as History's "Delete for good" does; returns it as it was. 404 unless it is
     among the deleted games: a game in the book is deleted first (DELETE), so one call
     can never remove a game in play."""
-    return jsonify(model.delete_game_for_good(game_id))
+    return jsonify(_game_json(model.delete_game_for_good(game_id)))
 
 
 @bp.get("/games/<int:game_id>/export.csv")
@@ -250,39 +296,39 @@ def game_export_csv(game_id: int) -> Response:
 @bp.route("/games/<int:game_id>/note", methods=("POST", "PUT"))
 def game_note(game_id: int) -> Response:
     """Replace the game's note: {"note": "..."}."""
-    return jsonify(_game_json(model.set_game_note(game_id, _field(_json(), "note"))))
+    return jsonify(_game_json(model.set_game_note(game_id, _field(_json("note", texts="note"), "note"))))
 
 
 @bp.route("/games/<int:game_id>/players", methods=("POST", "PUT"))
 def game_players(game_id: int) -> Response:
     """Correct the players' names, in seat order: {"players": ["Ann", "Bo", ...]}."""
-    return jsonify(_game_json(model.set_player_names(game_id, _field(_json(), "players"))))
+    return jsonify(_game_json(model.set_player_names(game_id, _field(_json("players"), "players"))))
 
 
 @bp.route("/games/<int:game_id>/corners", methods=("POST", "PUT"))
 def game_corners(game_id: int) -> Response:
     """Say which corners of the game's deck carry an index: {"corners": "auto" | "two" | "four"};
     photos read from then on join a card's corners so."""
-    return jsonify(_game_json(model.set_game_corners(game_id, _field(_json(), "corners"))))
+    return jsonify(_game_json(model.set_game_corners(game_id, _field(_json("corners", texts="corners"), "corners"))))
 
 
 @bp.route("/games/<int:game_id>/dealer", methods=("POST", "PUT"))
 def game_dealer(game_id: int) -> Response:
     """Who dealt hand 1: {"first_dealer": seat or name}; every hand's dealer follows."""
-    return jsonify(_game_json(model.set_first_dealer(game_id, _field(_json(), "first_dealer"))))
+    return jsonify(_game_json(model.set_first_dealer(game_id, _field(_json("first_dealer"), "first_dealer"))))
 
 
 @bp.post("/games/<int:game_id>/players/<int:seat>/move")
 def move_player(game_id: int, seat: int) -> Response:
     """Move a player to another seat with their scores: {"to": seat}."""
-    return jsonify(_game_json(model.move_player(game_id, seat, _field(_json(), "to"))))
+    return jsonify(_game_json(model.move_player(game_id, seat, _field(_json("to"), "to"))))
 
 
 @bp.route("/games/<int:game_id>/variant", methods=("POST", "PUT"))
 def game_variant(game_id: int) -> Response:
     """Change the game's rules: {"variant": name}; scores from cards are counted again. A typed
     score refuses the change, unless "keep_typed": true keeps typed scores as typed."""
-    data = _json()
+    data = _json("variant keep_typed", flags="keep_typed", texts="variant")
     keep_typed = model.parse_flag(data.get("keep_typed", False), "\"keep_typed\"")
     return jsonify(_game_json(model.set_variant(game_id, _field(data, "variant"), keep_typed=keep_typed)))
 
@@ -290,7 +336,13 @@ def game_variant(game_id: int) -> Response:
 @bp.route("/games/<int:game_id>/hands/<int:hand>", methods=("POST", "PUT"))
 def hand(game_id: int, hand: int) -> Response:
     """Who went out, splash, note of a hand; any subset of {"out": seat|null, "splash", "note"}."""
-    data = _json()
+    data = _json("out splash note", nullable="out", flags="splash", texts="note")
+    out = data.get("out")
+    if isinstance(out, (int, str)) and str(out).strip().lower() in ("0", "", "none"):
+        # The page's form says "no one" with an empty choice; the API says it with null only
+        # (a client counting seats from 0 would have cleared the mark with seat 1's 0).
+        raise model.InputError(f'"out" is the seat of the player who went out (from 1), or null for no one; '
+                               f"not {json.dumps(out)[:40]}.")
     kwargs = {key: data[key] for key in ("out", "splash", "note") if key in data}
     return jsonify(_game_json(model.save_hand(game_id, hand, **kwargs)))
 
@@ -299,7 +351,7 @@ def hand(game_id: int, hand: int) -> Response:
 def score(game_id: int, hand: int, seat: int) -> Response:
     """Save a score: {"cards": [...], "photo_id": n} or {"points": n} (before doubling); with
     "was" (the score's "version" as read, "" for none), only over that score."""
-    data = _json()
+    data = _json("cards points photo_id was", nullable="cards points photo_id was")
     was = data.get("was")
     if was is not None and not isinstance(was, str):
         raise model.InputError("\"was\" is the score's \"version\" as read (a string, \"\" for no score), "
@@ -323,11 +375,15 @@ def score_cards() -> Response:
     With ``game_id`` the game's variant, players and decks are used. Returns the
     engine's HandScore (points, breakdown, splash); an impossible hand is a 400.
     """
-    data = _json()
+    data = _json("variant cards players decks splash hand game_id", nullable="players decks hand game_id",
+                 flags="splash", texts="variant")
+    if "cards" not in data:
+        raise model.InputError('Send {"cards": [...]} (or a string of codes): the JSON object sent has no "cards".')
     kwargs: dict[str, Any] = {"splash": model.parse_splash(data.get("splash", False))}
     variant = data.get("variant", "")
     if data.get("game_id") is not None:
-        g = model.load_game(_int(data["game_id"], "game_id"))
+        with _ids_in_the_body():
+            g = model.load_game(_int(data["game_id"], "game_id"))
         variant, kwargs["players"], kwargs["decks"] = g["variant"]["name"], len(g["players"]), g["decks"]
     else:
         for key in ("players", "decks"):
@@ -354,11 +410,12 @@ def _int(value: Any, name: str) -> int:
 def godown() -> Response:
     """Check a go-down: {"variant" or "game_id", "hand" (default: the game's current), "cards",
     "mode": "down" (every card used) or "hand" (find the contract in a whole hand)}."""
-    data = _json()
+    data = _json("variant game_id hand cards mode", nullable="game_id hand mode", texts="variant")
     variant, hand = data.get("variant", ""), data.get("hand")
     in_game: dict[str, int] = {}
     if data.get("game_id") is not None:
-        g = model.load_game(_int(data["game_id"], "game_id"))
+        with _ids_in_the_body():
+            g = model.load_game(_int(data["game_id"], "game_id"))
         variant = g["variant"]["name"]
         in_game = {"players": len(g["players"]), "decks": g["decks"]}   # the game's decks bound the cards
         if hand is None:
@@ -400,7 +457,8 @@ def photos() -> tuple[Response, int]:
     if earlier and not before:
         raise model.InputError("\"earlier_id\" needs \"cards_before\": the cards the photo's are added to.")
     adds_to = (_int(earlier, "earlier_id") if earlier else None, before) if before else None
-    photo = model.store_photo(_photo_bytes(), _int(game_id, "game_id") if game_id else None, adds_to=adds_to)
+    with _ids_in_the_body():   # the game and the earlier photo named
+        photo = model.store_photo(_photo_bytes(), _int(game_id, "game_id") if game_id else None, adds_to=adds_to)
     return jsonify({**photo, "url": url_for("hands.photo", photo_id=photo["id"])}), 201
 
 

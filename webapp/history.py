@@ -52,12 +52,16 @@ def index() -> str:
 
 def page_of(games: list[dict[str, Any]], asked: str, what: str) -> tuple[list[dict[str, Any]], int, int]:
     """Page ``asked`` (as sent in ``?page=``, from 1) of ``games``, :data:`GAMES_PER_PAGE` to a
-    page, with its number and how many pages there are; 404 for a page ``what`` lacks."""
+    page, with its number and how many pages there are; 404 for a page ``what`` lacks, 400
+    for a ``page`` that is no number (a client's mistake, not a page gone)."""
     pages = max(1, math.ceil(len(games) / GAMES_PER_PAGE))
-    page = int(asked) if asked.isascii() and asked.isdigit() and len(asked) <= 9 else 0
+    # An empty or odd page is quoted: "Page '' of the games", not "Page  of the games".
+    shown = asked if asked.strip() and asked.isprintable() and len(asked) <= 20 else quoted(asked)
+    digits = asked.removeprefix("-")
+    if not (digits.isascii() and digits.isdigit()):
+        abort(400, f"Page {shown} of {what} is no page number: it has pages 1-{pages}.")
+    page = int(asked) if len(digits) <= 9 else 0
     if not 1 <= page <= pages:
-        # An empty or odd page is quoted: "Page '' of the games", not "Page  of the games".
-        shown = asked if asked.strip() and asked.isprintable() and len(asked) <= 20 else quoted(asked)
         abort(404, f"Page {shown} of {what} doesn't exist: it has pages 1-{pages}.")
     first = (page - 1) * GAMES_PER_PAGE
     return games[first:first + GAMES_PER_PAGE], page, pages

@@ -1203,9 +1203,11 @@ def move_player(game_id: int, seat: Any, to: Any, *, seating: str | None = None)
     game = load_game(game_id)
     count = len(game["players"])
     old, new = _whole_number(seat), _whole_number(to)
-    for value, number in ((seat, old), (to, new)):
-        if number is None or not 1 <= number <= count:
-            raise InputError(f"Seat {quoted(value)} is not one of game {game_id}'s seats (1-{count}).")
+    if old is None or not 1 <= old <= count:   # the seat the address names: no such player
+        abort(404, f"Player {quoted(seat) if old is None else old} doesn't exist in game {game_id} "
+                   f"(it has players 1-{count}).")
+    if new is None or not 1 <= new <= count:
+        raise InputError(f"Seat {quoted(to)} is not one of game {game_id}'s seats (1-{count}).")
     assert old is not None and new is not None
     order = list(range(1, count + 1))
     order.insert(new - 1, order.pop(old - 1))           # order[i]: the old seat now at seat i + 1
@@ -1249,6 +1251,9 @@ def set_variant(game_id: int, variant_name: Any, *, keep_typed: bool = False) ->
         raise InputError(f"{variant.title} is played by {info['min_players']}-{info['max_players']} players; "
                          f"game {game_id} has {players}.")
     decks = variant.decks_for(players)
+    if variant.name == game["variant"]["name"]:
+        # The rules it has: nothing to count again, so nothing to refuse (a PUT sent twice).
+        return game
     with transaction() as db:
         # Judged on what is saved now, inside the write transaction.
         rows = db.execute("SELECT * FROM score WHERE game_id = ? ORDER BY hand, seat", (game_id,)).fetchall()
@@ -1392,8 +1397,11 @@ def _read_in_slot(data: bytes | None, corners: Any) -> dict[str, Any]:
     try:
         reading = _detector()(data, corners=corners)
     except FileNotFoundError:  # the detector's ModelNotFoundError: models/ not installed
+        from onze_vision.detector import DEFAULT_MODEL_DIR   # where they were looked for (ONZE_VISION_MODELS)
+
         raise DetectorUnavailableError(
-            "The card detector's model files are not installed (models/): type the cards instead.") from None
+            f"The card detector's model files are not installed ({DEFAULT_MODEL_DIR}): type the cards instead."
+        ) from None
     # The reading as detect --json spells it: cards ("alternative", "check" when they apply),
     # "colourless" (each card offers the other colour) and "light_gains" (the page shows the
     # photo so), "blurred" with its "smear" (the page asks for a sharper photo); "maybe"

@@ -317,7 +317,7 @@ def rescue_book(args: argparse.Namespace) -> int:
         path, lost = rescue_copy(db)
     except sqlite3.DatabaseError as error:
         print(f"onze-vision rescue-book: error: nothing of '{args.book}' can be read ({error})", file=sys.stderr)
-        return 1
+        return 2   # the file given is no book that can be read: bad input, as the README's statuses say
     finally:
         db.close()
     # Not a book at all: not one of the tables every book has can be listed.
@@ -325,7 +325,7 @@ def rescue_book(args: argparse.Namespace) -> int:
         remove_snapshot(path)
         print(f"onze-vision rescue-book: error: nothing of '{args.book}' can be read: not one of its tables "
               "can be listed (is it a score-sheet book?)", file=sys.stderr)
-        return 1
+        return 2
     try:
         shutil.move(str(path), out)
         os.chmod(out, 0o600)   # a new book is this account's only, as the sheet makes them
