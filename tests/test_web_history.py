@@ -45,6 +45,8 @@ def test_csv_export_has_every_hand_and_the_totals(client: Any, api: Any, game_id
     game = client.get(f"/api/games/{game_id}").get_json()
     assert [int(x) for x in rows[8][4:8]] == game["totals"]
     assert rows[9][0] == "winner"
+    doubled = rows[0].index("doubled")   # llenroc's hand 7 always doubles: its points say so
+    assert [r[doubled] for r in rows[1:8]] == [""] * 6 + ["x2"]
 
 
 @pytest.mark.parametrize("name, cell", [

@@ -68,3 +68,17 @@ def test_a_lone_box_has_its_label_above_it() -> None:
     label, = box_labels({"width": 640, "height": 480, "cards": [{"card": "10H", "box": [200, 100, 230, 140]}]},
                         stroke=2.0)
     assert (label["x"], label["y"]) == (200.0, 96.0) and label["label"] == "10♥"
+
+
+@pytest.mark.parametrize(("variant", "offers_a_joker"), [("llenroc", True), ("once", True), ("ons", False)])
+def test_the_card_picker_offers_a_joker_only_where_the_rules_deal_one(client: Any, api: Any, variant: str,
+                                                                      offers_a_joker: bool) -> None:
+    game = api.post("/api/games", {"variant": variant, "players": ["Ann", "Bo", "Cy"]}).get_json()
+    for url in (f"/games/{game['id']}/hands/1/players/2", f"/games/{game['id']}/godown"):
+        page = client.get(url).get_data(as_text=True)
+        assert ('<option value="JK">Joker</option>' in page) is offers_a_joker, url
+        assert ("codes like QH 10S 7D JK;" in page) is offers_a_joker, url
+        assert '<option value="AH">A♥</option>' in page
+    # The go-down page without a game may change its rules under the editor: every card is offered.
+    page = client.get(f"/godown?variant={variant}").get_data(as_text=True)
+    assert '<option value="JK">Joker</option>' in page

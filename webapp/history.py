@@ -111,12 +111,15 @@ def game_csv(game: dict[str, Any]) -> str:
         writer.writerow([spreadsheet_safe(cell) for cell in cells])
 
     names = [p["name"] for p in game["players"]]
-    row("hand", "contract", "cards dealt", "dealer", *names, "went out", "splash", "note")
+    # "doubled": the points of the hand are doubled, by a splash or by the rules (llenroc's
+    # hand 7 always is): a doubled hand's points read right only with it said.
+    row("hand", "contract", "cards dealt", "dealer", *names, "went out", "splash", "doubled", "note")
     for h in game["hands"]:
         row(h["number"], h["contract"], h["cards_dealt"], names[h["dealer"] - 1],
             *["" if s is None else s["points"] for s in h["scores"]],
-            names[h["out"] - 1] if h["out"] else "", "yes" if h["splash"] else "", h["note"])
-    row("total", "", "", "", *game["totals"], "", "", "")
+            names[h["out"] - 1] if h["out"] else "", "yes" if h["splash"] else "", "x2" if h["doubled"] else "",
+            h["note"])
+    row("total", "", "", "", *game["totals"], "", "", "", "")
     row("winner", ", ".join(names[s - 1] for s in game["winners"]))
     if game["ended_after"]:
         row("ended after hand", game["ended_after"])

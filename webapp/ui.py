@@ -120,6 +120,23 @@ def box_labels(photo: Mapping[str, Any], stroke: float) -> list[dict[str, Any]]:
     return entries
 
 
+def uses_jokers(variant_name: str | None) -> bool:
+    """Whether the variant ``variant_name`` deals Jokers (True when none is named, or for a
+    name no variant has: the editor then offers every card and the engine judges)."""
+    from onze_vision.variants import VARIANTS
+
+    variant = VARIANTS.get(variant_name or "")
+    return variant is None or variant.uses_jokers
+
+
+def card_choices(variant_name: str | None = None) -> list[tuple[str, str]]:
+    """The cards a picker offers, as (code, label): all 53, but no Joker for rules played
+    without them (ons): picking one only brought the refusal."""
+    from onze_vision.cards import CARD_CODES
+
+    return [(code, card_label(code)) for code in CARD_CODES if code != "JK" or uses_jokers(variant_name)]
+
+
 def init_app(app: Flask) -> None:
     """Register the filters and globals."""
     from onze_vision.cards import CARD_CODES
@@ -130,7 +147,8 @@ def init_app(app: Flask) -> None:
     app.jinja_env.filters["card_class"] = card_class
     app.jinja_env.filters["cards_in_words"] = cards_in_words
     app.jinja_env.globals["CARD_CODES"] = list(CARD_CODES)
-    app.jinja_env.globals["card_choices"] = lambda: [(c, card_label(c)) for c in CARD_CODES]
+    app.jinja_env.globals["card_choices"] = card_choices
+    app.jinja_env.globals["uses_jokers"] = uses_jokers
     app.jinja_env.globals["cards_region"] = cards_region
     app.jinja_env.globals["box_labels"] = box_labels
     app.jinja_env.globals["DECK_CORNERS"] = dict(DECK_CORNERS)
