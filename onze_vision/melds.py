@@ -830,11 +830,16 @@ def explain(variant: Variant | str, hand: int, cards: Sequence[Card], *, use_all
     head = f"Hand {hand} needs {contract}"
     if not cards:
         return f"{head}; no cards were given."
+    full = arrange(v, contract, cards, use_all=False) if use_all else None
     if use_all:
         near_miss = _near_miss(v, contract, cards)
         if near_miss:
-            return f"{head}, but {_sentence_inside(near_miss)}"
-    full = arrange(v, contract, cards, use_all=False) if use_all else None
+            # The contract may be there too, a card or two over: say so, or a card laid by
+            # mistake beside a run reads as the run's fault ("a run is all one suit: 2D 3C 4C
+            # 5C 6C" for an extra 2D) with nothing to tell the player the rest is right.
+            without = (f" Without {format_cards(full[1])}, the cards make it: {_melds_text(full[0])}."
+                       if full is not None else "")
+            return f"{head}, but {_sentence_inside(near_miss)}{without}"
     if full is not None:
         melds, leftover, _ = full
         # Cards left over that make a meld themselves were laid as one: say it so.

@@ -184,6 +184,26 @@ def test_reasons_a_player_understands(variant: str, hand: int, cards: str, words
         assert word in result.reason, result.reason  # type: ignore[operator]
 
 
+@pytest.mark.parametrize(("variant", "hand", "cards", "reason"), [
+    pytest.param("llenroc", 2, "7S 7H 7D 3C 4C 5C 6C 2D",
+                 "Hand 2 needs one set + one run, but a run is all one suit in llenroc: 2D 3C 4C 5C 6C. "
+                 "Without 2D, the cards make it: 7S 7H 7D, 3C 4C 5C 6C.", id="a card laid beside a run"),
+    pytest.param("llenroc", 1, "7S 7H 7D AH 9S 9H 9D",
+                 "Hand 1 needs two sets, but AH is not wild in llenroc, where red Aces are plain Aces (wild: Jokers): "
+                 "7S 7H 7D AH. Without AH, the cards make it: 7S 7H 7D, 9S 9H 9D.", id="a red Ace laid as wild"),
+    pytest.param("scorecard", 1, "7S 7H 7D 7C 9S 9H 9D 9C",
+                 "Hand 1 needs two sets, but in scorecard a set is laid down with exactly 3 cards (add the others "
+                 "later): 7S 7H 7D 7C and 9S 9H 9D 9C. Without 7C 9C, the cards make it: 7S 7H 7D, 9S 9H 9D.",
+                 id="sets of four where three go down"),
+])
+def test_a_near_miss_with_the_contract_there_says_which_cards_are_over(variant: str, hand: int, cards: str,
+                                                                       reason: str) -> None:
+    """The rule the cards as laid break, and the contract the rest make: a card put by mistake
+    beside a good run is not told as the run's fault alone."""
+    result = check_down(variant, hand, cards)
+    assert not result.valid and result.reason == reason
+
+
 @pytest.mark.parametrize(("variant", "hand", "cards"), [
     pytest.param("llenroc", 1, "KS AS 2S 9C 9D 5H", id="sets only: no run to wrap"),
     pytest.param("llenroc", 2, "KS AH 2S 3S 7H 7D 7C", id="K-A-2 not of one suit where runs are"),

@@ -54,8 +54,10 @@ def test_whole_hand_mode_finds_the_contract(client: Any, token: str) -> None:
 def test_llenrocs_hand_7_whole_hand_is_going_out(client: Any, token: str, cards: str, says: str) -> None:
     page = _check(client, token, cards=cards, mode="hand", hand="7").get_data(as_text=True)
     assert says in page
-    # Going out, the one card left is the discard, not points left in hand.
-    assert ("Left over:" in page) is ("Going down here" not in page)
+    # Going out, the one card left is the discard; not going down, the whole hand counts (the
+    # reason names the two cards a found contract would leave, so no "Left over" of all 14).
+    assert "Left over:" not in page
+    assert ("Not down, the whole hand counts:" in page) is ("Going down here" not in page)
 
 
 def test_game_go_down_uses_the_games_variant(client: Any, token: str, game_id: int) -> None:
