@@ -62,6 +62,19 @@ def test_the_downloaded_book_holds_no_photo_metadata(client: Any, token: str, ga
         assert text not in book, text
 
 
+def test_a_deleted_games_photo_is_not_shown_and_said_to_come_back_with_it(client: Any, api: Any, token: str,
+                                                                            game_id: int) -> None:
+    photo_id = _upload(client, token, game_id, phone_jpeg())
+    api.delete(f"/api/games/{game_id}")
+    said = (f"Photo {photo_id} is of game {game_id}, which was deleted: History keeps it 30 days from then, "
+            "to bring back.")
+    for url in (f"/api/photos/{photo_id}", f"/photos/{photo_id}"):
+        response = client.get(url)
+        assert response.status_code == 404 and said in response.get_data(as_text=True), url
+    api.post(f"/api/games/{game_id}/restore")
+    assert client.get(f"/photos/{photo_id}").status_code == 200
+
+
 def test_a_game_deleted_for_good_leaves_its_photo_nowhere_in_the_file(client: Any, api: Any, token: str,
                                                                       game_id: int, app: Any) -> None:
     photo_id = _upload(client, token, game_id, phone_jpeg())

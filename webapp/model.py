@@ -1566,10 +1566,13 @@ def forget_unused_photos(db: sqlite3.Connection, days: int = UNUSED_PHOTO_DAYS,
 
 def get_photo(photo_id: int, *, with_data: bool = False) -> dict[str, Any]:
     """A stored photo's reading (and bytes); 404 if there is none, or its game is deleted."""
-    row = _row_by_id("SELECT photo.* FROM photo LEFT JOIN game ON game.id = photo.game_id"
-                     " WHERE photo.id = ? AND game.deleted IS NULL", photo_id)
+    row = _row_by_id("SELECT photo.*, game.deleted AS game_deleted FROM photo LEFT JOIN game ON game.id = photo.game_id"
+                     " WHERE photo.id = ?", photo_id)
     if row is None:
         abort(404, f"Photo {photo_id} doesn't exist.")
+    if row["game_deleted"] is not None:   # not shown, but not said to be gone either: it can come back
+        abort(404, f"Photo {photo_id} is of game {row['game_id']}, which was deleted: History keeps it "
+                   f"{DELETED_GAME_DAYS} days from then, to bring back.")
     addition = get_db().execute("SELECT earlier_id, cards_before FROM photo_addition WHERE photo_id = ?",
                                 (photo_id,)).fetchone()
     photo = {"id": row["id"], "game_id": row["game_id"], "mime": row["mime"], **json.loads(row["reading"]),
