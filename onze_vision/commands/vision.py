@@ -24,7 +24,7 @@ DEFAULT_REALPHOTOS = real_photos_dir()   # $ONZE_SHARED, else ../shared beside t
 DEFAULT_SYNTHETIC_VAL = REPO_ROOT / "datasets" / "onze-val"
 # The training dataset keeps its held-out decks in images/val/: the fallback.
 FALLBACK_SYNTHETIC_VAL = REPO_ROOT / "datasets" / "onze"
-# The same held-out scenes at the resolution the product reads a photo (datasets/README.md).
+# The held-out scenes' layouts at the resolution the product reads a photo (datasets/README.md).
 DEFAULT_SYNTHETIC_PRODUCT = REPO_ROOT / "datasets" / "onze-val960"
 # Far shots: held-out decks in large photos with small indices (datasets/README.md).
 DEFAULT_SYNTHETIC_FAR = REPO_ROOT / "datasets" / "far-val"
