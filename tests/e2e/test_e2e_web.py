@@ -111,7 +111,12 @@ def test_a_game_at_the_table(page: Any, live_server: Any) -> None:
     page.press(".add-text", "Enter")
     page.wait_for_selector(".editor-error:not([hidden])")
     assert "5D" in page.inner_text(".editor-error")
-    assert page.locator(".save-btn").is_disabled()
+    # Blocked, not disabled: Save stays in the Tab order, and pressed it points to the error.
+    assert page.get_attribute(".save-btn", "aria-disabled") == "true"
+    page.focus(".save-btn")          # reached by Tab, as a disabled button is not
+    page.keyboard.press("Enter")
+    assert page.evaluate("document.activeElement.classList.contains('editor-error')")
+    assert "/players/2" in page.url and "Saved Bo's score" not in page.content()
     shoot(page, "06-impossible-hand")
     page.locator(".chips li").last.locator(".chip-remove").click()
     page.locator(".chips li").last.locator(".chip-remove").click()
@@ -330,11 +335,11 @@ def test_an_unsure_card_is_fixed_with_one_tap(page: Any, live_server: Any) -> No
         page.keyboard.press("Enter")
         page.wait_for_function("document.querySelector('.points-total').textContent.trim() === '19'")
         # A spent button hands focus to the card it changed or added, for the keyboard's user.
-        assert page.evaluate("document.activeElement.getAttribute('aria-label')") == "Change card 2"
+        assert page.evaluate("document.activeElement.getAttribute('aria-label')") == "Card 2, 9 of hearts: change it"
         page.focus(".add-maybe-btn")
         page.keyboard.press("Enter")
         page.wait_for_function("document.querySelector('.points-total').textContent.trim() === '29'")
-        assert page.evaluate("document.activeElement.getAttribute('aria-label')") == "Change card 3"
+        assert page.evaluate("document.activeElement.getAttribute('aria-label')") == "Card 3, queen of clubs: change it"
         assert page.input_value(".cards-text") == "10S 9H QC"
         assert page.locator(".add-maybe-btn").inner_text() == "Added Q♣"
         assert page.locator(".swap-btn").inner_text() == "Changed to 9♥" and page.locator(".swap-btn").is_disabled()
@@ -712,11 +717,17 @@ def test_the_sheet_on_one_phone_shows_what_another_phone_saves(browser: Any, liv
     game_url = _start_game(player, live_server, ["Ann", "Bo", "Cy"])
     keeper.goto(game_url)
 
-    # Nothing typed on the keeper's phone: the new score simply appears there.
+    # Nothing typed on the keeper's phone: the new score simply appears there, focus kept where
+    # it was (a keyboard or a screen reader's user is not sent to the page's top) and the change said.
+    keeper.focus("textarea[name=note]")
     _save_points(player, game_url, "Bo", 25)
     keeper.wait_for_function("document.getElementById('live').dataset.changes === '1'")
     assert "25" in keeper.locator("table.sheet tbody tr").first.inner_text()
-    assert keeper.locator("#live").is_hidden()
+    assert keeper.evaluate("document.activeElement.name") == "note"
+    keeper.wait_for_function("document.querySelector('#live .live-text').textContent"
+                             " === 'Updated with what was saved on another device.'")
+    assert keeper.locator("#live [data-live-show]").is_hidden()
+    keeper.wait_for_function("document.getElementById('live').hidden", timeout=15_000)   # then out of the way
 
     # A note half typed on the keeper's phone is not lost to a reload: the page says so and waits.
     keeper.fill("textarea[name=note]", "Cy owes the pizza")
@@ -774,20 +785,58 @@ def test_the_card_list_is_kept_by_keyboard_alone(page: Any, live_server: Any) ->
     page.focus("[aria-label='Remove Joker']")
     page.keyboard.press("Enter")
     page.wait_for_function("document.querySelector('#score-form [name=cards]').value === 'QH 7S'")
-    assert focused() == "Remove 7\u2660"
+    assert focused() == "Remove 7 of spades"
     # ... and changing one by keyboard keeps focus on it.
     page.keyboard.press("Shift+Tab")
-    assert focused() == "Change card 2"
-    page.select_option("[aria-label='Change card 2']", "8S")
+    assert focused() == "Card 2, 7 of spades: change it"
+    page.select_option(".chips li:nth-child(2) select", "8S")
     page.wait_for_function("document.querySelector('#score-form [name=cards]').value === 'QH 8S'")
-    assert focused() == "Change card 2"
+    assert focused() == "Card 2, 8 of spades: change it"
     # Removing the last cards leaves focus in the box that adds one.
-    page.focus("[aria-label='Remove 8\u2660']")
+    page.focus("[aria-label='Remove 8 of spades']")
     page.keyboard.press("Enter")
-    page.focus("[aria-label='Remove Q\u2665']")
+    page.focus("[aria-label='Remove queen of hearts']")
     page.keyboard.press("Enter")
     page.wait_for_function("document.querySelectorAll('.chips li').length === 0")
     assert page.evaluate("document.activeElement.classList.contains('add-text')")
+
+
+def test_a_card_list_moved_through_by_the_keyboard_changes_on_enter_and_says_what_changed(
+    page: Any, live_server: Any
+) -> None:
+    game_url = _start_game(page, live_server, ["Ann", "Bo", "Cy"])
+    page.goto(game_url + "/hands/1/players/2")
+
+    def cards() -> str:
+        return str(page.input_value("#score-form [name=cards]"))
+
+    # Letters and arrows move through the picker (Chromium picks on each while it is closed):
+    # nothing is added until Enter.
+    page.focus(".add-pick")
+    for key in ("k", "k", "ArrowDown"):
+        page.keyboard.press(key)
+    assert cards() == "" and page.locator(".chips li").count() == 0
+    picked = page.input_value(".add-pick")   # K♠, K♥, then the card after it
+    assert picked not in ("", "KS", "KH")
+    page.keyboard.press("Enter")
+    page.wait_for_function("document.querySelectorAll('.chips li').length === 1")
+    added = cards()
+    assert added == picked
+    said = ".card-editor p[aria-live]"
+    page.wait_for_function(f"document.querySelector('{said}').textContent.endsWith(', 1 card.')")
+    assert page.inner_text(said).startswith("Added ") and "Points: " in page.inner_text(said)
+    # A chip moved through by arrows changes when left (or on Enter), once.
+    page.focus(".chips li select")
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("ArrowDown")
+    assert cards() == added
+    page.keyboard.press("Tab")
+    page.wait_for_function(f"document.querySelector('#score-form [name=cards]').value !== '{added}'")
+    page.wait_for_function(f"document.querySelector('{said}').textContent.startsWith('Card 1 is the ')")
+    # A pick made with a pointer counts at once, as before.
+    page.select_option(".add-pick", "7H")
+    page.wait_for_function("document.querySelectorAll('.chips li').length === 2")
+    page.wait_for_function(f"document.querySelector('{said}').textContent.startsWith('Added 7 of hearts. Points: ')")
 
 
 def test_a_game_deleted_by_mistake_comes_back_with_one_tap(page: Any, live_server: Any) -> None:
@@ -903,11 +952,11 @@ def test_the_chips_drawn_while_typing_take_the_first_tap_and_the_tab_key(page: A
     page.keyboard.type("10c kc qs qd")
     page.wait_for_function("document.querySelector('.points-total').textContent.trim() === '40'")
     # Straight from the box to a chip's remove button: the chip is still there to take the tap.
-    page.click("button[aria-label='Remove K♣']")
+    page.click("button[aria-label='Remove king of clubs']")
     assert page.locator(".chips li").count() == 3 and page.input_value(".cards-text") == "10C QS QD"
     page.click("input.cards-text")
     page.keyboard.press("Tab")     # and the Tab key reaches the first chip, not the page's top
-    assert page.evaluate("document.activeElement.getAttribute('aria-label')") == "Change card 1"
+    assert page.evaluate("document.activeElement.getAttribute('aria-label')") == "Card 1, 10 of clubs: change it"
     # Back to this page must not have the browser put an old page's choice into a chip.
     assert page.get_attribute(".chips li select", "autocomplete") == "off"
 
@@ -927,7 +976,7 @@ def test_one_bad_code_is_the_only_chip_marked_and_common_spellings_count_while_t
     page.fill("input.cards-text", "")
     page.click("input.cards-text")
     page.keyboard.type("qh ts 9♦")
-    assert not page.locator(".save-btn").is_disabled()
+    assert page.get_attribute(".save-btn", "aria-disabled") == "false"
     page.wait_for_function("document.querySelector('.points-total').textContent.trim() === '29'")
     assert [page.locator(".chips li select").nth(i).input_value() for i in range(3)] == ["QH", "10S", "9D"]
 

@@ -146,6 +146,16 @@ document.addEventListener("DOMContentLoaded", function () {
         if (list && keep) keep.value = list.value;
         form.classList.add("busy");
         form.setAttribute("aria-busy", "true");
+        // Said as well as shown (the words drawn by CSS are not read out): a phone on the
+        // home Wi-Fi may take seconds to send the photo and have it read.
+        let reading = form.querySelector(".reading-status");
+        if (!reading) {
+          reading = document.createElement("p");
+          reading.className = "visually-hidden reading-status";
+          reading.setAttribute("role", "status");
+          form.appendChild(reading);
+        }
+        setTimeout(function () { reading.textContent = "Reading the cards…"; }, 50);
         form.submit();
       }
     });
@@ -156,6 +166,43 @@ document.addEventListener("DOMContentLoaded", function () {
   // that a reload would lose; then it says so and waits for a tap.
   const live = document.getElementById("live");
   const pollMs = live ? Number(live.dataset.pollMs) : 0;
+  // Where a keyboard or a screen reader's user was when the page reloaded itself for another
+  // phone's change: focus goes back there and the change is said (it went to the page's top,
+  // unsaid, with every score the others saved).
+  const placeKey = "onze-live-place:" + window.location.pathname;
+  const placeOf = function (element) {
+    if (!element || element === document.body || !element.closest("main")) return "";
+    if (element.id) return "#" + CSS.escape(element.id);
+    const label = element.getAttribute("aria-label");
+    if (label) return element.tagName.toLowerCase() + "[aria-label=\"" + CSS.escape(label) + "\"]";
+    if (element.name && element.form && element.form.getAttribute("action")) {
+      return "form[action=\"" + CSS.escape(element.form.getAttribute("action")) + "\"] [name=\"" + CSS.escape(element.name) + "\"]";
+    }
+    if (element.tagName === "A" && element.getAttribute("href")) {
+      return "main a[href=\"" + CSS.escape(element.getAttribute("href")) + "\"]";
+    }
+    return "";
+  };
+  if (live) {
+    try {
+      const place = window.sessionStorage.getItem(placeKey);
+      if (place !== null) {
+        window.sessionStorage.removeItem(placeKey);
+        const again = place ? document.querySelector(place) : null;
+        if (again) again.focus({ preventScroll: true });
+        // Shown empty first, then said: a status region's words are read when they change.
+        live.querySelector(".live-text").textContent = "";
+        live.querySelector("[data-live-show]").hidden = true;
+        live.hidden = false;
+        setTimeout(function () {
+          live.querySelector(".live-text").textContent = "Updated with what was saved on another device.";
+        }, 100);
+        setTimeout(function () {
+          if (live.querySelector(".live-text").textContent.indexOf("Updated") === 0) live.hidden = true;
+        }, 8000);
+      }
+    } catch (error) { /* storage refused: the page as it opens */ }
+  }
   if (live && pollMs > 0) {
     let typed = Boolean(live.dataset.typed);
     let gone = false;
@@ -186,6 +233,7 @@ document.addEventListener("DOMContentLoaded", function () {
           const data = response.ok ? await response.json() : null;
           if (data && (gone || data.changes !== Number(live.dataset.changes))) {
             if (!typed && !document.querySelector("form[data-sent]")) {
+              try { window.sessionStorage.setItem(placeKey, placeOf(document.activeElement)); } catch (error) { /* not kept */ }
               window.location.reload();
             } else {
               say(gone ? "This game was brought back on another device." : "Something was saved on another device (a score, a name or a note).", true);

@@ -17,6 +17,16 @@
     return text.replace(/^T(?=[SHDC]$)/, "10");
   }
 
+  // A card as a screen reader should say it ("queen of hearts"): the chips' "Q♥" is read by
+  // some voices as "Q black heart suit", the Unicode name of ♥.
+  const RANK_WORDS = { A: "ace", J: "jack", Q: "queen", K: "king" };
+  const SUIT_WORDS = { S: "spades", H: "hearts", D: "diamonds", C: "clubs" };
+  function spoken(code) {
+    if (code === "JK") return "Joker";
+    const match = /^(10|[2-9AJQK])([SHDC])$/.exec(code);
+    return match ? (RANK_WORDS[match[1]] || match[1]) + " of " + SUIT_WORDS[match[2]] : code;
+  }
+
   function setup(editor) {
     const text = editor.querySelector(".cards-text");
     const chips = editor.querySelector(".chips");
@@ -79,10 +89,43 @@
       errorBox.hidden = !message;
       editor.classList.toggle("has-error", !!message);
       if (blocksSave !== false) text.setAttribute("aria-invalid", message ? "true" : "false");
-      if (saveBtn) saveBtn.disabled = !!message && blocksSave !== false;
+      // Blocked, not disabled: a disabled button leaves the Tab order, and a keyboard or screen
+      // reader's user looking for Save found nothing; pressed, it says why (below).
+      if (saveBtn && (blocksSave !== false || !message)) {
+        saveBtn.setAttribute("aria-disabled", message ? "true" : "false");
+        if (message) saveBtn.setAttribute("aria-describedby", errorBox.id);
+        else saveBtn.removeAttribute("aria-describedby");
+      }
+    }
+    function saveBlocked() { return !!saveBtn && saveBtn.getAttribute("aria-disabled") === "true"; }
+    if (saveBtn) {
+      saveBtn.addEventListener("click", function (event) {
+        if (!saveBlocked()) return;
+        event.preventDefault();
+        errorBox.setAttribute("tabindex", "-1");
+        errorBox.focus();   // read out again, and seen
+      });
     }
     if (!errorBox.id) errorBox.id = "editor-error-" + Math.random().toString(36).slice(2);
     text.setAttribute("aria-describedby", errorBox.id);
+
+    // What a screen reader says after each change: what changed and the points, in one short
+    // sentence ("Added 7♥. Points: 37, 4 cards."); the box itself is not a live region, as it
+    // read the whole breakdown again on every change.
+    const said = document.createElement("p");
+    said.className = "visually-hidden";
+    said.setAttribute("aria-live", "polite");
+    said.setAttribute("aria-atomic", "true");
+    editor.appendChild(said);
+    let lastChange = "";
+    function sayChange(words) { lastChange = words; }
+    function saySummary(points, splash) {
+      const count = cards.length + (cards.length === 1 ? " card" : " cards");
+      const words = (lastChange ? lastChange + " " : "") +
+        (points === null ? count + "." : "Points: " + points + (splash ? ", doubled" : "") + ", " + count + ".");
+      lastChange = "";
+      if (said.textContent !== words) said.textContent = words;
+    }
 
     function colour(code) {
       if (code === "JK") return "card-joker";
@@ -98,6 +141,32 @@
         "(cards drawn or bought besides the deal count too).";
       if (over && countNote.textContent !== words) countNote.textContent = words;
       countNote.hidden = !over;
+    }
+
+    // A pick made with a pointer (a tap, a click, a phone's own list) counts at once; one moved
+    // through by the keyboard counts on Enter, or (a chip's) when left, so each arrow or letter
+    // press no longer added a card or rescored: K pressed three times added K♠ three times.
+    function onPicked(select, commit, commitOnLeave) {
+      let keyed = false;
+      let pending = false;
+      select.addEventListener("keydown", function (event) {
+        if (event.key === "Enter") {
+          if (pending || select.value) { event.preventDefault(); pending = false; keyed = false; commit(); }
+          return;
+        }
+        if (event.key === "Escape") { pending = false; return; }
+        if (event.key !== "Tab") keyed = true;
+      });
+      select.addEventListener("pointerdown", function () { keyed = false; });
+      select.addEventListener("change", function () {
+        if (keyed) { pending = true; return; }
+        commit();
+      });
+      select.addEventListener("blur", function () {
+        keyed = false;
+        if (pending && commitOnLeave) { pending = false; commit(); }
+        pending = false;
+      });
     }
 
     function render() {
@@ -118,16 +187,25 @@
         li.className = "chip card " + (labels[code] ? colour(code) : "card-bad");
         const select = document.createElement("select");
         select.autocomplete = "off";   // Back must not restore an old page's choice into it
-        select.setAttribute("aria-label", "Change card " + (i + 1));
+        select.setAttribute("aria-label", "Card " + (i + 1) + ", " + spoken(code) + ": change it");
         if (!labels[code]) select.appendChild(new Option(code + " ?", code, true, true));
         Object.keys(labels).forEach(function (c) { select.appendChild(new Option(labels[c], c, false, c === code)); });
-        select.addEventListener("change", function () { cards[i] = select.value; changed(); });
+        onPicked(select, function () {
+          if (cards[i] === select.value) return;
+          sayChange("Card " + (i + 1) + " is the " + spoken(select.value) + ".");
+          cards[i] = select.value;
+          changed();
+        }, true);
         const remove = document.createElement("button");
         remove.type = "button";
         remove.className = "chip-remove";
-        remove.setAttribute("aria-label", "Remove " + (labels[code] || code));
+        remove.setAttribute("aria-label", "Remove " + spoken(code));
         remove.textContent = "\u00d7";
-        remove.addEventListener("click", function () { cards.splice(i, 1); changed(); });
+        remove.addEventListener("click", function () {
+          sayChange("Removed the " + spoken(code) + ".");
+          cards.splice(i, 1);
+          changed();
+        });
         li.appendChild(select);
         li.appendChild(remove);
         chips.appendChild(li);
@@ -164,6 +242,7 @@
         showError(answer.data.error);
         total.textContent = "\u2013";
         breakdown.innerHTML = "";
+        saySummary(null, false);
         return;
       }
       showError("");
@@ -172,8 +251,8 @@
         const canonical = result.cards.join(" ");
         if (canonical !== cards.join(" ")) { cards = result.cards.slice(); render(); }
       }
-      // Rewritten only when they change: the box is a live region, read out on each change.
       if (total.textContent !== String(result.points)) total.textContent = result.points;
+      saySummary(result.points, result.splash);
       doubled.hidden = !result.splash;
       const items = result.breakdown.map(function (item) { return (labels[item.card] || item.card) + " " + item.points; });
       const shown = Array.prototype.map.call(breakdown.children, function (li) { return li.textContent; });
@@ -196,16 +275,22 @@
       if (!answer.ok) { showError(answer.data.error, false); addText.focus(); return; }
       addText.value = "";
       cards = cards.concat(answer.data.cards);
+      sayChange("Added " + answer.data.cards.map(spoken).join(", ") + ".");
       changed();
     }
 
+    function addPicked() {
+      if (!addPick.value) return;
+      sayChange("Added " + spoken(addPick.value) + ".");
+      cards.push(addPick.value);
+      addPick.value = "";
+      changed();
+    }
     addBtn.addEventListener("click", function () {
       if (addText.value.trim()) { addTyped(); return; }
-      if (addPick.value) { cards.push(addPick.value); addPick.value = ""; changed(); }
+      addPicked();
     });
-    addPick.addEventListener("change", function () {
-      if (addPick.value) { cards.push(addPick.value); addPick.value = ""; changed(); }
-    });
+    onPicked(addPick, addPicked, false);
     addText.addEventListener("keydown", function (event) {
       if (event.key === "Enter") { event.preventDefault(); addTyped(); }
     });
@@ -245,7 +330,7 @@
       cards = boxCards();
       render();
       await rescore();
-      if (editor.classList.contains("has-error") || (saveBtn && saveBtn.disabled)) return;
+      if (editor.classList.contains("has-error") || saveBlocked()) return;
       // A click on the submit button, not form.requestSubmit: iOS before 16 lacks it.
       const submitter = saveBtn || form.querySelector("[type=submit]");
       if (submitter) submitter.click(); else form.submit();
@@ -273,6 +358,7 @@
             return;
           }
           cards[i] = button.dataset.to;
+          sayChange("Card " + (i + 1) + " is the " + spoken(button.dataset.to) + ".");
           button.textContent = "Changed to " + (labels[button.dataset.to] || button.dataset.to);
           changed();
           // The button is spent: focus goes to the card it changed, not to the page's top.
@@ -284,6 +370,7 @@
         button.hidden = false;
         button.addEventListener("click", function () {
           cards.push(button.dataset.card);
+          sayChange("Added " + spoken(button.dataset.card) + ".");
           button.disabled = true;
           button.textContent = "Added " + (labels[button.dataset.card] || button.dataset.card);
           changed();
