@@ -14,6 +14,7 @@ import json
 import os
 import sys
 from collections.abc import Sequence
+from contextvars import ContextVar
 from typing import NoReturn
 
 COMMAND_MODULES: tuple[str, ...] = (
@@ -33,15 +34,23 @@ def _version() -> str:
         return "(not installed)"
 
 
-class Parser(argparse.ArgumentParser):
-    """argparse's parser (its subcommands' too), which with ``--json`` among the arguments
-    also says an option it cannot read as ``{"error": ...}`` on stdout: a script reading the
-    JSON gets JSON for every error, not only those found after the options were read."""
+#: Whether this run's arguments ask for JSON (``--json``, or an abbreviation argparse takes):
+#: per thread and per context, so two runs of :func:`main` at once do not share it.
+_JSON_ERRORS: ContextVar[bool] = ContextVar("json_errors", default=False)
 
-    json_errors = False   # set by main() for the run; subcommand parsers are made before it
+
+def _asks_for_json(argv: Sequence[str]) -> bool:
+    """``--json`` among the arguments, whole or shortened as argparse reads it (``--js``)."""
+    return any(len(arg) >= 3 and "--json".startswith(arg) for arg in argv)
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse's parser (its subcommands' too), which for a command with ``--json`` asked
+    for JSON also says an option it cannot read as ``{"error": ...}`` on stdout: a script
+    reading the JSON gets JSON for every error, not only those found after the options were read."""
 
     def error(self, message: str) -> NoReturn:
-        if Parser.json_errors:
+        if _JSON_ERRORS.get() and any("--json" in action.option_strings for action in self._actions):
             print(json.dumps({"error": message}, indent=2))
         super().error(message)
 
@@ -70,11 +79,11 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the process exit status."""
     parser = build_parser()
-    Parser.json_errors = "--json" in (sys.argv[1:] if argv is None else argv)
+    asked = _JSON_ERRORS.set(_asks_for_json(sys.argv[1:] if argv is None else argv))
     try:
         args = parser.parse_args(argv)
     finally:
-        Parser.json_errors = False
+        _JSON_ERRORS.reset(asked)
     try:
         return int(args.handler(args) or 0)
     except BrokenPipeError:

@@ -1,4 +1,5 @@
-"""Bad input quoted in an error message: whole when short, its middle cut when long.
+"""Words of error messages: bad input quoted (whole when short, its middle cut when long),
+and lists said as a sentence says them.
 
 A message says what was wrong by quoting what was sent; a 200,000-character card code or a
 5,000-digit number sent to the web API must not come back whole (Python cannot even write
@@ -6,6 +7,8 @@ an int of more than 4,300 digits: ``repr`` raises).
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 #: Longest quotation kept whole, in characters.
 LONGEST_QUOTED = 60
@@ -30,3 +33,13 @@ def quoted(value: object, longest: int = LONGEST_QUOTED) -> str:
         return text
     half = longest // 2
     return f"{text[:half]}...{text[-half:]} ({len(text)} characters)"
+
+
+def listed(words: Sequence[str]) -> str:
+    """Words as a sentence lists them: "a", "a and b", "a, b and c" ("" for none).
+
+    >>> listed(["Ann", "Bo", "Cy"])
+    'Ann, Bo and Cy'
+    """
+    words = list(words)
+    return " and ".join([", ".join(words[:-1]), words[-1]]) if len(words) > 1 else "".join(words)

@@ -151,6 +151,16 @@ def test_an_option_that_cannot_be_read_with_json_is_said_as_json_too(capsys: pyt
     assert capsys.readouterr().out == ""
 
 
+def test_json_asked_in_short_is_json_and_a_command_without_json_prints_none(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["score", "--variant", "once", "--players", "x", "QH", "--js"])   # argparse takes --js for --json
+    assert json.loads(capsys.readouterr().out) == {"error": "argument --players: players must be a whole number, not 'x'"}
+    with pytest.raises(SystemExit):
+        main(["serve", "--json"])   # serve has no --json: its refusal is words only
+    out, err = capsys.readouterr()
+    assert out == "" and "unrecognized arguments: --json" in err
+
+
 def test_score_json(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "score", "--variant", "once", "qh", "10♥", "--json")
     assert code == 0

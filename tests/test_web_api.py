@@ -445,6 +445,7 @@ def test_clearing_a_score_that_is_not_there_changes_nothing(api: Any, game_id: i
     # Seats count from 1: a client counting from 0 had cleared the mark with seat 1's 0.
     ("/hands/1", {"out": 0}, '"out" is the seat of the player who went out (from 1), or null for no one; not 0.'),
     ("/hands/1", {"out": ""}, '"out" is the seat of the player who went out (from 1), or null for no one; not "".'),
+    ("/hands/1", {"out": 0.0}, '"out" is the seat of the player who went out (from 1), or null for no one; not 0.0.'),
     ("/dealer", {"first_dealer": True}, '"first_dealer": true is not a value this call takes '
                                         "(true and false are for yes-or-no fields)."),
     ("/variant", {"variant": 5}, '"variant" is text (a JSON string), not 5.'),
@@ -469,8 +470,10 @@ def test_null_still_says_no_one_went_out(api: Any, game_id: int) -> None:
      '"splash": null is not a value this call takes: send one.'),
     ("/api/score", {"variant": "once", "cards": ["QH"], "players": 4, "deck": 2},
      '"deck" is not a field of this call, which takes "variant", "cards", "players", "decks", "splash", "hand" and "game_id".'),
-    ("/api/cards/parse", {}, 'Send {"text": "7h 10s"} (or {"cards": [...]}): the JSON object sent has neither.'),
+    ("/api/cards/parse", {}, 'Send {"text": "7h 10s"} or {"cards": [...]}: the JSON object sent has neither.'),
     ("/api/cards/parse", {"text": 5}, '"text" is text (a JSON string), not 5.'),
+    ("/api/cards/parse", {"text": "qh", "cards": ["7S"]},
+     'Send {"text": "7h 10s"} or {"cards": [...]}: the JSON object sent has both.'),
     ("/api/godown", {"variant": "once", "hand": 1, "cards": "7H 7S 7D", "mod": "hand"},
      '"mod" is not a field of this call, which takes "variant", "game_id", "hand", "cards" and "mode".'),
 ])

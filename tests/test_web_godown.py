@@ -148,3 +148,10 @@ def test_the_reason_shows_the_cards_as_the_chips_do(client: Any, token: str) -> 
                                             "cards": "7S 7C 7D 8C 9H 10H AH"})
     reason = re.search(r'<p class="reason">(.*?)</p>', response.get_data(as_text=True), re.S).group(1)
     assert "A♥ is not wild in llenroc" in html.unescape(reason) and "8♣ 9♥ 10♥ A♥" in html.unescape(reason)
+
+
+@pytest.mark.parametrize(("cards", "title"), [("7H 7S 7D 8D 8C 8S", "Valid"), ("7H 7S 9D 8D 8C 8S", "Not valid")])
+def test_the_verdict_leads_the_pages_title(client: Any, token: str, cards: str, title: str) -> None:
+    """A screen reader says the title as the page opens: the verdict is heard first."""
+    page = _check(client, token, cards=cards).get_data(as_text=True)
+    assert f"<title>{title} · Check a go-down · Onze Vision</title>" in page

@@ -481,3 +481,13 @@ def test_a_download_leaves_no_copy_of_the_book_behind(client: Any, api: Any, tmp
     response.close()
     assert list(tmp_path.glob("onze-vision-download-*")) == []
     assert made == ([1] if method == "GET" else [])   # a HEAD makes no copy at all
+
+
+def test_the_csv_says_a_hand_doubled_by_a_splash(client: Any, api: Any, game_id: int) -> None:
+    api.post(f"/api/games/{game_id}/hands/2", {"out": 1, "splash": True})
+    api.post(f"/api/games/{game_id}/hands/2/scores/2", {"points": 12})
+    rows = list(csv.reader(io.StringIO(client.get(f"/games/{game_id}/export.csv").data.decode("utf-8-sig"))))
+    header, hand_2 = rows[0], rows[2]
+    assert hand_2[header.index("splash")] == "yes" and hand_2[header.index("doubled")] == "x2"
+    assert hand_2[header.index("Bo")] == "24"   # 12 typed, doubled
+    assert rows[1][header.index("doubled")] == ""

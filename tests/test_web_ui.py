@@ -82,3 +82,16 @@ def test_the_card_picker_offers_a_joker_only_where_the_rules_deal_one(client: An
     # The go-down page without a game may change its rules under the editor: every card is offered.
     page = client.get(f"/godown?variant={variant}").get_data(as_text=True)
     assert '<option value="JK">Joker</option>' in page
+
+
+def test_what_was_just_done_leads_the_title_and_nothing_else_does(client: Any, api: Any, token: str) -> None:
+    """A status drawn with the page is not read out as the page opens; its title is."""
+    game = api.post("/api/games", {"variant": "once", "players": ["Ann", "Bo"]}).get_json()
+    saved = client.post(f"/games/{game['id']}/hands/1/players/2", data={"csrf_token": token, "cards": "QH 7S"},
+                        follow_redirects=True).get_data(as_text=True)
+    assert "<title>Saved Bo&#39;s score for hand 1. · Hand 1 · Game 1 · Onze Vision</title>" in saved
+    assert "<title>Hand 1 · Game 1 · Onze Vision</title>" in client.get(f"/games/{game['id']}/hands/1").get_data(
+        as_text=True)   # said once
+    refused = client.post("/games/new", data={"csrf_token": token, "variant": "once", "player1": "Ann",
+                                              "player2": "ann"}).get_data(as_text=True)
+    assert "<title>New game · Onze Vision</title>" in refused   # an error is focused and read, not titled

@@ -15,7 +15,7 @@ from typing import Any
 from flask import Blueprint, Response, abort, current_app, jsonify, request, url_for
 from werkzeug.exceptions import NotFound
 
-from onze_vision.messages import quoted
+from onze_vision.messages import listed, quoted
 
 from . import csrf, model, rules
 from .history import game_csv, page_of
@@ -50,8 +50,9 @@ MAX_JSON_BYTES = 256 * 1024
 _LONGEST_NUMBER = model.ROW_ID_DIGITS
 
 
-def _json(fields: str, *, nullable: str = "", flags: str = "", texts: str = "") -> dict[str, Any]:
-    """The JSON object sent, holding only ``fields`` (space-separated names).
+def _json(fields: tuple[str, ...], *, nullable: tuple[str, ...] = (), flags: tuple[str, ...] = (),
+          texts: tuple[str, ...] = ()) -> dict[str, Any]:
+    """The JSON object sent, holding only ``fields``.
 
     A misspelt field is refused by name rather than ignored (``{"outt": 2}`` changed nothing,
     unsaid). ``null`` is taken only by the ``nullable`` fields (where it means "no one" or "not
@@ -60,25 +61,19 @@ def _json(fields: str, *, nullable: str = "", flags: str = "", texts: str = "") 
     back as Python's ``True``.
     """
     data = _json_object()
-    allowed = fields.split()
     for key, value in data.items():
-        if key not in allowed:
+        if key not in fields:
             shown = json.dumps(key) if len(key) <= 40 else quoted(key)
-            raise model.InputError(f"{shown} is not a field of this call, which takes {_listed(allowed)}.")
-        if value is None and key not in nullable.split():
+            raise model.InputError(f"{shown} is not a field of this call, which takes "
+                                   f"{listed([json.dumps(field) for field in fields])}.")
+        if value is None and key not in nullable:
             raise model.InputError(f'"{key}": null is not a value this call takes: send one.')
-        if isinstance(value, bool) and key not in flags.split():
+        if isinstance(value, bool) and key not in flags:
             raise model.InputError(f'"{key}": {json.dumps(value)} is not a value this call takes '
                                    "(true and false are for yes-or-no fields).")
-        if key in texts.split() and value is not None and not isinstance(value, str):
+        if key in texts and value is not None and not isinstance(value, str):
             raise model.InputError(f'"{key}" is text (a JSON string), not {json.dumps(value)[:40]}.')
     return data
-
-
-def _listed(names: list[str]) -> str:
-    """'"a"', '"a" and "b"', '"a", "b" and "c"'."""
-    shown = [f'"{name}"' for name in names]
-    return shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} and {shown[-1]}"
 
 
 def _json_object() -> dict[str, Any]:
@@ -124,6 +119,11 @@ def _ids_in_the_body() -> Iterator[None]:
         yield
     except NotFound as error:
         raise model.InputError(str(error.description)) from error
+
+
+def _only(field: str, *, text: bool = False) -> Any:
+    """The value of a call that replaces one thing, sent as its one field (``text``: a string)."""
+    return _field(_json((field,), texts=(field,) if text else ()), field)
 
 
 def _game_json(game: dict[str, Any]) -> dict[str, Any]:
@@ -195,9 +195,10 @@ def cards() -> Response:
 @csrf.exempt
 def parse_cards() -> Response:
     """Canonical codes from typed text: {"text": "7h 10s"} -> {"cards": ["7H", "10S"]}."""
-    data = _json("text cards", texts="text")
-    if "text" not in data and "cards" not in data:
-        raise model.InputError('Send {"text": "7h 10s"} (or {"cards": [...]}): the JSON object sent has neither.')
+    data = _json(("text", "cards"), texts=("text",))
+    if ("text" in data) == ("cards" in data):   # neither, or both: which would it read?
+        raise model.InputError('Send {"text": "7h 10s"} or {"cards": [...]}: the JSON object sent has '
+                               f'{"both" if data else "neither"}.')
     return jsonify(cards=model.parse_card_list(data.get("text", data.get("cards"))))
 
 
@@ -232,7 +233,7 @@ def standings() -> Response:
 def create_game() -> tuple[Response, int]:
     """Start a game: {"variant", "players": [names], "first_dealer": seat or name, "note",
     "corners": "auto" | "two" | "four" (which corners of the deck's cards carry an index)}."""
-    data = _json("variant players first_dealer note corners", texts="variant note corners")
+    data = _json(("variant", "players", "first_dealer", "note", "corners"), texts=("variant", "note", "corners"))
     names = data.get("players")
     if not isinstance(names, list):
         raise model.InputError("\"players\" must be a list of 2-8 names.")
@@ -296,39 +297,39 @@ def game_export_csv(game_id: int) -> Response:
 @bp.route("/games/<int:game_id>/note", methods=("POST", "PUT"))
 def game_note(game_id: int) -> Response:
     """Replace the game's note: {"note": "..."}."""
-    return jsonify(_game_json(model.set_game_note(game_id, _field(_json("note", texts="note"), "note"))))
+    return jsonify(_game_json(model.set_game_note(game_id, _only("note", text=True))))
 
 
 @bp.route("/games/<int:game_id>/players", methods=("POST", "PUT"))
 def game_players(game_id: int) -> Response:
     """Correct the players' names, in seat order: {"players": ["Ann", "Bo", ...]}."""
-    return jsonify(_game_json(model.set_player_names(game_id, _field(_json("players"), "players"))))
+    return jsonify(_game_json(model.set_player_names(game_id, _only("players"))))
 
 
 @bp.route("/games/<int:game_id>/corners", methods=("POST", "PUT"))
 def game_corners(game_id: int) -> Response:
     """Say which corners of the game's deck carry an index: {"corners": "auto" | "two" | "four"};
     photos read from then on join a card's corners so."""
-    return jsonify(_game_json(model.set_game_corners(game_id, _field(_json("corners", texts="corners"), "corners"))))
+    return jsonify(_game_json(model.set_game_corners(game_id, _only("corners", text=True))))
 
 
 @bp.route("/games/<int:game_id>/dealer", methods=("POST", "PUT"))
 def game_dealer(game_id: int) -> Response:
     """Who dealt hand 1: {"first_dealer": seat or name}; every hand's dealer follows."""
-    return jsonify(_game_json(model.set_first_dealer(game_id, _field(_json("first_dealer"), "first_dealer"))))
+    return jsonify(_game_json(model.set_first_dealer(game_id, _only("first_dealer"))))
 
 
 @bp.post("/games/<int:game_id>/players/<int:seat>/move")
 def move_player(game_id: int, seat: int) -> Response:
     """Move a player to another seat with their scores: {"to": seat}."""
-    return jsonify(_game_json(model.move_player(game_id, seat, _field(_json("to"), "to"))))
+    return jsonify(_game_json(model.move_player(game_id, seat, _only("to"))))
 
 
 @bp.route("/games/<int:game_id>/variant", methods=("POST", "PUT"))
 def game_variant(game_id: int) -> Response:
     """Change the game's rules: {"variant": name}; scores from cards are counted again. A typed
     score refuses the change, unless "keep_typed": true keeps typed scores as typed."""
-    data = _json("variant keep_typed", flags="keep_typed", texts="variant")
+    data = _json(("variant", "keep_typed"), flags=("keep_typed",), texts=("variant",))
     keep_typed = model.parse_flag(data.get("keep_typed", False), "\"keep_typed\"")
     return jsonify(_game_json(model.set_variant(game_id, _field(data, "variant"), keep_typed=keep_typed)))
 
@@ -336,9 +337,9 @@ def game_variant(game_id: int) -> Response:
 @bp.route("/games/<int:game_id>/hands/<int:hand>", methods=("POST", "PUT"))
 def hand(game_id: int, hand: int) -> Response:
     """Who went out, splash, note of a hand; any subset of {"out": seat|null, "splash", "note"}."""
-    data = _json("out splash note", nullable="out", flags="splash", texts="note")
+    data = _json(("out", "splash", "note"), nullable=("out",), flags=("splash",), texts=("note",))
     out = data.get("out")
-    if isinstance(out, (int, str)) and str(out).strip().lower() in ("0", "", "none"):
+    if out is not None and (out == 0 or str(out).strip().lower() in ("", "0", "-0", "none")):
         # The page's form says "no one" with an empty choice; the API says it with null only
         # (a client counting seats from 0 would have cleared the mark with seat 1's 0).
         raise model.InputError(f'"out" is the seat of the player who went out (from 1), or null for no one; '
@@ -351,7 +352,7 @@ def hand(game_id: int, hand: int) -> Response:
 def score(game_id: int, hand: int, seat: int) -> Response:
     """Save a score: {"cards": [...], "photo_id": n} or {"points": n} (before doubling); with
     "was" (the score's "version" as read, "" for none), only over that score."""
-    data = _json("cards points photo_id was", nullable="cards points photo_id was")
+    data = _json(("cards", "points", "photo_id", "was"), nullable=("cards", "points", "photo_id", "was"))
     was = data.get("was")
     if was is not None and not isinstance(was, str):
         raise model.InputError("\"was\" is the score's \"version\" as read (a string, \"\" for no score), "
@@ -375,8 +376,9 @@ def score_cards() -> Response:
     With ``game_id`` the game's variant, players and decks are used. Returns the
     engine's HandScore (points, breakdown, splash); an impossible hand is a 400.
     """
-    data = _json("variant cards players decks splash hand game_id", nullable="players decks hand game_id",
-                 flags="splash", texts="variant")
+    data = _json(("variant", "cards", "players", "decks", "splash", "hand", "game_id"),
+                 nullable=("players", "decks", "hand", "game_id"),
+                 flags=("splash",), texts=("variant",))
     if "cards" not in data:
         raise model.InputError('Send {"cards": [...]} (or a string of codes): the JSON object sent has no "cards".')
     kwargs: dict[str, Any] = {"splash": model.parse_splash(data.get("splash", False))}
@@ -410,7 +412,8 @@ def _int(value: Any, name: str) -> int:
 def godown() -> Response:
     """Check a go-down: {"variant" or "game_id", "hand" (default: the game's current), "cards",
     "mode": "down" (every card used) or "hand" (find the contract in a whole hand)}."""
-    data = _json("variant game_id hand cards mode", nullable="game_id hand mode", texts="variant")
+    data = _json(("variant", "game_id", "hand", "cards", "mode"), nullable=("game_id", "hand", "mode"),
+                 texts=("variant",))
     variant, hand = data.get("variant", ""), data.get("hand")
     in_game: dict[str, int] = {}
     if data.get("game_id") is not None:

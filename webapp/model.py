@@ -27,7 +27,7 @@ from werkzeug.exceptions import NotFound
 
 from onze_vision.cards import CARD_CODES, Card, parse_cards
 from onze_vision.melds import check_down, find_contract
-from onze_vision.messages import quoted
+from onze_vision.messages import listed, quoted
 from onze_vision.metadata import private_copy, sniff_mime
 from onze_vision.scoring import ImpossibleHandError, check_hand_size, check_possible, score_hand
 from onze_vision.variants import VARIANTS, Variant, get_variant
@@ -670,7 +670,7 @@ def rescues() -> list[dict[str, Any]]:
         for table, n in lost.items():
             one, several = _ROW_WORDS.get(table, (table, table + "s"))
             parts.append(f"all the {several}" if n < 0 else f"{n} {one if n == 1 else several}")
-        words = " and ".join([", ".join(parts[:-1]), parts[-1]] if len(parts) > 1 else parts)
+        words = listed(parts)
         found.append({"id": row["id"], "made": row["made"], "seen": row["seen"], "lost": lost, "lost_words": words})
     return found
 
@@ -1269,10 +1269,10 @@ def set_variant(game_id: int, variant_name: Any, *, keep_typed: bool = False) ->
                      for row in typed[:TYPED_SCORES_NAMED]]
             if len(typed) > TYPED_SCORES_NAMED:
                 named.append(f"{len(typed) - TYPED_SCORES_NAMED} more")
-            listed = named[0] if len(named) == 1 else ", ".join(named[:-1]) + " and " + named[-1]
+            names = listed(named)
             what = "A score was" if len(typed) == 1 else f"{len(typed)} scores were"
             raise TypedScoresError(
-                f"{what} typed, not saved as cards: {listed}. A typed number cannot be counted again "
+                f"{what} typed, not saved as cards: {names}. A typed number cannot be counted again "
                 "under other rules: keep it as typed, or save it as the cards (or clear it), then change the rules.",
                 len(typed))
         for row in typed:   # kept as typed: a number the new rules' hand can hold
@@ -1566,8 +1566,8 @@ def forget_unused_photos(db: sqlite3.Connection, days: int = UNUSED_PHOTO_DAYS,
 
 def get_photo(photo_id: int, *, with_data: bool = False) -> dict[str, Any]:
     """A stored photo's reading (and bytes); 404 if there is none, or its game is deleted."""
-    row = _row_by_id("SELECT photo.*, game.deleted AS game_deleted FROM photo LEFT JOIN game ON game.id = photo.game_id"
-                     " WHERE photo.id = ?", photo_id)
+    row = _row_by_id("SELECT photo.*, game.deleted AS game_deleted FROM photo"
+                     " LEFT JOIN game ON game.id = photo.game_id WHERE photo.id = ?", photo_id)
     if row is None:
         abort(404, f"Photo {photo_id} doesn't exist.")
     if row["game_deleted"] is not None:   # not shown, but not said to be gone either: it can come back

@@ -282,7 +282,7 @@ def game_variant(game_id: int) -> Any:
     """Change the game's rules (the wrong variant was chosen): cards saved are scored again."""
     asked = request.form.get("variant", "")
     keep_typed = False
-    changes_before = model.game_changes(game_id)
+    rules_before = model.load_game(game_id)["variant"]["name"]
     try:
         keep_typed = model.parse_flag(request.form.get("keep_typed"), "Keeping the typed scores")
         game = model.set_variant(game_id, asked, keep_typed=keep_typed)
@@ -291,7 +291,7 @@ def game_variant(game_id: int) -> Any:
         return _sheet_refusal(game_id, error, keep_typed_offer={"variant": asked, "count": error.count})
     except ValueError as error:
         return _sheet_refusal(game_id, error)
-    if game["changes"] == changes_before:   # the rules it had: nothing counted again
+    if game["variant"]["name"] == rules_before:   # the rules it had: nothing counted again
         flash(f"The game is played by {game['variant']['title']} already: nothing changed.", "ok")
         return redirect(url_for("sheet.game", game_id=game_id) + "#rules-choice")
     kept = " Typed scores were kept as typed." if keep_typed and any(

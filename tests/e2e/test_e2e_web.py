@@ -159,6 +159,18 @@ def _photo_on_player_page(page: Any, live_server: Any, players: list[str], hand:
         page.set_input_files("#photo-input", str(photo))
 
 
+def test_a_photo_being_read_is_said_while_it_is_read(page: Any, live_server: Any) -> None:
+    """The words 'Reading the cards…' drawn by CSS are not read out: a status says them too.
+    (The form is kept from leaving the page, so that the page can be looked at while it waits.)"""
+    game_url = _start_game(page, live_server, ["Kim", "Lee"])
+    page.goto(game_url + "/hands/1/players/2")
+    page.evaluate("HTMLFormElement.prototype.submit = function () { window.sent = this.action; }")
+    page.set_input_files("#photo-input", str(DATA / "web_edje_IMG_2571.jpg"))
+    page.wait_for_function("(document.querySelector('.reading-status') || {}).textContent === 'Reading the cards…'")
+    assert page.get_attribute(".reading-status", "role") == "status"
+    assert page.evaluate("window.sent").endswith("/photo") and page.locator("form.busy[aria-busy=true]").count() == 1
+
+
 def test_photo_boxes_are_drawn_on_the_cards(page: Any, live_server: Any) -> None:
     """With a reading that has cards (the photo's labels), each is boxed and named on the photo."""
     saved = live_server.app.config["DETECT"]
@@ -764,6 +776,22 @@ def test_the_sheet_on_one_phone_shows_what_another_phone_saves(browser: Any, liv
         phone.close()
 
 
+def test_a_hand_page_reloaded_for_another_phone_keeps_focus_on_the_same_choice(browser: Any,
+                                                                               live_server: Any) -> None:
+    phones = [browser.new_context(viewport={"width": 390, "height": 844}, **CONTEXT) for _ in range(2)]
+    keeper, player = (phone.new_page() for phone in phones)
+    game_url = _start_game(player, live_server, ["Ann", "Bo", "Cy"])
+    keeper.goto(game_url + "/hands/1")
+    keeper.focus("input[name=out][value='3']")      # Cy's choice, reached by keyboard, not chosen
+    _save_points(player, game_url, "Bo", 25)
+    keeper.wait_for_function("document.getElementById('live').dataset.changes === '1'")
+    # The same radio, not the group's first ("Not yet"), and the change said.
+    assert keeper.evaluate("[document.activeElement.name, document.activeElement.value]") == ["out", "3"]
+    keeper.wait_for_function("document.querySelector('#live .live-text').textContent.startsWith('Updated')")
+    for phone in phones:
+        phone.close()
+
+
 def test_the_card_list_is_kept_by_keyboard_alone(page: Any, live_server: Any) -> None:
     game_url = _start_game(page, live_server, ["Ann", "Bo", "Cy"])
     page.goto(game_url + "/hands/1/players/2")
@@ -825,7 +853,8 @@ def test_a_card_list_moved_through_by_the_keyboard_changes_on_enter_and_says_wha
     said = ".card-editor p[aria-live]"
     page.wait_for_function(f"document.querySelector('{said}').textContent.endsWith(', 1 card.')")
     assert page.inner_text(said).startswith("Added ") and "Points: " in page.inner_text(said)
-    # A chip moved through by arrows changes when left (or on Enter), once.
+    # A chip moved through by arrows changes when left (or on Enter), once, mended in place: Tab
+    # goes on to its remove button, not to the page's top.
     page.focus(".chips li select")
     page.keyboard.press("ArrowDown")
     page.keyboard.press("ArrowDown")
@@ -833,10 +862,33 @@ def test_a_card_list_moved_through_by_the_keyboard_changes_on_enter_and_says_wha
     page.keyboard.press("Tab")
     page.wait_for_function(f"document.querySelector('#score-form [name=cards]').value !== '{added}'")
     page.wait_for_function(f"document.querySelector('{said}').textContent.startsWith('Card 1 is the ')")
+    assert page.evaluate("document.activeElement.classList.contains('chip-remove')")
+    changed = cards()
+    # Escape puts a chip moved through back as it was.
+    page.focus(".chips li select")
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("Escape")
+    page.keyboard.press("Tab")
+    assert cards() == changed and page.input_value(".chips li select") == changed
     # A pick made with a pointer counts at once, as before.
     page.select_option(".add-pick", "7H")
     page.wait_for_function("document.querySelectorAll('.chips li').length === 2")
     page.wait_for_function(f"document.querySelector('{said}').textContent.startsWith('Added 7 of hearts. Points: ')")
+    # The list opened from the keyboard (Alt+Down), a card chosen in it: counted as it closes.
+    page.focus(".add-pick")
+    page.keyboard.press("Alt+ArrowDown")
+    page.wait_for_timeout(300)   # the list opens (a person's keys come slower than these)
+    page.keyboard.press("ArrowDown")
+    page.wait_for_timeout(100)
+    page.keyboard.press("Enter")
+    page.wait_for_function("document.querySelectorAll('.chips li').length === 3")
+    page.wait_for_timeout(300)
+    assert page.locator(".chips li").count() == 3   # once, not again on the Enter
+    # Moved through and left without Enter, the add picker adds nothing and shows nothing picked.
+    page.focus(".add-pick")
+    page.keyboard.press("k")
+    page.keyboard.press("Tab")
+    assert page.locator(".chips li").count() == 3 and page.input_value(".add-pick") == ""
 
 
 def test_a_game_deleted_by_mistake_comes_back_with_one_tap(page: Any, live_server: Any) -> None:

@@ -170,17 +170,20 @@ document.addEventListener("DOMContentLoaded", function () {
   // phone's change: focus goes back there and the change is said (it went to the page's top,
   // unsaid, with every score the others saved).
   const placeKey = "onze-live-place:" + window.location.pathname;
+  const quote = function (value) { return "\"" + CSS.escape(value) + "\""; };
   const placeOf = function (element) {
     if (!element || element === document.body || !element.closest("main")) return "";
     if (element.id) return "#" + CSS.escape(element.id);
-    const label = element.getAttribute("aria-label");
-    if (label) return element.tagName.toLowerCase() + "[aria-label=\"" + CSS.escape(label) + "\"]";
+    // A link by where it goes: its words may hold the points another phone just changed.
+    if (element.tagName === "A" && element.getAttribute("href")) return "main a[href=" + quote(element.getAttribute("href")) + "]";
     if (element.name && element.form && element.form.getAttribute("action")) {
-      return "form[action=\"" + CSS.escape(element.form.getAttribute("action")) + "\"] [name=\"" + CSS.escape(element.name) + "\"]";
+      // A radio or a box by its value too: the name alone is the group's first.
+      const value = (element.type === "radio" || element.type === "checkbox") ? "[value=" + quote(element.value) + "]" : "";
+      return "form[action=" + quote(element.form.getAttribute("action")) + "] [name=" + quote(element.name) + "]" +
+        value + ":not([type=hidden])";
     }
-    if (element.tagName === "A" && element.getAttribute("href")) {
-      return "main a[href=\"" + CSS.escape(element.getAttribute("href")) + "\"]";
-    }
+    const label = element.getAttribute("aria-label");
+    if (label) return element.tagName.toLowerCase() + "[aria-label=" + quote(label) + "]";
     return "";
   };
   if (live) {

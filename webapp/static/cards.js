@@ -143,29 +143,33 @@
       countNote.hidden = !over;
     }
 
-    // A pick made with a pointer (a tap, a click, a phone's own list) counts at once; one moved
-    // through by the keyboard counts on Enter, or (a chip's) when left, so each arrow or letter
-    // press no longer added a card or rescored: K pressed three times added K♠ three times.
-    function onPicked(select, commit, commitOnLeave) {
-      let keyed = false;
-      let pending = false;
+    // A pick made with a pointer (a tap, a click, a phone's own list) or in the opened list
+    // counts at once; a closed picker moved through by the keyboard (each arrow or letter picks
+    // there) counts on Enter, or (``commitOnLeave``, a chip's) when left: K pressed three times
+    // added K♠ three times. Escape, or leaving the add picker, puts it back (``revert``).
+    function onPicked(select, commit, revert, commitOnLeave) {
+      let keyed = false;     // a change fired by the key being pressed now
+      let pending = false;   // a choice moved to by the keyboard, not counted yet
       select.addEventListener("keydown", function (event) {
         if (event.key === "Enter") {
-          if (pending || select.value) { event.preventDefault(); pending = false; keyed = false; commit(); }
+          if (pending) { event.preventDefault(); pending = false; commit(); }
           return;
         }
-        if (event.key === "Escape") { pending = false; return; }
-        if (event.key !== "Tab") keyed = true;
+        if (event.key === "Escape") { if (pending) { pending = false; revert(); } return; }
+        // A closed picker changes within the key's own default action; a change that comes
+        // later is one chosen in the opened list (Enter there, or every arrow on macOS opens it).
+        keyed = true;
+        setTimeout(function () { keyed = false; }, 0);
       });
-      select.addEventListener("pointerdown", function () { keyed = false; });
       select.addEventListener("change", function () {
         if (keyed) { pending = true; return; }
+        pending = false;
         commit();
       });
       select.addEventListener("blur", function () {
-        keyed = false;
-        if (pending && commitOnLeave) { pending = false; commit(); }
+        if (!pending) return;
         pending = false;
+        if (commitOnLeave) commit(); else revert();
       });
     }
 
@@ -190,22 +194,30 @@
         select.setAttribute("aria-label", "Card " + (i + 1) + ", " + spoken(code) + ": change it");
         if (!labels[code]) select.appendChild(new Option(code + " ?", code, true, true));
         Object.keys(labels).forEach(function (c) { select.appendChild(new Option(labels[c], c, false, c === code)); });
-        onPicked(select, function () {
-          if (cards[i] === select.value) return;
-          sayChange("Card " + (i + 1) + " is the " + spoken(select.value) + ".");
-          cards[i] = select.value;
-          changed();
-        }, true);
         const remove = document.createElement("button");
         remove.type = "button";
         remove.className = "chip-remove";
         remove.setAttribute("aria-label", "Remove " + spoken(code));
         remove.textContent = "\u00d7";
         remove.addEventListener("click", function () {
-          sayChange("Removed the " + spoken(code) + ".");
+          sayChange("Removed the " + spoken(cards[i]) + ".");
           cards.splice(i, 1);
           changed();
         });
+        // A chip changed is mended in place, not redrawn: it may be changed on leaving it, as
+        // focus or a click moves to the next control, which a redraw would take away.
+        onPicked(select, function () {
+          const picked = select.value;
+          if (cards[i] === picked) return;
+          sayChange("Card " + (i + 1) + " is the " + spoken(picked) + ".");
+          cards[i] = picked;
+          li.className = "chip card " + (labels[picked] ? colour(picked) : "card-bad");
+          select.setAttribute("aria-label", "Card " + (i + 1) + ", " + spoken(picked) + ": change it");
+          remove.setAttribute("aria-label", "Remove " + spoken(picked));
+          keepDraft();
+          if (document.activeElement !== text) text.value = cards.join(" ");
+          rescore();
+        }, function () { select.value = cards[i]; }, true);
         li.appendChild(select);
         li.appendChild(remove);
         chips.appendChild(li);
@@ -221,12 +233,13 @@
     // Without scoring (the go-down page) the server still spells the cards.
     async function canonicalize() {
       const mine = ++request;
-      if (!cards.length) { showError(""); return; }
+      if (!cards.length) { showError(""); saySummary(null, false); return; }
       const answer = await window.onze.postJSON("/api/cards/parse", { cards: cards });
       if (mine !== request) return;
-      if (!answer.ok) { showError(answer.data.error); return; }
+      if (!answer.ok) { showError(answer.data.error); saySummary(null, false); return; }
       showError("");
       if (answer.data.cards.join(" ") !== cards.join(" ")) { cards = answer.data.cards; render(); }
+      saySummary(null, false);   // no points here: what changed and how many cards
     }
 
     async function rescore() {
@@ -290,7 +303,7 @@
       if (addText.value.trim()) { addTyped(); return; }
       addPicked();
     });
-    onPicked(addPick, addPicked, false);
+    onPicked(addPick, addPicked, function () { addPick.value = ""; }, false);
     addText.addEventListener("keydown", function (event) {
       if (event.key === "Enter") { event.preventDefault(); addTyped(); }
     });
