@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -95,3 +96,10 @@ def test_what_was_just_done_leads_the_title_and_nothing_else_does(client: Any, a
     refused = client.post("/games/new", data={"csrf_token": token, "variant": "once", "player1": "Ann",
                                               "player2": "ann"}).get_data(as_text=True)
     assert "<title>New game · Onze Vision</title>" in refused   # an error is focused and read, not titled
+
+
+def test_names_given_twice_are_marked_invalid_on_the_refused_form(client: Any, token: str) -> None:
+    page = client.post("/games/new", data={"csrf_token": token, "variant": "once", "player1": "Ann",
+                                           "player2": "Bo", "player3": "ANN"}).get_data(as_text=True)
+    marked = re.findall(r'name="player(\d)"[^>]*aria-invalid="true"', page)
+    assert marked == ["1", "3"]
