@@ -1,4 +1,5 @@
-"""Template helpers: which part of a photo the page shows, and where its boxes' labels go."""
+"""Template helpers and what a page says besides its words: which part of a photo it shows,
+where its boxes' labels go, the cards its picker offers, its title, the fields it marks invalid."""
 
 from __future__ import annotations
 
