@@ -788,6 +788,11 @@ def test_a_hand_page_reloaded_for_another_phone_keeps_focus_on_the_same_choice(b
     # The same radio, not the group's first ("Not yet"), and the change said.
     assert keeper.evaluate("[document.activeElement.name, document.activeElement.value]") == ["out", "3"]
     keeper.wait_for_function("document.querySelector('#live .live-text').textContent.startsWith('Updated')")
+    # A button with no name of its own (the hand's Save) is found by its form and place.
+    keeper.focus("#hand-form button[type=submit]")
+    _save_points(player, game_url, "Cy", 30)
+    keeper.wait_for_function("document.getElementById('live').dataset.changes === '2'")
+    assert keeper.evaluate("document.activeElement.textContent.trim()") == "Save hand"
     for phone in phones:
         phone.close()
 
@@ -873,7 +878,7 @@ def test_a_card_list_moved_through_by_the_keyboard_changes_on_enter_and_says_wha
     # A pick made with a pointer counts at once, as before.
     page.select_option(".add-pick", "7H")
     page.wait_for_function("document.querySelectorAll('.chips li').length === 2")
-    page.wait_for_function(f"document.querySelector('{said}').textContent.startsWith('Added 7 of hearts. Points: ')")
+    page.wait_for_function(f"document.querySelector('{said}').textContent.startsWith('Added the 7 of hearts. Points: ')")
     # The list opened from the keyboard (Alt+Down), a card chosen in it: counted as it closes.
     page.focus(".add-pick")
     page.keyboard.press("Alt+ArrowDown")
@@ -884,11 +889,26 @@ def test_a_card_list_moved_through_by_the_keyboard_changes_on_enter_and_says_wha
     page.wait_for_function("document.querySelectorAll('.chips li').length === 3")
     page.wait_for_timeout(300)
     assert page.locator(".chips li").count() == 3   # once, not again on the Enter
-    # Moved through and left without Enter, the add picker adds nothing and shows nothing picked.
+    # Moved through and left without Enter, the add picker adds nothing yet and still shows its
+    # choice: its Add button, next in the Tab order, adds it.
     page.focus(".add-pick")
     page.keyboard.press("k")
     page.keyboard.press("Tab")
-    assert page.locator(".chips li").count() == 3 and page.input_value(".add-pick") == ""
+    assert page.locator(".chips li").count() == 3 and page.input_value(".add-pick") == "KS"
+    page.keyboard.press("Enter")   # on Add
+    page.wait_for_function("document.querySelectorAll('.chips li').length === 4")
+    assert cards().split()[-1] == "KS"
+    # Escape puts the add picker back.
+    page.focus(".add-pick")
+    page.keyboard.press("q")
+    page.keyboard.press("Escape")
+    assert page.input_value(".add-pick") == ""
+    # Two changes before the points come back are both said: a chip left by a click on another's ×.
+    page.focus(".chips li:nth-child(1) select")
+    page.keyboard.press("ArrowDown")
+    page.click(".chips li:nth-child(4) .chip-remove")
+    page.wait_for_function(f"document.querySelector('{said}').textContent.startsWith('Card 1 is the ')"
+                           f" && document.querySelector('{said}').textContent.includes('Removed the king of spades.')")
 
 
 def test_a_game_deleted_by_mistake_comes_back_with_one_tap(page: Any, live_server: Any) -> None:

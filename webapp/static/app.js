@@ -171,27 +171,38 @@ document.addEventListener("DOMContentLoaded", function () {
   // unsaid, with every score the others saved).
   const placeKey = "onze-live-place:" + window.location.pathname;
   const quote = function (value) { return "\"" + CSS.escape(value) + "\""; };
-  const placeOf = function (element) {
-    if (!element || element === document.body || !element.closest("main")) return "";
+  // A selector that finds the element's kind again after the reload, and which of those it was.
+  const selectorOf = function (element) {
     if (element.id) return "#" + CSS.escape(element.id);
     // A link by where it goes: its words may hold the points another phone just changed.
     if (element.tagName === "A" && element.getAttribute("href")) return "main a[href=" + quote(element.getAttribute("href")) + "]";
-    if (element.name && element.form && element.form.getAttribute("action")) {
+    const tag = element.tagName.toLowerCase();
+    const action = element.form && element.form.getAttribute("action");
+    if (element.name && action) {
       // A radio or a box by its value too: the name alone is the group's first.
       const value = (element.type === "radio" || element.type === "checkbox") ? "[value=" + quote(element.value) + "]" : "";
-      return "form[action=" + quote(element.form.getAttribute("action")) + "] [name=" + quote(element.name) + "]" +
-        value + ":not([type=hidden])";
+      return "form[action=" + quote(action) + "] " + tag + "[name=" + quote(element.name) + "]" + value;
     }
     const label = element.getAttribute("aria-label");
-    if (label) return element.tagName.toLowerCase() + "[aria-label=" + quote(label) + "]";
-    return "";
+    if (label) return "main " + tag + "[aria-label=" + quote(label) + "]";
+    return action ? "form[action=" + quote(action) + "] " + tag : "main " + tag;   // "Save hand", "Save note"
+  };
+  const placeOf = function (element) {
+    if (!element || element === document.body || !element.closest("main")) return "";
+    const selector = selectorOf(element);
+    return JSON.stringify({ selector: selector,
+                            n: Array.prototype.indexOf.call(document.querySelectorAll(selector), element) });
+  };
+  const findPlace = function (place) {
+    const where = JSON.parse(place);
+    return document.querySelectorAll(where.selector)[Math.max(where.n, 0)] || null;
   };
   if (live) {
     try {
       const place = window.sessionStorage.getItem(placeKey);
       if (place !== null) {
         window.sessionStorage.removeItem(placeKey);
-        const again = place ? document.querySelector(place) : null;
+        const again = place ? findPlace(place) : null;
         if (again) again.focus({ preventScroll: true });
         // Shown empty first, then said: a status region's words are read when they change.
         live.querySelector(".live-text").textContent = "";

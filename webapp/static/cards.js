@@ -118,7 +118,7 @@
     said.setAttribute("aria-atomic", "true");
     editor.appendChild(said);
     let lastChange = "";
-    function sayChange(words) { lastChange = words; }
+    function sayChange(words) { lastChange = lastChange ? lastChange + " " + words : words; }   // two before one answer: both
     function saySummary(points, splash) {
       const count = cards.length + (cards.length === 1 ? " card" : " cards");
       const words = (lastChange ? lastChange + " " : "") +
@@ -146,7 +146,8 @@
     // A pick made with a pointer (a tap, a click, a phone's own list) or in the opened list
     // counts at once; a closed picker moved through by the keyboard (each arrow or letter picks
     // there) counts on Enter, or (``commitOnLeave``, a chip's) when left: K pressed three times
-    // added K♠ three times. Escape, or leaving the add picker, puts it back (``revert``).
+    // added K♠ three times. Escape puts it back (``revert``); the add picker left shows its
+    // choice still, for its Add button.
     function onPicked(select, commit, revert, commitOnLeave) {
       let keyed = false;     // a change fired by the key being pressed now
       let pending = false;   // a choice moved to by the keyboard, not counted yet
@@ -169,7 +170,7 @@
       select.addEventListener("blur", function () {
         if (!pending) return;
         pending = false;
-        if (commitOnLeave) commit(); else revert();
+        if (commitOnLeave) commit();
       });
     }
 
@@ -209,6 +210,9 @@
         onPicked(select, function () {
           const picked = select.value;
           if (cards[i] === picked) return;
+          if (!labels[cards[i]]) {   // an unknown code mended: no longer offered
+            Array.prototype.slice.call(select.options).forEach(function (o) { if (o.value === cards[i]) o.remove(); });
+          }
           sayChange("Card " + (i + 1) + " is the " + spoken(picked) + ".");
           cards[i] = picked;
           li.className = "chip card " + (labels[picked] ? colour(picked) : "card-bad");
@@ -288,13 +292,13 @@
       if (!answer.ok) { showError(answer.data.error, false); addText.focus(); return; }
       addText.value = "";
       cards = cards.concat(answer.data.cards);
-      sayChange("Added " + answer.data.cards.map(spoken).join(", ") + ".");
+      sayChange("Added the " + answer.data.cards.map(spoken).join(", the ") + ".");
       changed();
     }
 
     function addPicked() {
       if (!addPick.value) return;
-      sayChange("Added " + spoken(addPick.value) + ".");
+      sayChange("Added the " + spoken(addPick.value) + ".");
       cards.push(addPick.value);
       addPick.value = "";
       changed();
@@ -383,7 +387,7 @@
         button.hidden = false;
         button.addEventListener("click", function () {
           cards.push(button.dataset.card);
-          sayChange("Added " + spoken(button.dataset.card) + ".");
+          sayChange("Added the " + spoken(button.dataset.card) + ".");
           button.disabled = true;
           button.textContent = "Added " + (labels[button.dataset.card] || button.dataset.card);
           changed();
