@@ -491,3 +491,23 @@ def test_the_csv_says_a_hand_doubled_by_a_splash(client: Any, api: Any, game_id:
     assert hand_2[header.index("splash")] == "yes" and hand_2[header.index("doubled")] == "x2"
     assert hand_2[header.index("Bo")] == "24"   # 12 typed, doubled
     assert rows[1][header.index("doubled")] == ""
+
+
+def test_the_csv_comes_with_semicolons_for_a_spreadsheet_that_writes_decimal_commas(
+    client: Any, api: Any, game_id: int
+) -> None:
+    """Dutch, German, Spanish or French Excel opens a comma CSV with each row in one column."""
+    api.post(f"/api/games/{game_id}/note", {"note": "Oma; =wins"})
+    for url in (f"/games/{game_id}/export.csv?sep=semicolon", f"/api/games/{game_id}/export.csv?sep=semicolon"):
+        text = client.get(url).data.decode("utf-8-sig")
+        rows = list(csv.reader(io.StringIO(text), delimiter=";"))
+        assert rows[0][:6] == ["hand", "contract", "cards dealt", "dealer", "Ann", "Bo"], url
+        assert rows[-1] == ["game note", "Oma; '=wins"], url   # quoted, and nothing a spreadsheet runs
+    sheet = client.get(f"/games/{game_id}").get_data(as_text=True)
+    assert f'href="/games/{game_id}/export.csv?sep=semicolon"' in sheet and ">CSV with semicolons</a>" in sheet
+
+
+@pytest.mark.parametrize("url", ["/games/{id}/export.csv?sep=tab", "/api/games/{id}/export.csv?sep="])
+def test_a_separator_the_csv_has_not_is_refused(client: Any, game_id: int, url: str) -> None:
+    response = client.get(url.format(id=game_id))
+    assert response.status_code == 400 and "sep is comma or semicolon, not" in response.get_data(as_text=True)

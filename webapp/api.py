@@ -18,7 +18,7 @@ from werkzeug.exceptions import NotFound
 from onze_vision.messages import listed, quoted
 
 from . import csrf, model, rules
-from .history import game_csv, page_of
+from .history import csv_separator, game_csv, page_of
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
@@ -291,7 +291,8 @@ def delete_game_for_good(game_id: int) -> Response:
 @bp.get("/games/<int:game_id>/export.csv")
 def game_export_csv(game_id: int) -> Response:
     """The sheet as CSV (same as the page's export)."""
-    return Response(game_csv(model.load_game(game_id)), mimetype="text/csv")
+    separator = csv_separator(request.args.get("sep"))
+    return Response(game_csv(model.load_game(game_id), separator), mimetype="text/csv")
 
 
 @bp.route("/games/<int:game_id>/note", methods=("POST", "PUT"))

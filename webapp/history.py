@@ -102,10 +102,25 @@ def spreadsheet_safe(cell: Any) -> Any:
     return "'" + cell if cell.startswith(FORMULA_STARTS) else cell
 
 
-def game_csv(game: dict[str, Any]) -> str:
+#: The separators a CSV may be asked for (``?sep=``): a comma, or a semicolon for a spreadsheet
+#: whose language writes decimal commas (Dutch, German, Spanish, French Excel), which opens a
+#: comma CSV with every row in one column.
+CSV_SEPARATORS = {"comma": ",", "semicolon": ";"}
+
+
+def csv_separator(asked: str | None) -> str:
+    """The separator ``?sep=`` asks for (a comma when not asked); 400 for another word."""
+    if asked is None:
+        return ","
+    if asked not in CSV_SEPARATORS:
+        abort(400, f"sep is {' or '.join(CSV_SEPARATORS)}, not {quoted(asked)}.")
+    return CSV_SEPARATORS[asked]
+
+
+def game_csv(game: dict[str, Any], separator: str = ",") -> str:
     """The sheet as CSV: one row per hand, one column per player, then totals and notes."""
     out = io.StringIO()
-    writer = csv.writer(out)
+    writer = csv.writer(out, delimiter=separator)
 
     def row(*cells: Any) -> None:
         writer.writerow([spreadsheet_safe(cell) for cell in cells])
@@ -202,9 +217,10 @@ def rescue_seen(rescue_id: int) -> Any:
 
 @bp.route("/games/<int:game_id>/export.csv")
 def export_csv(game_id: int) -> Response:
-    """Download the sheet as CSV."""
+    """Download the sheet as CSV (``?sep=semicolon``: for a spreadsheet in a decimal-comma language)."""
+    separator = csv_separator(request.args.get("sep"))
     game = model.load_game(game_id)
-    return Response(UTF8_BOM + game_csv(game), mimetype="text/csv",
+    return Response(UTF8_BOM + game_csv(game, separator), mimetype="text/csv",
                     headers={"Content-Disposition": f'attachment; filename="{_download_name(game, "csv")}"'})
 
 
