@@ -121,6 +121,12 @@ def _ids_in_the_body() -> Iterator[None]:
         raise model.InputError(str(error.description)) from error
 
 
+def _game_in_the_body(game_id: Any) -> dict[str, Any]:
+    """The game a body's ``"game_id"`` names (400 where the book lacks it)."""
+    with _ids_in_the_body():
+        return model.load_game(_int(game_id, "game_id"))
+
+
 def _only(field: str, *, text: bool = False) -> Any:
     """The value of a call that replaces one thing, sent as its one field (``text``: a string)."""
     return _field(_json((field,), texts=(field,) if text else ()), field)
@@ -385,8 +391,7 @@ def score_cards() -> Response:
     kwargs: dict[str, Any] = {"splash": model.parse_splash(data.get("splash", False))}
     variant = data.get("variant", "")
     if data.get("game_id") is not None:
-        with _ids_in_the_body():
-            g = model.load_game(_int(data["game_id"], "game_id"))
+        g = _game_in_the_body(data["game_id"])
         variant, kwargs["players"], kwargs["decks"] = g["variant"]["name"], len(g["players"]), g["decks"]
     else:
         for key in ("players", "decks"):
@@ -418,8 +423,7 @@ def godown() -> Response:
     variant, hand = data.get("variant", ""), data.get("hand")
     in_game: dict[str, int] = {}
     if data.get("game_id") is not None:
-        with _ids_in_the_body():
-            g = model.load_game(_int(data["game_id"], "game_id"))
+        g = _game_in_the_body(data["game_id"])
         variant = g["variant"]["name"]
         in_game = {"players": len(g["players"]), "decks": g["decks"]}   # the game's decks bound the cards
         if hand is None:

@@ -110,7 +110,7 @@
     text.setAttribute("aria-describedby", errorBox.id);
 
     // What a screen reader says after each change: what changed and the points, in one short
-    // sentence ("Added 7♥. Points: 37, 4 cards."); the box itself is not a live region, as it
+    // sentence ("Added the 7 of hearts. Points: 37, 4 cards."); the box itself is not a live region, as it
     // read the whole breakdown again on every change.
     const said = document.createElement("p");
     said.className = "visually-hidden";
@@ -174,6 +174,13 @@
       });
     }
 
+    // A chip's colour and names, for ``code`` in place ``i``: when drawn, and when changed in place.
+    function nameChip(li, select, remove, i, code) {
+      li.className = "chip card " + (labels[code] ? colour(code) : "card-bad");
+      select.setAttribute("aria-label", "Card " + (i + 1) + ", " + spoken(code) + ": change it");
+      remove.setAttribute("aria-label", "Remove " + spoken(code));
+    }
+
     function render() {
       keepDraft();
       sayCount();
@@ -189,17 +196,15 @@
       chips.innerHTML = "";
       cards.forEach(function (code, i) {
         const li = document.createElement("li");
-        li.className = "chip card " + (labels[code] ? colour(code) : "card-bad");
         const select = document.createElement("select");
         select.autocomplete = "off";   // Back must not restore an old page's choice into it
-        select.setAttribute("aria-label", "Card " + (i + 1) + ", " + spoken(code) + ": change it");
         if (!labels[code]) select.appendChild(new Option(code + " ?", code, true, true));
         Object.keys(labels).forEach(function (c) { select.appendChild(new Option(labels[c], c, false, c === code)); });
         const remove = document.createElement("button");
         remove.type = "button";
         remove.className = "chip-remove";
-        remove.setAttribute("aria-label", "Remove " + spoken(code));
         remove.textContent = "\u00d7";
+        nameChip(li, select, remove, i, code);
         remove.addEventListener("click", function () {
           sayChange("Removed the " + spoken(cards[i]) + ".");
           cards.splice(i, 1);
@@ -215,9 +220,7 @@
           }
           sayChange("Card " + (i + 1) + " is the " + spoken(picked) + ".");
           cards[i] = picked;
-          li.className = "chip card " + (labels[picked] ? colour(picked) : "card-bad");
-          select.setAttribute("aria-label", "Card " + (i + 1) + ", " + spoken(picked) + ": change it");
-          remove.setAttribute("aria-label", "Remove " + spoken(picked));
+          nameChip(li, select, remove, i, picked);
           keepDraft();
           if (document.activeElement !== text) text.value = cards.join(" ");
           rescore();
