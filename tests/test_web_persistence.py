@@ -287,21 +287,25 @@ def test_every_connection_cuts_the_write_ahead_log_back_to_64_mb_after_a_checkpo
         assert get_db().execute("PRAGMA journal_size_limit").fetchone()[0] == WAL_KEPT_BYTES == 64 * 2**20
 
 
-def _another_phone_between_read_and_write(monkeypatch: pytest.MonkeyPatch, change: Any) -> None:
-    """Run ``change`` (another phone's save) right after the model's first read of the game:
-    the moment a save that trusted that read would write over it."""
+def _another_phone_just_before_the_write(monkeypatch: pytest.MonkeyPatch, change: Any) -> None:
+    """Run ``change`` (another phone's save) right before the model's next write transaction
+    begins: the moment a save that trusted what it read before taking the write lock would
+    write over it."""
+    from contextlib import contextmanager
+
     from webapp import model
 
-    real_load = model.load_game
+    real_transaction = model.transaction
     pending = [change]
 
-    def load_then_change(game_id: int) -> Any:
-        game = real_load(game_id)
+    @contextmanager
+    def change_then_write(*args: Any, **kwargs: Any) -> Any:
         if pending:
-            pending.pop()()
-        return game
+            pending.pop()()   # its own transaction, begun and committed before this one
+        with real_transaction(*args, **kwargs) as db:
+            yield db
 
-    monkeypatch.setattr(model, "load_game", load_then_change)
+    monkeypatch.setattr(model, "transaction", change_then_write)
 
 
 def test_a_score_saved_while_the_splash_is_ticked_is_doubled(app: Any, api: Any, game_id: int,
@@ -310,7 +314,7 @@ def test_a_score_saved_while_the_splash_is_ticked_is_doubled(app: Any, api: Any,
 
     with app.test_request_context():
         model.save_hand(game_id, 2, out=1)
-        _another_phone_between_read_and_write(monkeypatch, lambda: model.save_hand(game_id, 2, splash=True))
+        _another_phone_just_before_the_write(monkeypatch, lambda: model.save_hand(game_id, 2, splash=True))
         game = model.save_score(game_id, 2, 3, cards="QH 7S")   # 17, doubled on the splash
     assert game["hands"][1]["splash"] and game["hands"][1]["scores"][2]["points"] == 34
 
@@ -320,9 +324,66 @@ def test_two_phones_changing_one_hand_keep_both_changes(app: Any, api: Any, game
     from webapp import model
 
     with app.test_request_context():
-        _another_phone_between_read_and_write(monkeypatch, lambda: model.save_hand(game_id, 3, note="Cy dealt"))
+        _another_phone_just_before_the_write(monkeypatch, lambda: model.save_hand(game_id, 3, note="Cy dealt"))
         game = model.save_hand(game_id, 3, out=4)
     assert game["hands"][2]["out"] == 4 and game["hands"][2]["note"] == "Cy dealt"
+
+
+@pytest.mark.parametrize("save", ["cards", "out"])
+def test_a_score_saved_while_the_rules_change_counts_under_the_new_rules(
+        app: Any, api: Any, game_id: int, monkeypatch: pytest.MonkeyPatch, save: str) -> None:
+    from webapp import model
+
+    with app.test_request_context():
+        if save == "out":
+            model.save_score(game_id, 1, 2, cards="AH KC 9S JK")
+        _another_phone_just_before_the_write(monkeypatch, lambda: model.set_variant(game_id, "onze"))
+        if save == "cards":
+            game = model.save_score(game_id, 1, 2, cards="AH KC 9S JK")
+        else:
+            game = model.save_hand(game_id, 1, out=1)
+    # Llenroc counts them 15 + 10 + 9 + 20 = 54; Onze 30 + 10 + 9 + 30 = 79.
+    assert game["variant"]["name"] == "onze" and game["hands"][0]["scores"][1]["points"] == 79
+
+
+@pytest.mark.parametrize("field, mine, theirs", [("out", "1", "2"), ("note", "Bo dealt", "Cy dealt")])
+def test_a_hand_field_changed_on_two_phones_at_once_is_not_saved_over(
+        app: Any, api: Any, game_id: int, monkeypatch: pytest.MonkeyPatch, field: str, mine: str, theirs: str) -> None:
+    from webapp import model
+
+    with app.test_request_context():
+        _another_phone_just_before_the_write(monkeypatch, lambda: model.save_hand(game_id, 3, **{field: theirs}))
+        with pytest.raises(model.HandChangedError, match="on another device since this page was opened"):
+            model.save_hand(game_id, 3, **{field: mine}, shown={field: ""})
+        hand = model.load_game(game_id)["hands"][2]
+    assert str(hand[field]) == theirs
+
+
+def test_the_game_note_changed_on_two_phones_at_once_is_not_saved_over(
+        app: Any, api: Any, game_id: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    from webapp import model
+
+    with app.test_request_context():
+        _another_phone_just_before_the_write(monkeypatch, lambda: model.set_game_note(game_id, "Theirs"))
+        with pytest.raises(model.NoteChangedError) as refused:
+            model.set_game_note(game_id, "Mine", was="")
+        assert refused.value.note == "Theirs" and model.load_game(game_id)["note"] == "Theirs"
+
+
+def test_a_name_changed_on_two_phones_at_once_is_not_saved_over(
+        app: Any, api: Any, game_id: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    from webapp import model
+
+    shown = ["Ann", "Bo", "Cy", "Di"]
+    with app.test_request_context():
+        _another_phone_just_before_the_write(
+            monkeypatch, lambda: model.set_player_names(game_id, ["Anna", "Bo", "Cy", "Dee"]))
+        with pytest.raises(model.NamesChangedError, match="player 1 is now \u201cAnna\u201d"):
+            model.set_player_names(game_id, ["Annie", "Bo", "Cy", "Di"], shown=shown)
+        assert [p["name"] for p in model.load_game(game_id)["players"]] == ["Anna", "Bo", "Cy", "Dee"]
+        # A name left as shown keeps the other phone's correction; one changed here is saved.
+        game = model.set_player_names(game_id, ["Anna", "Bob", "Cy", "Di"], shown=["Anna", "Bo", "Cy", "Di"])
+    assert [p["name"] for p in game["players"]] == ["Anna", "Bob", "Cy", "Dee"]
 
 
 def test_two_players_saving_at_once_cannot_hold_more_copies_than_the_decks(
@@ -331,7 +392,7 @@ def test_two_players_saving_at_once_cannot_hold_more_copies_than_the_decks(
 
     game = api.post("/api/games", {"variant": "onze", "players": ["A", "B", "C"]}).get_json()["id"]   # 2 decks
     with app.test_request_context():
-        _another_phone_between_read_and_write(monkeypatch, lambda: model.save_score(game, 1, 1, cards="7H 7H 2C"))
+        _another_phone_just_before_the_write(monkeypatch, lambda: model.save_score(game, 1, 1, cards="7H 7H 2C"))
         with pytest.raises(ValueError, match="3 × 7H"):
             model.save_score(game, 1, 2, cards="7H 3C")
 

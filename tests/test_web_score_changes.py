@@ -83,6 +83,40 @@ def test_a_clear_from_a_page_drawn_before_another_phone_changed_the_score_clears
     assert _score(api, game_id, 1, 2)["points"] == 9
 
 
+@pytest.mark.parametrize("fields", [
+    {"mode": "cards", "cards": "KD 7S"},
+    {"mode": "points", "points": "12"},
+], ids=["cards", "typed points"])
+def test_the_same_score_sent_twice_is_saved_once_and_no_clash_is_said(
+    client: Any, api: Any, token: str, game_id: int, fields: dict[str, str]
+) -> None:
+    # A second tap, or a reload that sends the form again: the page still carries the token
+    # of the score it showed before the first send.
+    api.post(f"/api/games/{game_id}/hands/1/scores/2", {"points": 5})
+    was = _was(client, f"/games/{game_id}/hands/1/players/2")
+    first = _send(client, token, game_id, 2, was, **fields)
+    changes = api.get(f"/api/games/{game_id}/changes").get_json()
+    second = _send(client, token, game_id, 2, was, **fields)
+    assert first.status_code == second.status_code == 302
+    page = _page(client.get(second.headers["Location"]))
+    assert "Saved Bo's score for hand 1." in page and "another device" not in page
+    assert _score(api, game_id, 1, 2)["points"] == (17 if "cards" in fields else 12)
+    assert api.get(f"/api/games/{game_id}/changes").get_json() == changes   # no reload asked of other phones
+
+
+def test_the_same_clear_sent_twice_clears_once_and_no_clash_is_said(
+    client: Any, api: Any, token: str, game_id: int
+) -> None:
+    api.post(f"/api/games/{game_id}/hands/1/scores/2", {"points": 5})
+    page = client.get(f"/games/{game_id}/hands/1").get_data(as_text=True)
+    was = re.search(r'/players/2/delete".*?name="was" value="([^"]*)"', page, re.S).group(1)
+    for _ in range(2):
+        response = client.post(f"/games/{game_id}/hands/1/players/2/delete", data={"csrf_token": token, "was": was})
+        assert response.status_code == 302
+    assert "another device" not in _page(client.get(response.headers["Location"]))
+    assert _score(api, game_id, 1, 2) is None
+
+
 def test_a_page_drawn_before_the_check_existed_saves_as_it_always_did(client: Any, api: Any, token: str,
                                                                       game_id: int) -> None:
     api.post(f"/api/games/{game_id}/hands/1/scores/2", {"points": 5})

@@ -38,15 +38,16 @@ def hand(game_id: int, hand: int) -> Any:
     if request.method == "POST":
         changes = _changed_hand_fields(request.form)
         before = game["hands"][hand - 1]
-        conflicts = _conflicts(game, before, request.form, changes)
-        if conflicts:
+        shown = {field: request.form[f"{field}_was"] for field in changes if f"{field}_was" in request.form}
+        try:
+            saved = model.save_hand(game_id, hand, **changes, seating=request.form.get("seating"), shown=shown)
+        except model.HandChangedError as error:
             # Both devices changed the same field: neither wins unseen. The page comes back
             # with this device's choice kept and the other's said; one more tap saves it.
-            for message in conflicts:
+            for message in error.messages:
                 flash(message, "error")
-            return _hand_page(game, hand, form=_sent_hand_form(request.form), conflict=True, status=409)
-        try:
-            after = model.save_hand(game_id, hand, **changes, seating=request.form.get("seating"))["hands"][hand - 1]
+            return _hand_page(model.load_game(game_id), hand, form=_sent_hand_form(request.form),
+                              conflict=True, status=409)
         except model.SeatingChangedError as error:
             flash(str(error), "error")   # the seat chosen meant a player who sits elsewhere now
             return _hand_page(model.load_game(game_id), hand, status=409)
@@ -54,6 +55,7 @@ def hand(game_id: int, hand: int) -> Any:
             flash(str(error), "error")
             # Show the form as it was sent, so nothing typed is lost.
             return _hand_page(game, hand, form=_sent_hand_form(request.form), status=400)
+        after = saved["hands"][hand - 1]
         flash(f"Hand {hand} saved.", "ok")
         was_out = before["out"]
         if was_out is not None and after["out"] != was_out and after["scores"][was_out - 1] is not None:
@@ -89,39 +91,15 @@ def _sent_hand_form(form: Any) -> dict[str, Any]:
     return {"out": form.get("out", ""), "splash": bool(form.get("splash")), "note": form.get("note", "")}
 
 
-def _shown_values(h: dict[str, Any]) -> dict[str, str]:
-    """A hand's fields as the form sends them ("out_was"...)."""
-    return {"out": str(h["out"] or ""), "splash": "1" if h["splash"] else "", "note": h["note"]}
-
-
-def _conflicts(game: dict[str, Any], before: dict[str, Any], form: Any, changes: dict[str, str]) -> list[str]:
-    """What another device saved since this page was drawn, where this page changes it too."""
-    now = _shown_values(before)
-    messages = []
-    for field, value in changes.items():
-        was = form.get(f"{field}_was")
-        if was is None or was == now[field] or value == now[field]:
-            continue
-        if field == "out":
-            other = (f"{game['players'][before['out'] - 1]['name']} was marked as out"
-                     if before["out"] else "The 'went out' mark was cleared")
-        elif field == "splash":
-            other = "The splash was " + ("ticked" if before["splash"] else "unticked")
-        else:
-            other = f"The note was changed to \u201c{before['note']}\u201d"
-        messages.append(f"{other} on another device since this page was opened.")
-    return messages
-
-
 def _hand_page(game: dict[str, Any], hand: int, *, form: dict[str, Any] | None = None,
                typed: dict[int, str] | None = None, typed_error: str | None = None, conflict: bool = False,
                status: int = 200) -> Any:
     h = game["hands"][hand - 1]
     # As the form was drawn, the splash as a tick box wants it (a bool); a sent form over it.
-    shown: dict[str, Any] = {**_shown_values(h), "splash": h["splash"], **(form or {})}
+    shown: dict[str, Any] = {**model.hand_fields(game, hand), "splash": h["splash"], **(form or {})}
     # Players with a photo read on this phone and not saved: said beside their name.
     waiting = {p["seat"] for p in game["players"] if _waiting_photo(game, hand, p["seat"]) is not None}
-    return render_template("hand.html", game=game, h=h, form=shown, was=_shown_values(h),
+    return render_template("hand.html", game=game, h=h, form=shown, was=model.hand_fields(game, hand),
                            typed=typed or {}, typed_error=typed_error, conflict=conflict, waiting=waiting,
                            undoable=_undoable(game, hand)), status
 

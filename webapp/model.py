@@ -77,6 +77,33 @@ class SeatingChangedError(ScoreChangedError):
     """The players were moved or renamed since the page that names a seat was drawn."""
 
 
+class HandChangedError(InputError):
+    """A hand's field (who went out, the splash, the note) was changed on another device
+    since the page changing it was drawn: nothing saved. ``messages``: one per field."""
+
+    def __init__(self, messages: list[str]) -> None:
+        super().__init__(" ".join(messages))
+        self.messages = messages
+
+
+class NoteChangedError(InputError):
+    """The game note was changed on another device since the page sending one was drawn."""
+
+    def __init__(self, message: str, note: str) -> None:
+        super().__init__(message)
+        self.note = note   # the note saved now
+
+
+class NamesChangedError(InputError):
+    """A player's name was changed on another device, and on the page sending others, since
+    it was drawn. ``clashes``: one phrase per seat ("player 2 is now “Bo”")."""
+
+    def __init__(self, clashes: list[str]) -> None:
+        super().__init__("Names were changed on another device since this page was opened ("
+                         + "; ".join(clashes) + ").")
+        self.clashes = clashes
+
+
 class DetectorUnavailableError(RuntimeError):
     """The card detector cannot run here (its model files are missing)."""
 
@@ -794,32 +821,40 @@ def save_score(game_id: int, hand: int, seat: int, *, cards: Any = None, points:
     not replaced (:class:`ScoreChangedError`); ``seating``: the players as the page showed
     them (:func:`seating_token`), refused if they moved since. Returns the reloaded game.
     """
-    game = load_game(game_id)
-    check_hand_and_seat(game, hand, seat)
-    variant = get_variant(game["variant"]["name"])
-    name = _player_name(game, seat)
-    players, decks = len(game["players"]), game["decks"]
-    if (cards is None) == (points is None):
-        raise InputError("Send either the cards left in the hand or the points, not both or neither.")
-    card_codes: list[str] | None = None
-    if cards is not None:
-        card_codes = parse_card_list(cards)
-        parsed = parse_cards(card_codes)
-        check_possible(parsed, variant, players=players, decks=decks)
-        base = score_hand(parsed, variant, players=players, decks=decks, splash=False).points
-    else:
-        try:
-            base = parse_points(points)
-        except InputError as error:
-            raise InputError(f"For {name}: {error}") from None
-        limit = max_points(variant, hand, doubled=False)
-        if base > limit:
-            raise InputError(f"{name}'s score {quoted(base)} is more than any hand {hand} can hold "
-                             f"(at most {limit} before doubling): check the number.")
-    photo = _photo_ref(photo_id, game_id)
     with transaction() as db:
+        # The game is read inside the write transaction: rules changed a moment ago on
+        # another phone are the rules this score is counted under.
+        game = load_game(game_id)
+        check_hand_and_seat(game, hand, seat)
+        variant = get_variant(game["variant"]["name"])
+        name = _player_name(game, seat)
+        players, decks = len(game["players"]), game["decks"]
+        if (cards is None) == (points is None):
+            raise InputError("Send either the cards left in the hand or the points, not both or neither.")
+        card_codes: list[str] | None = None
+        if cards is not None:
+            card_codes = parse_card_list(cards)
+            parsed = parse_cards(card_codes)
+            check_possible(parsed, variant, players=players, decks=decks)
+            base = score_hand(parsed, variant, players=players, decks=decks, splash=False).points
+        else:
+            try:
+                base = parse_points(points)
+            except InputError as error:
+                raise InputError(f"For {name}: {error}") from None
+            limit = max_points(variant, hand, doubled=False)
+            if base > limit:
+                raise InputError(f"{name}'s score {quoted(base)} is more than any hand {hand} can hold "
+                                 f"(at most {limit} before doubling): check the number.")
+        photo = _photo_ref(photo_id, game_id)
         _check_hand_played(db, game_id, hand)
         check_seating(db, game_id, seating)
+        saved = db.execute("SELECT * FROM score WHERE game_id = ? AND hand = ? AND seat = ?",
+                           (game_id, hand, seat)).fetchone()
+        if _is_the_same_score(saved, base, card_codes, photo):
+            # The same score sent again (a second tap, a reload that sends the form again):
+            # it is saved, whatever the page showed before; nothing for other phones to reload.
+            return game
         _check_unchanged(db, game, hand, seat, was)
         # Who went out, the splash and the other players' cards are read inside the write
         # transaction: one saved a moment ago by another phone must count here.
@@ -849,6 +884,15 @@ def save_score(game_id: int, hand: int, seat: int, *, cards: Any = None, points:
             (game_id, hand, seat, base, final, json.dumps(card_codes) if card_codes is not None else None, photo))
         _touch(db, game_id)
     return load_game(game_id)
+
+
+def _is_the_same_score(row: sqlite3.Row | None, base: int, card_codes: list[str] | None,
+                       photo: int | None) -> bool:
+    """Whether the saved score ``row`` is already the one being saved."""
+    if row is None:
+        return False
+    cards = json.dumps(card_codes) if card_codes is not None else None
+    return (row["base"], row["cards"], row["photo_id"]) == (base, cards, photo)
 
 
 def _typed_final(variant: Variant, base: int, doubled: bool) -> int:
@@ -1013,6 +1057,9 @@ def delete_score(game_id: int, hand: int, seat: int, *, was: str | None = None,
     with transaction() as db:
         _check_hand_played(db, game_id, hand)
         check_seating(db, game_id, seating)
+        if db.execute("SELECT 1 FROM score WHERE game_id = ? AND hand = ? AND seat = ?",
+                      (game_id, hand, seat)).fetchone() is None:
+            return game   # cleared already (the same clear sent twice): what was asked is so
         _check_unchanged(db, game, hand, seat, was)
         out = db.execute("SELECT out_seat FROM hand WHERE game_id = ? AND number = ?", (game_id, hand)).fetchone()
         if out is not None and out["out_seat"] == seat:
@@ -1027,24 +1074,34 @@ def delete_score(game_id: int, hand: int, seat: int, *, was: str | None = None,
 
 
 def save_hand(game_id: int, hand: int, *, out: Any = _UNSET, splash: Any = _UNSET,
-              note: Any = _UNSET, seating: str | None = None) -> dict[str, Any]:
+              note: Any = _UNSET, seating: str | None = None,
+              shown: dict[str, str] | None = None) -> dict[str, Any]:
     """Record who went out, the splash and the note of a hand; rescore the hand to match.
 
     The player who went out scores 0; a score they had saved is set aside, not lost, and
     counts again if the mark is moved or undone. When doubling changes, every saved score
     of the hand is recomputed (cards by the engine, typed numbers from their base).
+    ``shown``: the fields as the sending page showed them (:func:`hand_fields`); a field
+    changed here that another device changed to something else since is not saved over
+    (:class:`HandChangedError`, nothing saved). ``seating`` as for :func:`save_score`.
     """
-    game = load_game(game_id)
-    check_hand_and_seat(game, hand)
-    variant = get_variant(game["variant"]["name"])
-    players, decks = len(game["players"]), game["decks"]
-    asked_out = None if out is _UNSET else _out_seat(out, game)
-    asked_splash = None if splash is _UNSET else parse_splash(splash)
-    asked_note = None if note is _UNSET else _clean_text(note, "hand note", MAX_NOTE_LENGTH)
     with transaction() as db:
+        # Read inside the write transaction: the rules and marks saved a moment ago on
+        # another phone are those this change is judged and scored under.
+        game = load_game(game_id)
+        check_hand_and_seat(game, hand)
+        variant = get_variant(game["variant"]["name"])
+        players, decks = len(game["players"]), game["decks"]
+        asked_out = None if out is _UNSET else _out_seat(out, game)
+        asked_splash = None if splash is _UNSET else parse_splash(splash)
+        asked_note = None if note is _UNSET else _clean_text(note, "hand note", MAX_NOTE_LENGTH)
         _check_hand_played(db, game_id, hand)
         if out is not _UNSET:   # a seat named as who went out must still be the player shown
             check_seating(db, game_id, seating)
+        if shown:
+            sent = {field: value for field, value in (("out", out), ("splash", splash), ("note", note))
+                    if value is not _UNSET}
+            _check_hand_unchanged(game, hand, shown, sent)
         # What is not asked to change keeps its value as stored now, read inside the write
         # transaction: a change saved a moment ago from another phone is not undone.
         row = db.execute("SELECT out_seat, splash, note FROM hand WHERE game_id = ? AND number = ?",
@@ -1093,6 +1150,34 @@ def save_hand(game_id: int, hand: int, *, out: Any = _UNSET, splash: Any = _UNSE
                        (points, game_id, hand, row["seat"]))
         _touch(db, game_id)
     return load_game(game_id)
+
+
+def hand_fields(game: dict[str, Any], hand: int) -> dict[str, str]:
+    """A hand's out, splash and note as its form sends them (``out_was``...)."""
+    h = game["hands"][hand - 1]
+    return {"out": str(h["out"] or ""), "splash": "1" if h["splash"] else "", "note": h["note"]}
+
+
+def _check_hand_unchanged(game: dict[str, Any], hand: int, shown: dict[str, str], sent: dict[str, Any]) -> None:
+    """Refuse a change to a hand's field that another device changed to something else since
+    the page was drawn (``shown``: the fields as it showed them; ``sent``: as it sends them)."""
+    now = hand_fields(game, hand)
+    h = game["hands"][hand - 1]
+    messages = []
+    for field, value in sent.items():
+        was = shown.get(field)
+        if was is None or was == now[field] or value == now[field]:
+            continue
+        if field == "out":
+            other = (f"{_player_name(game, h['out'])} was marked as out" if h["out"]
+                     else "The 'went out' mark was cleared")
+        elif field == "splash":
+            other = "The splash was " + ("ticked" if h["splash"] else "unticked")
+        else:
+            other = f"The note was changed to \u201c{h['note']}\u201d"
+        messages.append(f"{other} on another device since this page was opened.")
+    if messages:
+        raise HandChangedError(messages)
 
 
 def _saved_cards(db: sqlite3.Connection, game_id: int, hand: int, leaving_out: tuple[int | None, ...]) -> list[str]:
@@ -1149,31 +1234,43 @@ def _out_seat(value: Any, game: dict[str, Any]) -> int | None:
     return seat
 
 
-def set_player_names(game_id: int, names: Any) -> dict[str, Any]:
+def set_player_names(game_id: int, names: Any, *, shown: Sequence[str | None] | None = None) -> dict[str, Any]:
     """Correct the players' names (a typo, a nickname), given in seat order.
 
     Seats, scores and the dealer stay as they are: only the names change. Every name is
     checked as when the game started, and none is saved unless all pass, so two players
-    may swap names in one go.
+    may swap names in one go. ``shown``: the names as the sending page showed them (None
+    for a seat it did not say): a name left as shown keeps what is saved now (another
+    device may have corrected it since), and one changed both here and there since is not
+    saved over (:class:`NamesChangedError`, nothing saved).
     """
-    game = load_game(game_id)
     if isinstance(names, (str, bytes)) or not isinstance(names, Sequence):
         raise InputError(f"The players' names come as a list in seat order, not {quoted(names)}.")
-    count = len(game["players"])
-    if len(names) != count:
-        raise InputError(f"Game {game_id} has {count} players and {len(names)} "
-                         f"{'name was' if len(names) == 1 else 'names were'} given: a name is corrected "
-                         "in its seat, players are not added or removed once the game has started.")
-    cleaned = [_clean_name(name) for name in names]
-    for seat, name in enumerate(cleaned, start=1):
-        if not name:
-            raise InputError(f"Player {seat}'s name is blank: every player keeps a name "
-                             f"(it was {quoted(game['players'][seat - 1]['name'])}).")
-    _check_visible(cleaned)
-    _check_different(cleaned)
-    if cleaned == [player["name"] for player in game["players"]]:
-        return game   # the same names again: nothing for the other phones to reload
     with transaction() as db:
+        game = load_game(game_id)   # the names saved now, read inside the write transaction
+        count = len(game["players"])
+        if len(names) != count:
+            raise InputError(f"Game {game_id} has {count} players and {len(names)} "
+                             f"{'name was' if len(names) == 1 else 'names were'} given: a name is corrected "
+                             "in its seat, players are not added or removed once the game has started.")
+        now = [player["name"] for player in game["players"]]
+        if shown is not None:
+            clashes = [f"player {seat} is now \u201c{current}\u201d" for seat, (name, was, current)
+                       in enumerate(zip(names, shown, now), start=1)
+                       if was is not None and current != was and name != was]
+            if clashes:
+                raise NamesChangedError(clashes)
+            names = [current if was is not None and name == was else name
+                     for name, was, current in zip(names, shown, now)]
+        cleaned = [_clean_name(name) for name in names]
+        for seat, name in enumerate(cleaned, start=1):
+            if not name:
+                raise InputError(f"Player {seat}'s name is blank: every player keeps a name "
+                                 f"(it was {quoted(now[seat - 1])}).")
+        _check_visible(cleaned)
+        _check_different(cleaned)
+        if cleaned == now:
+            return game   # the same names again: nothing for the other phones to reload
         db.executemany("UPDATE player SET name = ? WHERE game_id = ? AND seat = ?",
                        [(name, game_id, seat) for seat, name in enumerate(cleaned, start=1)])
         _touch(db, game_id)
@@ -1310,13 +1407,19 @@ def set_variant(game_id: int, variant_name: Any, *, keep_typed: bool = False) ->
     return load_game(game_id)
 
 
-def set_game_note(game_id: int, note: Any) -> dict[str, Any]:
-    """Replace the game's note (the Onze Book's margin)."""
-    row = _game_row(game_id)
+def set_game_note(game_id: int, note: Any, *, was: str | None = None) -> dict[str, Any]:
+    """Replace the game's note (the Onze Book's margin). ``was``: the note as the sending
+    page showed it; one changed to another since on another device is not saved over
+    (:class:`NoteChangedError`); None: the sender showed none (the API)."""
+    _game_row(game_id)
     text = _clean_text(note, "game note", MAX_NOTE_LENGTH)
-    if text == row["note"]:
-        return load_game(game_id)   # the same note again: nothing for the other phones to reload
     with transaction() as db:
+        row = _game_row(game_id)   # judged on the note saved now, inside the write transaction
+        if text == row["note"]:
+            return load_game(game_id)   # the same note again: nothing for the other phones to reload
+        if was is not None and row["note"] != was:
+            raise NoteChangedError("The game note was changed on another device since this page was opened.",
+                                   row["note"])
         db.execute("UPDATE game SET note = ? WHERE id = ?", (text, game_id))
         _touch(db, game_id)
     return load_game(game_id)

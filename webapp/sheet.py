@@ -150,18 +150,18 @@ def game_note(game_id: int) -> Any:
     if request.method == "GET":   # a reload of a refused note's page
         return redirect(url_for("sheet.game", game_id=game_id) + "#notes")
     note, was = request.form.get("note", ""), request.form.get("note_was")
-    game = model.load_game(game_id)
-    if was is not None and game["note"] != was and note != was:
-        # Changed here and on another phone since this page was drawn: neither wins unseen.
-        flash("The game note was changed on another device since this page was opened. Yours is in the box, "
-              "not saved yet: save again to replace the other, which reads: \u201c" + game["note"] + "\u201d", "error")
-        return render_template("sheet.html", game=game, note_text=note), 409
     if was is not None and note == was:   # left as shown: what is saved now stays
+        game = model.load_game(game_id)
         flash("Note saved." if game["note"] == was else
               "The game note was changed on another device since this page was opened: here it is.", "ok")
         return redirect(url_for("sheet.game", game_id=game_id) + "#notes")
     try:
-        model.set_game_note(game_id, note)
+        model.set_game_note(game_id, note, was=was)
+    except model.NoteChangedError as error:
+        # Changed here and on another phone since this page was drawn: neither wins unseen.
+        flash(f"{error} Yours is in the box, not saved yet: save again to replace the other, which reads: "
+              f"\u201c{error.note}\u201d", "error")
+        return render_template("sheet.html", game=model.load_game(game_id), note_text=note), 409
     except ValueError as error:
         flash(str(error), "error")
         return render_template("sheet.html", game=model.load_game(game_id),
@@ -180,19 +180,18 @@ def game_players(game_id: int) -> Any:
     # A name left as the page showed it keeps what it is now (another phone may have fixed
     # it since); one changed both here and there is not saved over unseen.
     shown = [request.form.get(f"player{seat}_was") for seat in range(1, len(names) + 1)]
-    now = [p["name"] for p in game["players"]]
-    clashes = [f"player {seat} is now \u201c{current}\u201d" for seat, (name, was, current)
-               in enumerate(zip(names, shown, now), start=1) if was is not None and current != was and name != was]
-    if clashes:
-        flash("Names were changed on another device since this page was opened (" + "; ".join(clashes) + "). "
-              "Yours are in the boxes, not saved yet: save again to replace them.", "error")
-        return render_template("sheet.html", game=game, note_text=game["note"], player_names=names), 409
-    names = [current if was is not None and name == was else name for name, was, current in zip(names, shown, now)]
     try:
-        model.set_player_names(game_id, names)
+        model.set_player_names(game_id, names, shown=shown)
+    except model.NamesChangedError as error:
+        flash(f"{error} Yours are in the boxes, not saved yet: save again to replace them.", "error")
+        game = model.load_game(game_id)
+        return render_template("sheet.html", game=game, note_text=game["note"], player_names=names), 409
     except ValueError as error:
         flash(str(error), "error")
-        return render_template("sheet.html", game=game, note_text=game["note"], player_names=names), 400
+        game = model.load_game(game_id)
+        now = [p["name"] for p in game["players"]]
+        kept = [current if was is not None and name == was else name for name, was, current in zip(names, shown, now)]
+        return render_template("sheet.html", game=game, note_text=game["note"], player_names=kept), 400
     flash("Names saved.", "ok")
     return redirect(url_for("sheet.game", game_id=game_id) + "#players")
 
