@@ -295,9 +295,10 @@ def test_a_far_shot_is_shown_zoomed_to_its_cards(client: Any, token: str, game_i
                            data={"csrf_token": token, "photo": (io.BytesIO(buffer.getvalue()), "far.jpg")})
     page = client.get(response.location).get_data(as_text=True)
     assert 'class="photo-frame zoomed"' in page and "zoomed to the cards" in page
-    # The cards' box grown by 60 px (3 % of 2000), within the photo: 0-240 x 0-150 is shown,
-    # the photo laid out 2000 / 240 times the frame's width, the boxes on the whole photo's grid.
-    assert "aspect-ratio: 240.0 / 150.0" in page and "width: 833.333%; left: 0.000%; top: 0.000%" in page
+    # The cards' box grown by 60 px (3 % of 2000), within the photo: 0-240 x 0-150, then to
+    # 480 px long (ZOOM_MIN_PX) and moved within the photo: 0-480 x 0-300 is shown, the photo
+    # laid out 2000 / 480 times the frame's width, the boxes on the whole photo's grid.
+    assert "aspect-ratio: 480.0 / 300.0" in page and "width: 416.667%; left: 0.000%; top: 0.000%" in page
     assert 'viewBox="0 0 2000 1500"' in page and page.count("<rect ") == 3
 
 
@@ -375,6 +376,25 @@ def test_missing_model_keeps_the_page_usable(client: Any, app: Any, token: str, 
     assert "type the cards instead" in page and 'name="cards"' in page
 
 
+@pytest.mark.parametrize(("hand", "out", "said"), [
+    (1, None, "Read 3 cards, 37 points: check them against the photo, then save."),   # Q 10 + 7 + Joker 20
+    (7, None, "Read 3 cards, 74 points: check them against the photo, then save."),   # hand 7 always doubles
+    (1, 2, "Read 3 cards: check them against the photo, then save."),                 # went out: scores 0
+], ids=["the points read", "doubled as the hand doubles", "none for the player who went out"])
+def test_the_cards_read_are_said_at_the_top_with_their_points(
+        client: Any, token: str, api: Any, game_id: int, detector: Any, jpeg_bytes: bytes,
+        hand: int, out: int | None, said: str) -> None:
+    # A phone shows the message without scrolling; the points box is below the photo.
+    for earlier in range(1, hand):
+        api.post(f"/api/games/{game_id}/hands/{earlier}", {"out": 1})
+    if out is not None:
+        api.post(f"/api/games/{game_id}/hands/{hand}", {"out": out})
+    page = html.unescape(client.post(f"/games/{game_id}/hands/{hand}/players/2/photo",
+                                     data={"csrf_token": token, "photo": (io.BytesIO(jpeg_bytes), "hand.jpg")},
+                                     follow_redirects=True).get_data(as_text=True))
+    assert f'class="flash flash-ok" role="status">{said}</p>' in page
+
+
 def test_photo_with_no_card_read_says_so(client: Any, token: str, game_id: int, detector: Any, jpeg_bytes: bytes) -> None:
     detector.cards = []
     page = client.post(f"/games/{game_id}/hands/1/players/2/photo",
@@ -432,6 +452,9 @@ def test_a_blurred_photo_asks_for_a_sharper_one_and_keeps_what_was_read(
                        data={"csrf_token": token, "photo": (io.BytesIO(jpeg_bytes), "shaken.jpg")},
                        follow_redirects=True).get_data(as_text=True)
     assert "This photo looks blurred" in page and "phone held still" in page
+    # Said at the top as a warning, not under a green "read".
+    assert re.search(r'class="flash flash-warn"[^>]*>Read 3 cards, 37 points, but the photo looks blurred: '
+                     r'check each card against the hand, or take the photo again held still\.', page)
     assert 'value="QH 7S JK"' in page                                  # what was read is still offered
     stored = client.get("/api/photos/1").get_json()
     assert stored["blurred"] is True and stored["smear"] == 0.31

@@ -378,9 +378,13 @@ def player_photo(game_id: int, hand: int, seat: int) -> Any:
     elif added_to is not None:
         flash(f"No card could be read in this photo, so the list is as it was: {retake}, or type the cards "
               "missing below.", "error")
+    elif found and photo.get("blurred"):
+        # Said first, not under a green "read": a blurred photo's reading is the one to doubt.
+        flash(f"Read {found} card{'s' if found != 1 else ''}{_points_words(game, hand, seat, photo)}, but the photo "
+              "looks blurred: check each card against the hand, or take the photo again held still.", "warn")
     elif found:
-        flash(f"Read {found} card{'s' if found != 1 else ''}: check {'them' if found != 1 else 'it'} "
-              "against the photo, then save.", "ok")
+        flash(f"Read {found} card{'s' if found != 1 else ''}{_points_words(game, hand, seat, photo)}: check "
+              f"{'them' if found != 1 else 'it'} against the photo, then save.", "ok")
     elif typed := " ".join(request.form.get("cards_text", "").split()):
         # Nothing read: the cards already typed stay in the list (a photo that reads nothing
         # must not cost what was typed), kept with the photo as the list it adds to, so the
@@ -396,8 +400,25 @@ def player_photo(game_id: int, hand: int, seat: int) -> Any:
         flash("No card could be read for sure: add the ones possibly missed if they are there, "
               f"type or pick the others below, or {retake}.", "error")
     else:
-        flash(f"No card could be read in this photo: type or pick the cards below, or {retake}.", "error")
+        flash(f"No card could be read in this photo: is the hand in it? Type or pick the cards below, "
+              f"or {retake}.", "error")
     return redirect(url_for("hands.player", game_id=game_id, hand=hand, seat=seat, photo=photo["id"]))
+
+
+def _points_words(game: dict[str, Any], hand: int, seat: int, photo: dict[str, Any]) -> str:
+    """", 37 points": what the cards read would score as they stand (the page's figure
+    before any change), said at the top where a phone shows it without scrolling; "" where
+    they score nothing to say (the player went out) or cannot be scored (more copies than
+    the decks hold: the page says why)."""
+    if game["hands"][hand - 1]["out"] == seat:
+        return ""
+    try:
+        points = model.score_cards(game["variant"]["name"], [c["card"] for c in photo["cards"]],
+                                   players=len(game["players"]), decks=game["decks"],
+                                   splash=game["hands"][hand - 1]["splash"], hand=hand)["points"]
+    except ValueError:
+        return ""
+    return f", {points} point{'s' if points != 1 else ''}"
 
 
 @bp.route("/games/<int:game_id>/hands/<int:hand>/players/<int:seat>/four-corners", methods=("POST",))

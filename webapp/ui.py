@@ -42,6 +42,11 @@ def card_class(code: str) -> str:
 #: A photo is shown zoomed to its cards when they (with their margin) span at most this
 #: share of its long side: a far shot's cards are otherwise a few pixels on a phone.
 ZOOM_AT_MOST = 0.6
+#: The least a zoomed frame shows, in photo pixels along its long side: on a phone (a frame
+#: some 350 CSS px wide, 2-3 device pixels each) the photo's pixels are enlarged at most
+#: about 1.5 times. Closer, one card's corner of a small photo filled the frame, blurred,
+#: without the card and the table around it that the player checks it by.
+ZOOM_MIN_PX = 480.0
 
 
 def cards_region(photo: Mapping[str, Any]) -> tuple[float, float, float, float] | None:
@@ -49,8 +54,9 @@ def cards_region(photo: Mapping[str, Any]) -> tuple[float, float, float, float] 
 
     ``photo`` has ``width``, ``height``, ``cards`` and ``maybe`` (each with a ``box``). The
     region is the box around every card read or offered, grown by a quarter of its long
-    side (at least 3 % of the photo's), within the photo; a photo whose cards fill more
-    than :data:`ZOOM_AT_MOST` of it is shown whole.
+    side (at least 3 % of the photo's), and to :data:`ZOOM_MIN_PX` long around its centre,
+    within the photo; a photo whose region so spans more than :data:`ZOOM_AT_MOST` of its
+    long side is shown whole (a small photo always).
     """
     width, height = float(photo["width"]), float(photo["height"])
     boxes = [card["box"] for card in [*(photo.get("cards") or []), *(photo.get("maybe") or [])]]
@@ -61,9 +67,16 @@ def cards_region(photo: Mapping[str, Any]) -> tuple[float, float, float, float] 
     margin = max(0.25 * max(x2 - x1, y2 - y1), 0.03 * max(width, height))
     x1, y1 = max(0.0, x1 - margin), max(0.0, y1 - margin)
     x2, y2 = min(width, x2 + margin), min(height, y2 + margin)
-    if max(x2 - x1, y2 - y1) > ZOOM_AT_MOST * max(width, height):
+    span_x, span_y = x2 - x1, y2 - y1
+    grow = max(1.0, ZOOM_MIN_PX / max(span_x, span_y))
+    if grow > 1.0:   # grown around its centre, moved (not cut) to lie within the photo
+        centre_x, centre_y = (x1 + x2) / 2, (y1 + y2) / 2
+        span_x, span_y = span_x * grow, span_y * grow
+        x1 = min(max(0.0, centre_x - span_x / 2), width - span_x)
+        y1 = min(max(0.0, centre_y - span_y / 2), height - span_y)
+    if max(span_x, span_y) > ZOOM_AT_MOST * max(width, height):
         return None
-    return x1, y1, x2 - x1, y2 - y1
+    return x1, y1, span_x, span_y
 
 
 #: A label's width per character, in font sizes (bold digits and suit signs; a guess that

@@ -252,6 +252,15 @@
     async function rescore() {
       if (!scoring) { await canonicalize(); return; }
       const mine = ++request;
+      if (!cards.length && editor.dataset.emptyOk !== "1") {
+        // No cards is no score (only the player who went out has none): not a green 0.
+        showError("");
+        total.textContent = "\u2013";
+        doubled.hidden = true;
+        breakdown.innerHTML = "";
+        saySummary(null, false);
+        return;
+      }
       const body = { cards: cards, splash: editor.dataset.splash === "1" };
       if (editor.dataset.gameId) body.game_id = Number(editor.dataset.gameId);
       else body.variant = editor.dataset.variant;
