@@ -9,7 +9,15 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from onze_vision.commands.checks import above, at_least, first, refuse, share, writable_folder
+from onze_vision.commands.checks import (
+    above,
+    at_least,
+    first,
+    refuse,
+    share,
+    train_extra_problem,
+    writable_folder,
+)
 from onze_vision.detector_config import DETECTOR_FILE  # light: loads no model
 from onze_vision.places import in_checkout, project_dir
 
@@ -307,9 +315,22 @@ def _load_classifier(option: str, path: Path, onnx: bool) -> IndexClassifier | s
         return f"'{path}' is not a classifier checkpoint ({_first_line(error, path)})"
 
 
+#: What each --stage imports: without one (the runtime install has none), the stage is refused
+#: at once with the command that installs them, not with a traceback (after the crops were cut).
+STAGE_MODULES = {
+    "all": ("torch", "torchvision", "ultralytics", "onnx"),
+    "detector": ("torch", "torchvision", "ultralytics", "onnx"),
+    "classifier": ("torch", "onnx"),
+    "crops": ("torch",),
+    "blur-gauge": ("torch", "onnx"),
+    "export": ("torch", "ultralytics", "onnx"),
+}
+
+
 def _train(args: argparse.Namespace) -> int:
-    """Train what --stage asks for; 2 with the reason when an option makes no sense."""
-    problem = _train_args_problem(args)
+    """Train what --stage asks for; 2 with the reason when an option makes no sense or the
+    train extra is not installed."""
+    problem = _train_args_problem(args) or train_extra_problem("training", STAGE_MODULES[args.stage])
     if problem:
         return refuse("train", problem)
     from onze_vision.training.recipe import train_all
