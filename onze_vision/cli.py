@@ -86,6 +86,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         _JSON_ERRORS.reset(asked)
     try:
         return int(args.handler(args) or 0)
+    except ModuleNotFoundError as error:
+        # The train extra left out (the runtime install): the command that installs it, not a
+        # traceback. A runtime module missing is a broken install, and its traceback says so.
+        from onze_vision.commands.checks import TRAIN_EXTRA_MODULES, missing_train_extra
+
+        if (error.name or "").partition(".")[0] not in TRAIN_EXTRA_MODULES:
+            raise
+        print(f"onze-vision {args.command}: error: "
+              f"{missing_train_extra('this command', error.name or '')}", file=sys.stderr)
+        return 2
     except BrokenPipeError:
         # The reader went away (``onze-vision detect x.jpg --json | head``): not an error of ours.
         # Point stdout at /dev/null so the interpreter's final flush does not fail again.

@@ -47,7 +47,7 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -101,18 +101,44 @@ UNSHAKE_SIDE = 1024
 
 #: The models folder of a checkout (a clone, or an editable install).
 CHECKOUT_MODEL_DIR = Path(__file__).resolve().parent.parent / "models"
+#: Where pyproject.toml's data-files put the models, relative to the install prefix.
+INSTALLED_MODELS = ("share", "onze-vision", "models")
 
 
-def default_model_dir(checkout: Path = CHECKOUT_MODEL_DIR, prefix: str = sys.prefix) -> Path:
+def recorded_model_dir(name: str = "onze-vision") -> Path | None:
+    """The models folder this distribution's RECORD lists, or None (not installed, or without them).
+
+    ``pip install --user`` and ``pip install --prefix P`` (used through PYTHONPATH) put the
+    data files under a prefix that is not ``sys.prefix``; the installer's RECORD says where.
+    """
+    from importlib.metadata import PackageNotFoundError, distribution   # only when the checkout has none
+
+    try:
+        files = distribution(name).files or []
+    except PackageNotFoundError:
+        return None
+    wanted = "/".join((*INSTALLED_MODELS, DETECTOR_FILE))
+    for file in files:
+        if file.as_posix().endswith(wanted):
+            return Path(os.path.normpath(file.locate())).parent
+    return None
+
+
+def default_model_dir(checkout: Path = CHECKOUT_MODEL_DIR, prefix: str = sys.prefix,
+                      recorded: Callable[[], Path | None] = recorded_model_dir) -> Path:
     """Where the shipped models are: ``$ONZE_VISION_MODELS``, else the checkout's ``models/``,
-    else where ``pip install .`` put them (``<prefix>/share/onze-vision/models``, see
-    ``pyproject.toml``)."""
+    else where ``pip install .`` put them (the prefix this distribution's RECORD names, else
+    ``<sys.prefix>/share/onze-vision/models``; see ``pyproject.toml``)."""
     if os.environ.get("ONZE_VISION_MODELS"):
         return Path(os.environ["ONZE_VISION_MODELS"])
-    installed = Path(prefix) / "share" / "onze-vision" / "models"
-    if not (checkout / DETECTOR_FILE).exists() and (installed / DETECTOR_FILE).exists():
-        return installed
-    return checkout
+    if (checkout / DETECTOR_FILE).exists():
+        return checkout
+    # The RECORD first: it belongs to the distribution found on sys.path, as the code does,
+    # where <sys.prefix>/share may hold another install's models (a venv under a --user one).
+    for installed in (recorded(), Path(prefix).joinpath(*INSTALLED_MODELS)):
+        if installed is not None and (installed / DETECTOR_FILE).exists():
+            return installed
+    return checkout   # the error will name the checkout's folder
 
 
 #: Where the shipped models live (see :func:`default_model_dir`).

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -375,3 +376,54 @@ def test_every_developer_command_refuses_in_the_same_one_line_form(tmp_path: Pat
     assert main([*command, "--out" if command[0] != "evaluate" else "--report-dir", str(tmp_path / "x")]) == 2
     refusal(capsys, command[0])
     assert not (tmp_path / "x").exists()
+
+
+@pytest.mark.parametrize(("checkout", "install"), [
+    (True, 'pip install -e ".[train]"'),
+    (False, 'pip install "onze-vision[train]"'),
+])
+@pytest.mark.parametrize(("stage", "missing"), [("all", "torch"), ("detector", "ultralytics"),
+                                                ("classifier", "torch"), ("blur-gauge", "onnx")])
+def test_training_without_the_train_extra_says_how_to_install_it(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+        no_training: list[argparse.Namespace], checkout: bool, install: str, stage: str, missing: str) -> None:
+    from onze_vision import places
+
+    monkeypatch.setitem(sys.modules, missing, None)   # as the runtime install (no torch) has it: not importable
+    monkeypatch.setattr(places, "in_checkout", lambda: checkout)
+    assert main(train(tmp_path, "--stage", stage)) == 2
+    error = refusal(capsys, "train")
+    assert "training needs the train extra (PyTorch, Ultralytics, ONNX)" in error
+    assert f"and {missing} is not installed: {install}" in error
+    assert no_training == []
+
+
+def test_a_command_that_meets_a_missing_train_module_says_how_to_install_it(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    # Any command, wherever it imports a module of the extra (the net in main, behind the checks).
+    from onze_vision.commands import rules
+
+    def needs_torch(args: argparse.Namespace) -> int:
+        import torch  # noqa: F401
+
+        return 0
+
+    monkeypatch.setitem(sys.modules, "torch", None)
+    monkeypatch.setattr(rules, "_cmd_variants", needs_torch)   # registered as variants' handler
+    assert main(["variants"]) == 2
+    error = refusal(capsys, "variants")
+    assert "this command needs the train extra" in error and "torch is not installed: pip install" in error
+
+
+def test_a_missing_runtime_module_is_not_taken_for_the_train_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    from onze_vision.commands import rules
+
+    def needs_flask(args: argparse.Namespace) -> int:
+        import flask  # noqa: F401
+
+        return 0
+
+    monkeypatch.setitem(sys.modules, "flask", None)
+    monkeypatch.setattr(rules, "_cmd_variants", needs_flask)
+    with pytest.raises(ModuleNotFoundError):
+        main(["variants"])

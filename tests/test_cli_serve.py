@@ -441,3 +441,56 @@ def test_rescue_book_of_a_book_from_a_newer_version_keeps_what_this_one_knows(ca
     with sqlite3.connect(out_book) as rescued:
         assert rescued.execute("SELECT note FROM game").fetchall() == [("kept",)]
     rescued.close()
+
+
+def _installed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
+    """As a non-editable install: (Flask's instance folder in the environment, this user's data folder)."""
+    from flask import Flask
+
+    from onze_vision import places
+
+    old, mine = tmp_path / "venv" / "var" / "webapp-instance", tmp_path / "data" / "onze-vision"
+    monkeypatch.setattr(places, "in_checkout", lambda: False)
+    monkeypatch.setattr(places, "user_data_dir", lambda: mine)
+    monkeypatch.setattr(Flask, "auto_find_instance_path", lambda self: str(old))
+    monkeypatch.delenv("ONZE_DATABASE", raising=False)
+    monkeypatch.setattr(web, "run_sheet", lambda self, **kw: None)   # start, then stop at once
+    return old, mine
+
+
+def test_an_installed_sheet_starts_its_first_book_in_the_users_data_folder(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    old, mine = _installed(tmp_path, monkeypatch)
+    code, out, err = _serve(capsys, "--port", str(free_port()))
+    assert code == 0 and "note" not in err
+    assert f"(a new, empty book {mine / 'onze.sqlite'})" in out.splitlines()[0]
+    assert (mine / "onze.sqlite").is_file() and not old.exists()
+
+
+def test_a_book_at_the_old_place_keeps_being_used_and_says_where_to_move_it(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from webapp.db import bring_up_to_date, connect
+
+    old, mine = _installed(tmp_path, monkeypatch)
+    db = connect(str(old / "onze.sqlite"))
+    bring_up_to_date(db)
+    db.close()
+    code, out, err = _serve(capsys, "--port", str(free_port()))
+    assert code == 0
+    assert f"(book {old / 'onze.sqlite'})" in out.splitlines()[0]
+    assert err.count("note:") == 1
+    assert f"where earlier versions kept it, {old / 'onze.sqlite'}" in err and f"into {mine}" in err
+    assert not mine.exists()
+    # A book named by --database is the book: nothing to say about the old place.
+    code, out, err = _serve(capsys, "--port", str(free_port()), "--database", str(tmp_path / "other.sqlite"))
+    assert code == 0 and "note" not in err
+
+
+def test_the_database_help_names_the_users_data_folder(capsys: pytest.CaptureFixture[str]) -> None:
+    from onze_vision.places import user_data_dir
+
+    code, out, _ = _serve(capsys, "--help")
+    assert code == 0
+    assert str(user_data_dir()) in " ".join(out.split()) and "instance/ in a checkout" in " ".join(out.split())

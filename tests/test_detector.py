@@ -535,9 +535,45 @@ def test_the_models_are_found_in_a_checkout_or_where_pip_installed_them(
         folder.mkdir(parents=True)
         if present:
             (folder / DETECTOR_FILE).write_bytes(b"onnx")
-    assert default_model_dir(checkout, str(tmp_path / "prefix")) == {"checkout": checkout, "installed": share}[found]
+    nothing_recorded = lambda: None   # noqa: E731  (this test's distribution lists no models)
+    assert default_model_dir(checkout, str(tmp_path / "prefix"), nothing_recorded) == {
+        "checkout": checkout, "installed": share}[found]
     monkeypatch.setenv("ONZE_VISION_MODELS", str(tmp_path / "mine"))
-    assert default_model_dir(checkout, str(tmp_path / "prefix")) == tmp_path / "mine"
+    assert default_model_dir(checkout, str(tmp_path / "prefix"), nothing_recorded) == tmp_path / "mine"
+
+
+def test_the_models_are_found_where_the_distributions_record_says_under_another_prefix(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # pip install --prefix P (or --user): the data files are under P, not sys.prefix, and
+    # the package is found through PYTHONPATH=P/lib/pythonX.Y/site-packages.
+    from onze_vision.detector import DETECTOR_FILE, default_model_dir, recorded_model_dir
+
+    monkeypatch.delenv("ONZE_VISION_MODELS", raising=False)
+    site = tmp_path / "pfx" / "lib" / "python3" / "site-packages"
+    info = site / "onze_vision-0.1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: onze-vision\nVersion: 0.1.0\n")
+    share = tmp_path / "pfx" / "share" / "onze-vision" / "models"
+    share.mkdir(parents=True)
+    (share / DETECTOR_FILE).write_bytes(b"onnx")
+    (info / "RECORD").write_text(
+        "onze_vision/__init__.py,,\n"
+        f"../../../share/onze-vision/models/{DETECTOR_FILE},,\n"
+        "onze_vision-0.1.0.dist-info/RECORD,,\n")
+    monkeypatch.syspath_prepend(str(site))
+    assert recorded_model_dir() == share
+    checkout = tmp_path / "site-packages" / "models"   # an installed package has no models/ beside it
+    assert default_model_dir(checkout, str(tmp_path / "sys-prefix")) == share
+    # A checkout's own models still come first.
+    checkout.mkdir(parents=True)
+    (checkout / DETECTOR_FILE).write_bytes(b"onnx")
+    assert default_model_dir(checkout, str(tmp_path / "sys-prefix")) == checkout
+
+
+def test_a_distribution_without_the_models_in_its_record_finds_none(monkeypatch: pytest.MonkeyPatch) -> None:
+    from onze_vision.detector import recorded_model_dir
+
+    assert recorded_model_dir("onze-vision-never-installed") is None
 
 
 @needs_models

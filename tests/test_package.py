@@ -71,3 +71,49 @@ def test_a_name_that_is_not_there_says_so() -> None:
 def test_each_error_a_library_user_meets_is_caught_by_its_front_door_name(call: str, error: str) -> None:
     with pytest.raises(getattr(onze_vision, error)):
         eval(call)
+
+
+_DEFAULTS_PROBE = """
+import json, sys
+from onze_vision import places
+if sys.argv[1] == "installed":
+    places.in_checkout = lambda root=places.REPO_ROOT: False   # before the commands read it
+from onze_vision.cli import build_parser
+from onze_vision.synth.art import default_cache_dir
+parser = build_parser()
+make = parser.parse_args(["make-dataset"])
+train = parser.parse_args(["train"])
+evaluate = parser.parse_args(["evaluate"])
+helps = {name: " ".join(sub.format_help().split())
+         for name, sub in parser._subparsers._group_actions[0].choices.items()
+         if name in ("make-dataset", "train", "evaluate")}
+print(json.dumps({"make": make.out, "data": train.data, "out": train.out, "runs": train.runs,
+                  "val": str(evaluate.synthetic_val), "far": str(evaluate.synthetic_far),
+                  "report": str(evaluate.report_dir), "art": str(default_cache_dir()), "helps": helps}))
+"""
+
+
+@pytest.mark.parametrize("where", ["checkout", "installed"])
+def test_the_development_commands_write_into_the_checkout_or_the_current_folder_never_site_packages(
+        tmp_path: Path, where: str) -> None:
+    # An installed package's "checkout" is site-packages: make-dataset once wrote 888 MB of card art there.
+    import os
+
+    environment = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    out = subprocess.run([sys.executable, "-c", _DEFAULTS_PROBE, where], capture_output=True, text=True,
+                         check=True, env=environment).stdout
+    found = json.loads(out.splitlines()[-1])
+    root = PACKAGE.parent
+    if where == "checkout":
+        assert found["make"] == found["data"] == str(root / "datasets" / "onze")
+        assert (found["out"], found["runs"]) == (str(root / "runs" / "ship"), str(root / "runs"))
+        assert found["val"] == str(root / "datasets" / "onze-val")
+        assert found["art"] == str(root / "datasets" / "art")
+        assert all("in the checkout" in text for text in found["helps"].values())
+    else:
+        assert found["make"] == found["data"] == os.path.join("datasets", "onze")
+        assert (found["out"], found["runs"]) == (os.path.join("runs", "ship"), "runs")
+        assert (found["val"], found["far"]) == (os.path.join("datasets", "onze-val"), os.path.join("datasets", "far-val"))
+        assert found["art"] == str(tmp_path / "cache" / "onze-vision" / "art")
+        assert all("in the current folder" in text for text in found["helps"].values())
+    assert found["report"] == "reports"

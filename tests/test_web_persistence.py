@@ -438,3 +438,76 @@ def test_old_unused_photos_are_found_by_index_not_by_reading_every_photo(app: An
     # scores use, found from the additions.
     assert not any(step.startswith("SCAN") and step != "SCAN kept" for step in plan), plan
     assert any("INDEX photo_created" in step for step in plan), plan
+
+
+def _installed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
+    """Run as a non-editable install: Flask's instance folder under the prefix, and this user's
+    data folder in ``tmp_path``; return (the old place, the new one)."""
+    from flask import Flask
+
+    from onze_vision import places
+
+    old, mine = tmp_path / "venv" / "var" / "webapp-instance", tmp_path / "home" / "onze-vision"
+    monkeypatch.setattr(places, "in_checkout", lambda: False)
+    monkeypatch.setattr(places, "user_data_dir", lambda: mine)
+    monkeypatch.setattr(Flask, "auto_find_instance_path", lambda self: str(old))
+    monkeypatch.delenv("ONZE_DATABASE", raising=False)
+    return old, mine
+
+
+@pytest.mark.parametrize(("old_book", "new_book", "chosen"), [
+    (False, False, "mine"),   # a first start: the user's data folder, made then
+    (True, False, "old"),     # an upgrade: the games at the old place keep being used
+    (True, True, "mine"),     # moved already (a copy left behind is not the book)
+    (False, True, "mine"),
+])
+def test_an_installed_package_keeps_its_book_in_the_users_data_folder_not_in_the_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, old_book: bool, new_book: bool, chosen: str
+) -> None:
+    from webapp import create_app
+
+    old, mine = _installed(tmp_path, monkeypatch)
+    for folder, present in ((old, old_book), (mine, new_book)):
+        if present:
+            folder.mkdir(parents=True)
+            (folder / "onze.sqlite").write_bytes(b"")
+    app = create_app({"TESTING": True, "SECRET_KEY": "t"})
+    folder = {"old": old, "mine": mine}[chosen]
+    assert app.instance_path == str(folder)
+    assert app.config["DATABASE"] == str(folder / "onze.sqlite")
+    monkeypatch.setenv("ONZE_DATABASE", str(tmp_path / "env.sqlite"))   # the environment still wins
+    assert create_app({"TESTING": True, "SECRET_KEY": "t"}).config["DATABASE"] == str(tmp_path / "env.sqlite")
+
+
+def test_a_checkout_keeps_its_book_in_instance(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from onze_vision import places
+    from webapp import create_app
+
+    monkeypatch.setattr(places, "user_data_dir", lambda: tmp_path / "never")
+    monkeypatch.delenv("ONZE_DATABASE", raising=False)
+    app = create_app({"TESTING": True, "SECRET_KEY": "t"})
+    assert places.in_checkout()
+    assert app.instance_path == str(places.REPO_ROOT / "instance")
+    assert not (tmp_path / "never").exists()
+
+
+@pytest.mark.parametrize(("platform", "environment", "data", "cache"), [
+    ("linux", {}, "~/.local/share/onze-vision", "~/.cache/onze-vision"),
+    ("linux", {"XDG_DATA_HOME": "/x/data", "XDG_CACHE_HOME": "/x/cache"}, "/x/data/onze-vision", "/x/cache/onze-vision"),
+    ("linux", {"XDG_DATA_HOME": "rel", "XDG_CACHE_HOME": "rel"}, "~/.local/share/onze-vision", "~/.cache/onze-vision"),
+    ("darwin", {"XDG_DATA_HOME": "/x/data"}, "~/Library/Application Support/onze-vision",
+     "~/Library/Caches/onze-vision"),
+    ("win32", {"APPDATA": "/w/Roaming", "LOCALAPPDATA": "/w/Local"}, "/w/Roaming/onze-vision",
+     "/w/Local/onze-vision/Cache"),
+])
+def test_the_users_data_and_cache_folders_are_where_each_system_keeps_them(
+    monkeypatch: pytest.MonkeyPatch, platform: str, environment: dict[str, str], data: str, cache: str
+) -> None:
+    from onze_vision.places import user_cache_dir, user_data_dir
+
+    for name in ("XDG_DATA_HOME", "XDG_CACHE_HOME", "APPDATA", "LOCALAPPDATA"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in environment.items():
+        monkeypatch.setenv(name, value)
+    assert user_data_dir(platform) == Path(data).expanduser()
+    assert user_cache_dir(platform) == Path(cache).expanduser()

@@ -2,7 +2,9 @@
 
 Built like Flask's tutorial app: :func:`create_app` is the factory, the SQLite
 database lives in the instance folder unless ``DATABASE`` (or ``ONZE_DATABASE``) says
-otherwise, and each area of the product is a blueprint.
+otherwise, and each area of the product is a blueprint. The instance folder is
+``instance/`` in a checkout and this user's data folder once installed
+(:func:`instance_folder`).
 """
 
 from __future__ import annotations
@@ -18,6 +20,35 @@ from werkzeug.routing import IntegerConverter
 
 #: Largest upload accepted (a phone photo is 2-12 MB).
 DEFAULT_MAX_UPLOAD = 20 * 1024 * 1024
+#: The default book's name in the instance folder.
+BOOK_NAME = "onze.sqlite"
+
+
+def instance_folder(flask_default: str) -> str:
+    """The instance folder (the default book, the session key, ``config.py``).
+
+    In a checkout, Flask's own: ``instance/``. Once installed, Flask's would be
+    ``<prefix>/var/webapp-instance``, inside the Python environment, which a reinstall
+    (``pipx reinstall``, a venv made again) deletes with every game: this user's data folder
+    instead (:func:`onze_vision.places.user_data_dir`). A book already at the old place,
+    and none at the new, keeps being used there: nobody's games vanish on an upgrade
+    (``onze-vision serve`` says where it is and where to move it).
+    """
+    from onze_vision import places
+
+    if places.in_checkout():
+        return flask_default
+    mine = places.user_data_dir()
+    if (Path(flask_default) / BOOK_NAME).exists() and not (mine / BOOK_NAME).exists():
+        return flask_default
+    return str(mine)
+
+
+class ScoreSheet(Flask):
+    """Flask, with the instance folder :func:`instance_folder` chooses."""
+
+    def auto_find_instance_path(self) -> str:
+        return instance_folder(super().auto_find_instance_path())
 
 
 def _secret_key(instance_path: str) -> str:
@@ -62,10 +93,10 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     # with --database elsewhere, an install's read-only prefix is never written.
     from . import keepsake
 
-    app = Flask(__name__, instance_relative_config=True)
+    app = ScoreSheet(__name__, instance_relative_config=True)
     app.url_map.converters["int"] = RowIdConverter
     app.config.from_mapping(
-        DATABASE=os.environ.get("ONZE_DATABASE") or os.path.join(app.instance_path, "onze.sqlite"),
+        DATABASE=os.environ.get("ONZE_DATABASE") or os.path.join(app.instance_path, BOOK_NAME),
         MAX_CONTENT_LENGTH=DEFAULT_MAX_UPLOAD,
         # The function that reads cards from photo bytes; None means the shipped detector.
         DETECT=None,

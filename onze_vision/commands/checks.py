@@ -9,10 +9,15 @@ status 2. (argparse itself still refuses text that is not a number at all.)
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import math
 import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
+
+#: The modules of the ``train`` extra (pyproject.toml), which the runtime does without.
+TRAIN_EXTRA_MODULES = ("torch", "torchvision", "ultralytics", "onnx", "onnxslim", "tqdm", "matplotlib", "yaml")
 
 
 def refuse(command: str, problem: str) -> int:
@@ -81,4 +86,32 @@ def writable_folder(option: str, folder: Path) -> str | None:
         return f"{option} '{folder}': '{existing}' is a file, not a folder"
     if not os.access(existing, os.W_OK | os.X_OK):
         return f"{option} '{folder}': '{existing}' is not writable"
+    return None
+
+
+def train_extra_install() -> str:
+    """The command that installs the ``train`` extra, for this checkout or this installed package."""
+    from onze_vision.places import in_checkout
+
+    return 'pip install -e ".[train]"' if in_checkout() else 'pip install "onze-vision[train]"'
+
+
+def missing_train_extra(what: str, missing: str) -> str:
+    """That ``what`` needs the train extra, of which module ``missing`` is not installed, and how to install it."""
+    return (f"{what} needs the train extra (PyTorch, Ultralytics, ONNX), which the score sheet and detect do "
+            f"without, and {missing} is not installed: {train_extra_install()}")
+
+
+def train_extra_problem(what: str, modules: Sequence[str]) -> str | None:
+    """The first of ``modules`` not installed, said by :func:`missing_train_extra`; None when all are.
+
+    Looked for, not imported: torch takes seconds to import, and the command imports it anyway.
+    """
+    for name in modules:
+        try:
+            found = importlib.util.find_spec(name) is not None
+        except (ImportError, ValueError):   # a half-installed package, or a None in sys.modules
+            found = False
+        if not found:
+            return missing_train_extra(what, name)
     return None

@@ -9,13 +9,26 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from onze_vision.commands.checks import above, at_least, first, refuse, share, writable_folder
+from onze_vision.commands.checks import (
+    above,
+    at_least,
+    first,
+    refuse,
+    share,
+    train_extra_problem,
+    writable_folder,
+)
 from onze_vision.detector_config import DETECTOR_FILE  # light: loads no model
+from onze_vision.places import in_checkout, project_dir
 
 if TYPE_CHECKING:
     from onze_vision.training.classifier import IndexClassifier
 
-REPO = Path(__file__).resolve().parents[2]
+#: Where datasets/ and runs/ are by default: the checkout; an installed package's is the
+#: current folder (site-packages is no place for gigabytes a reinstall would delete).
+REPO = project_dir()
+#: How the help texts say where that is.
+WHERE = "in the checkout" if in_checkout() else "in the current folder"
 
 
 def _make_dataset(args: argparse.Namespace) -> int:
@@ -302,9 +315,22 @@ def _load_classifier(option: str, path: Path, onnx: bool) -> IndexClassifier | s
         return f"'{path}' is not a classifier checkpoint ({_first_line(error, path)})"
 
 
+#: What each --stage imports: without one (the runtime install has none), the stage is refused
+#: at once with the command that installs them, not with a traceback (after the crops were cut).
+STAGE_MODULES = {
+    "all": ("torch", "torchvision", "ultralytics", "onnx"),
+    "detector": ("torch", "torchvision", "ultralytics", "onnx"),
+    "classifier": ("torch", "onnx"),
+    "crops": ("torch",),
+    "blur-gauge": ("torch", "onnx"),
+    "export": ("torch", "ultralytics", "onnx"),
+}
+
+
 def _train(args: argparse.Namespace) -> int:
-    """Train what --stage asks for; 2 with the reason when an option makes no sense."""
-    problem = _train_args_problem(args)
+    """Train what --stage asks for; 2 with the reason when an option makes no sense or the
+    train extra is not installed."""
+    problem = _train_args_problem(args) or train_extra_problem("training", STAGE_MODULES[args.stage])
     if problem:
         return refuse("train", problem)
     from onze_vision.training.recipe import train_all
@@ -322,7 +348,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         epilog="example:\n  onze-vision make-dataset --out datasets/onze --train 12000 --val 600 --seed 0",
         formatter_class=fmt,
     )
-    make.add_argument("--out", default=str(REPO / "datasets" / "onze"), help="output folder (default: datasets/onze)")
+    make.add_argument("--out", default=str(REPO / "datasets" / "onze"), help=f"output folder (default: datasets/onze {WHERE})")
     make.add_argument("--train", type=int, default=12000, help="training scenes (default 12000)")
     make.add_argument("--val", type=int, default=600, help="validation scenes on held-out decks (default 600)")
     make.add_argument("--seed", type=int, default=0, help="recipe seed (default 0)")
@@ -377,12 +403,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         formatter_class=fmt,
     )
     train.add_argument("--data", default=str(REPO / "datasets" / "onze"),
-                       help="dataset folder from make-dataset (default: datasets/onze in the checkout)")
+                       help=f"dataset folder from make-dataset (default: datasets/onze {WHERE})")
     train.add_argument("--out", default=str(REPO / "runs" / "ship"),
-                       help="where the trained models go (default: runs/ship/ in the checkout; --out models "
+                       help=f"where the trained models go (default: runs/ship/ {WHERE}; --out models "
                             "replaces the shipped ones, which a run left to its default never touches)")
     train.add_argument("--runs", default=str(REPO / "runs"),
-                       help="training runs and checkpoints (default: runs/ in the checkout)")
+                       help=f"training runs and checkpoints (default: runs/ {WHERE})")
     train.add_argument("--stage", choices=("all", "detector", "classifier", "crops", "blur-gauge", "export"),
                        default="all",
                        help="what to run (default all); crops cuts and caches the classifier's crops under "

@@ -18,18 +18,23 @@ from onze_vision.cards import RED_SUITS
 from onze_vision.commands.checks import file_name
 from onze_vision.detector_config import DECK_CORNERS  # light: no model is loaded
 
-from onze_vision.shared import REPO_ROOT, real_photos_dir
+from onze_vision.places import in_checkout, project_dir
+from onze_vision.shared import real_photos_dir
 
 DEFAULT_REALPHOTOS = real_photos_dir()   # $ONZE_SHARED, else ../shared beside the checkout
-DEFAULT_SYNTHETIC_VAL = REPO_ROOT / "datasets" / "onze-val"
+# The checkout's datasets/; an installed package's, in the current folder (not site-packages).
+DATASETS = project_dir() / "datasets"
+#: How the help texts say where that is.
+WHERE = "in the checkout" if in_checkout() else "in the current folder"
+DEFAULT_SYNTHETIC_VAL = DATASETS / "onze-val"
 # The training dataset keeps its held-out decks in images/val/: the fallback.
-FALLBACK_SYNTHETIC_VAL = REPO_ROOT / "datasets" / "onze"
+FALLBACK_SYNTHETIC_VAL = DATASETS / "onze"
 # The held-out scenes' layouts at the resolution the product reads a photo (datasets/README.md).
-DEFAULT_SYNTHETIC_PRODUCT = REPO_ROOT / "datasets" / "onze-val960"
+DEFAULT_SYNTHETIC_PRODUCT = DATASETS / "onze-val960"
 # Far shots: held-out decks in large photos with small indices (datasets/README.md).
-DEFAULT_SYNTHETIC_FAR = REPO_ROOT / "datasets" / "far-val"
+DEFAULT_SYNTHETIC_FAR = DATASETS / "far-val"
 # Held-out decks with an index in all four corners, at the product's resolution (datasets/README.md).
-DEFAULT_SYNTHETIC_FOUR = REPO_ROOT / "datasets" / "four-val960"
+DEFAULT_SYNTHETIC_FOUR = DATASETS / "four-val960"
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -73,21 +78,21 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     evaluate.add_argument("--report-dir", type=Path, default=Path("reports"), metavar="DIR",
-                          help="where to write the report (default: reports/)")
+                          help="where to write the report (default: reports/ in the current folder)")
     evaluate.add_argument("--realphotos", type=Path, default=DEFAULT_REALPHOTOS, metavar="DIR",
                           help="real photos with manifest.json (default: ../shared/realphotos/edje)")
     evaluate.add_argument("--synthetic-val", type=Path, default=DEFAULT_SYNTHETIC_VAL, metavar="DIR",
                           help="Ultralytics-format held-out-deck dataset; its images/val/ when it has "
-                               "one (default: datasets/onze-val, else datasets/onze)")
+                               f"one (default: datasets/onze-val, else datasets/onze, {WHERE})")
     evaluate.add_argument("--synthetic-product", type=Path, default=DEFAULT_SYNTHETIC_PRODUCT, metavar="DIR",
                           help="the held-out scenes drawn at the resolution the product reads a photo, "
-                               "reported beside the bar's figure (default: datasets/onze-val960)")
+                               f"reported beside the bar's figure (default: datasets/onze-val960 {WHERE})")
     evaluate.add_argument("--synthetic-far", type=Path, default=DEFAULT_SYNTHETIC_FAR, metavar="DIR",
                           help="far shots: held-out decks in 4000-px photos with small indices, read "
-                               "with a closer look and timed (default: datasets/far-val)")
+                               f"with a closer look and timed (default: datasets/far-val {WHERE})")
     evaluate.add_argument("--synthetic-four", type=Path, default=DEFAULT_SYNTHETIC_FOUR, metavar="DIR",
                           help="held-out decks with an index in all four corners, at the product's "
-                               "resolution: each card must be counted once (default: datasets/four-val960)")
+                               f"resolution: each card must be counted once (default: datasets/four-val960 {WHERE})")
     evaluate.add_argument("--speed-photos", type=int, default=20, metavar="N",
                           help="4000x3000 JPEGs to time, and far shots (0 skips the speed tests; default 20)")
     evaluate.add_argument("--limit", type=int, default=None, metavar="N",

@@ -51,9 +51,15 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--host", default="127.0.0.1",
                         help="address to listen on (0.0.0.0 lets phones on the same network in; default 127.0.0.1)")
     parser.add_argument("--port", type=_port, default=5000, help="port, 1-65535 (default 5000)")
+    from onze_vision.places import user_data_dir
+
+    # %% for argparse: a user's folder name may hold a %.
+    mine = str(user_data_dir()).replace("%", "%%")
     parser.add_argument("--database", metavar="PATH", type=file_name, default=None,
                         help="SQLite file (default: $ONZE_DATABASE, else onze.sqlite in the instance folder: instance/ in "
-                             "a checkout, <prefix>/var/webapp-instance/ once installed); created if missing")
+                             f"a checkout, this user's data folder ({mine}) once installed, made on first start; "
+                             "a book an earlier version kept in <prefix>/var/webapp-instance/ is used there until "
+                             "moved); created if missing")
     parser.add_argument("--allow-host", action="append", type=non_empty, default=[], metavar="NAME",
                         help="also answer to this name (a Tailscale or hosts-file name); the sheet answers to "
                              "any IP address and this machine's own names, and refuses others (DNS rebinding)")
@@ -215,6 +221,22 @@ def database_problem(path: str, shown: str, *, make_folder: bool = True) -> str 
     return None
 
 
+def old_place_note(instance_path: str, book: str) -> str | None:
+    """What to say when an installed package's default book is still where earlier versions
+    kept it (inside the Python environment; :func:`webapp.instance_folder`); else None."""
+    from onze_vision import places
+    from webapp import BOOK_NAME
+
+    mine = places.user_data_dir()
+    if (places.in_checkout() or Path(instance_path) == mine
+            or os.path.abspath(book) != os.path.abspath(os.path.join(instance_path, BOOK_NAME))):
+        return None
+    return (f"the book is where earlier versions kept it, {book}, inside this Python environment: removing "
+            f"or making the environment again (pipx reinstall) deletes it with every game. It is used there "
+            f"until moved: stop the sheet and move the files of {instance_path} into {mine}, where this "
+            f"version keeps a new book")
+
+
 def serve(args: argparse.Namespace) -> int:
     """Create the database if needed and serve until interrupted."""
     problem = listen_problem(args.host, args.port)
@@ -225,7 +247,7 @@ def serve(args: argparse.Namespace) -> int:
     if problem is not None:
         print(f"onze-vision serve: error: {problem}", file=sys.stderr)
         return 2
-    from webapp import create_app, keepsake
+    from webapp import BOOK_NAME, create_app, keepsake
     from webapp.db import ensure_schema, needs_bringing_up_to_date, says_damaged
 
     config: dict[str, Any] = {}
@@ -242,7 +264,9 @@ def serve(args: argparse.Namespace) -> int:
     shown_book = args.database or book
     # Only the default book's folder (the instance folder) is made: a path given by --database
     # or ONZE_DATABASE names a folder that must be there.
-    default_book = os.path.join(app.instance_path, "onze.sqlite")
+    default_book = os.path.join(app.instance_path, BOOK_NAME)
+    if note := old_place_note(app.instance_path, book):
+        print(f"onze-vision serve: note: {note}", file=sys.stderr, flush=True)
     problem = database_problem(book, shown_book, make_folder=os.path.abspath(book) == os.path.abspath(default_book))
     is_new = not Path(book).exists() or Path(book).stat().st_size == 0
     if problem is None:

@@ -245,8 +245,12 @@ class DeckArt:
 
 
 def default_cache_dir() -> Path:
-    """The art cache inside the repo's ignored ``datasets/`` folder."""
-    return Path(__file__).resolve().parents[2] / "datasets" / "art"
+    """The art cache: the checkout's ignored ``datasets/art``; an installed package's, in this
+    user's cache folder (``~/.cache/onze-vision/art`` on Linux), not the near-gigabyte of
+    PNGs in site-packages."""
+    from onze_vision.places import REPO_ROOT, in_checkout, user_cache_dir
+
+    return REPO_ROOT / "datasets" / "art" if in_checkout() else user_cache_dir() / "art"
 
 
 def _run(cmd: list[str], cwd: Path | None = None) -> None:
