@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-DECK_LABELS = {"auto": "not sure: tell from each photo", "two": "two corners (most decks)",
+DECK_LABELS = {"auto": "not said (each photo tells)", "two": "two corners (most decks)",
                "four": "all four corners (Copag-style decks)"}
 
 # The game and player tables as shipped before the game had its deck's corners.
@@ -56,7 +56,7 @@ def test_photos_of_a_game_are_read_as_its_deck_was_said_to_be(
     page = client.get(_upload(client, token, game_id, jpeg_bytes).location).get_data(as_text=True)
     assert detector.corners == [corners]
     # The score page says how the photo was read, with the way to change it.
-    assert f"Corner indices: {DECK_LABELS[corners]} · <a href=\"/games/{game_id}#deck\">change</a>" in page
+    assert f"Rank and suit printed in: {DECK_LABELS[corners]} · <a href=\"/games/{game_id}#deck\">change</a>" in page
 
 
 def test_the_deck_can_be_changed_mid_game_and_later_photos_follow(
@@ -151,7 +151,7 @@ def test_a_photo_of_a_four_corner_deck_offers_to_say_so_and_read_it_again(
     page = client.get(answer.location).get_data(as_text=True)
     assert "Deck saved: all four corners. The photo read again: 3 cards" in page
     assert "These cards have an index in all four corners." not in page  # said: not offered again
-    assert "Corner indices: all four corners (Copag-style decks)" in page
+    assert "Rank and suit printed in: all four corners (Copag-style decks)" in page
 
 
 def test_a_photo_of_another_game_is_not_read_again_and_the_deck_stays(

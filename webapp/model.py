@@ -40,7 +40,7 @@ MAX_NOTE_LENGTH = 5000
 #: Which corners of the deck's cards carry an index (onze_vision.detector_config.DECK_CORNERS),
 #: as the new-game form and the sheet offer them: how a photo's card corners are joined.
 DECK_CORNERS = {
-    "auto": "not sure: tell from each photo",
+    "auto": "not said (each photo tells)",
     "two": "two corners (most decks)",
     "four": "all four corners (Copag-style decks)",
 }

@@ -89,7 +89,8 @@ def box_labels(photo: Mapping[str, Any], stroke: float) -> list[dict[str, Any]]:
     one another where the cards lie close (a tight fan; a corner read twice).
 
     Returns one dict per card read, then per card offered as possibly missed, in that order:
-    ``card``, ``kind`` ("read", "unsure" or "maybe"), ``box``, ``label`` (its words), and
+    ``card``, ``kind`` ("read", "unsure" or "maybe"), ``box``, ``label`` (its words),
+    ``alternative`` (a card read unsure: its next most likely code, else absent or None), and
     ``x``, ``y`` (the label's baseline start), with ``font`` its size. Labels are placed
     greedily, sure readings first: above the box, else inside its top, below it, to its
     right or its left; where every place is taken, the one overlapping least.
@@ -99,7 +100,8 @@ def box_labels(photo: Mapping[str, Any], stroke: float) -> list[dict[str, Any]]:
     entries: list[dict[str, Any]] = []
     for card in photo.get("cards") or []:
         kind = "unsure" if card.get("alternative") or card.get("check") else "read"
-        entries.append({"card": card["card"], "kind": kind, "box": card["box"]})
+        entries.append({"card": card["card"], "kind": kind, "box": card["box"],
+                        "alternative": card.get("alternative")})
     for card in photo.get("maybe") or []:
         entries.append({"card": card["card"], "kind": "maybe", "box": card["box"]})
     placed: list[tuple[float, float, float, float]] = []

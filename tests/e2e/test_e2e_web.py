@@ -363,6 +363,38 @@ def test_an_unsure_card_is_fixed_with_one_tap(page: Any, live_server: Any) -> No
         live_server.app.config["DETECT"] = saved
 
 
+def test_the_boxes_on_the_photo_follow_the_card_list(page: Any, live_server: Any) -> None:
+    """Which box is which chip: a chip pointed at lights its box; a card taken out of the list
+    greys its box; a card possibly missed, added, is drawn as read; a swap keeps its box."""
+    saved = live_server.app.config["DETECT"]
+    live_server.app.config["DETECT"] = StandInDetector(misread={"9H": ("6H", "9H")}, missed=("QC",))
+    try:
+        _photo_on_player_page(page, live_server, ["Kit", "Lou"], 1, 2, DATA / "web_edje_IMG_2571.jpg")
+        page.wait_for_selector(".unsure-cards")
+        boxes = "svg.boxes g.box"
+
+        def classes() -> list[list[str]]:
+            return page.eval_on_selector_all(boxes, "gs => gs.map(g => Array.from(g.classList).filter("
+                                                    "c => ['gone', 'taken', 'lit'].includes(c)))")
+
+        assert classes() == [[], [], []]                                   # 10S, 6H?, QC? (offered)
+        page.hover(".chips li:nth-child(1)")
+        assert classes() == [["lit"], [], []]
+        page.hover("h1")
+        page.click(".chips li:nth-child(1) .chip-remove")                 # 10S out of the list
+        # Focus went on to the next chip, 6H, read unsure: its box is lit.
+        assert classes() == [["gone"], ["lit"], []]
+        page.click(".swap-btn")                                            # 6H read unsure: it is 9H
+        page.click(".add-maybe-btn")                                       # QC is there after all
+        page.wait_for_function("document.querySelector('.points-total').textContent.trim() === '19'")
+        assert classes() == [["gone"], [], ["taken", "lit"]]               # focus on the QC chip added
+        page.focus(".chips li:nth-child(1) select")                        # the 9H chip: the swapped box
+        assert classes() == [["gone"], ["lit"], ["taken"]]
+        shoot(page, "04k-boxes-follow-the-list")
+    finally:
+        live_server.app.config["DETECT"] = saved
+
+
 def test_check_a_go_down(page: Any, live_server: Any) -> None:
     page.goto(live_server.url + "/godown")
     page.select_option("select[name=variant]", "llenroc")
@@ -581,7 +613,7 @@ def test_a_four_corner_deck_is_said_at_the_start_and_photos_are_read_so(page: An
             page.set_input_files("#photo-input", str(DATA / "web_edje_IMG_2571.jpg"))
         page.wait_for_selector("figure.photo img")
         assert told == ["four"]
-        assert page.locator(".deck-line").inner_text() == "Corner indices: all four corners (Copag-style decks) · change"
+        assert page.locator(".deck-line").inner_text() == "Rank and suit printed in: all four corners (Copag-style decks) · change"
         page.click(".deck-line >> text=change")
         page.wait_for_selector("#deck select")
         page.select_option("#deck select", "two")

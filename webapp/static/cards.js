@@ -181,9 +181,35 @@
       remove.setAttribute("aria-label", "Remove " + spoken(code));
     }
 
+    // The photo's boxes follow the list: a box whose card has left it is greyed, one offered
+    // as possibly missed and added is drawn as read, and a chip pointed at or focused lights
+    // the boxes of its card, so that which box is which chip shows without numbers.
+    const boxes = Array.prototype.slice.call(document.querySelectorAll("svg.boxes g.box[data-card]"));
+    function markBoxes() {
+      if (!boxes.length) return;
+      const left = {};   // the list's cards not yet matched to a box, by code
+      cards.forEach(function (code) { left[code] = (left[code] || 0) + 1; });
+      function take(g) {   // its code, else (read unsure, then swapped) its alternative
+        const codes = [g.getAttribute("data-card"), g.getAttribute("data-alt")];
+        for (let k = 0; k < codes.length; k++) {
+          if (codes[k] && left[codes[k]] > 0) { left[codes[k]] -= 1; return true; }
+        }
+        return false;
+      }
+      boxes.forEach(function (g) { if (!g.classList.contains("maybe")) g.classList.toggle("gone", !take(g)); });
+      boxes.forEach(function (g) { if (g.classList.contains("maybe")) g.classList.toggle("taken", take(g)); });
+    }
+    function light(code) {
+      boxes.forEach(function (g) {
+        g.classList.toggle("lit", code !== null &&
+          (g.getAttribute("data-card") === code || g.getAttribute("data-alt") === code));
+      });
+    }
+
     function render() {
       keepDraft();
       sayCount();
+      markBoxes();
       // The chips are drawn anew on every change: focus on one of them (a keyboard or a
       // screen reader's user) stays at its place, else it would fall back to the page's top.
       const active = document.activeElement;
@@ -205,6 +231,10 @@
         remove.className = "chip-remove";
         remove.textContent = "\u00d7";
         nameChip(li, select, remove, i, code);
+        li.addEventListener("mouseenter", function () { light(cards[i]); });
+        li.addEventListener("focusin", function () { light(cards[i]); });
+        li.addEventListener("mouseleave", function () { light(null); });
+        li.addEventListener("focusout", function () { light(null); });
         remove.addEventListener("click", function () {
           sayChange("Removed the " + spoken(cards[i]) + ".");
           cards.splice(i, 1);
@@ -221,6 +251,8 @@
           sayChange("Card " + (i + 1) + " is the " + spoken(picked) + ".");
           cards[i] = picked;
           nameChip(li, select, remove, i, picked);
+          markBoxes();
+          light(picked);
           keepDraft();
           if (document.activeElement !== text) text.value = cards.join(" ");
           rescore();
