@@ -486,6 +486,32 @@ def test_a_book_at_the_old_place_keeps_being_used_and_says_where_to_move_it(
     # A book named by --database is the book: nothing to say about the old place.
     code, out, err = _serve(capsys, "--port", str(free_port()), "--database", str(tmp_path / "other.sqlite"))
     assert code == 0 and "note" not in err
+    # Unless the settings read there are in the environment too.
+    (old / "config.py").write_text("WHOLE_PHOTO_DAYS = None\n")
+    code, out, err = _serve(capsys, "--port", str(free_port()), "--database", str(tmp_path / "other.sqlite"))
+    assert code == 0 and err.count("note:") == 1
+    assert f"settings (config.py) are where earlier versions kept them, {old}" in err and f"into {mine}" in err
+
+
+def test_a_book_from_a_newer_version_opens_and_says_so(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sqlite3
+
+    from webapp.db import BOOK_VERSION, bring_up_to_date, connect
+
+    monkeypatch.setattr(web, "run_sheet", lambda self, **kw: None)   # start, then stop at once
+    book = tmp_path / "newer.sqlite"
+    db = connect(str(book))
+    bring_up_to_date(db)
+    db.execute(f"PRAGMA user_version = {BOOK_VERSION + 5}")
+    db.close()
+    code, out, err = _serve(capsys, "--port", str(free_port()), "--database", str(book))
+    assert code == 0 and f"(book {book})" in out
+    assert f"last kept by a newer Onze Vision (book version {BOOK_VERSION + 5}; this one knows up to " \
+           f"{BOOK_VERSION})" in err
+    with sqlite3.connect(book) as db:   # left as the newer version made it
+        assert db.execute("PRAGMA user_version").fetchone()[0] == BOOK_VERSION + 5
 
 
 def test_the_database_help_names_the_users_data_folder(capsys: pytest.CaptureFixture[str]) -> None:

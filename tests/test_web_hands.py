@@ -455,6 +455,7 @@ def test_a_blurred_photo_asks_for_a_sharper_one_and_keeps_what_was_read(
     # Said at the top as a warning, not under a green "read".
     assert re.search(r'class="flash flash-warn"[^>]*>Read 3 cards, 37 points, but the photo looks blurred: '
                      r'check each card against the hand, or take the photo again held still\.', page)
+    assert "<title>Read 3 cards, 37 points, but the photo looks blurred" in page   # said first by a screen reader
     assert 'value="QH 7S JK"' in page                                  # what was read is still offered
     stored = client.get("/api/photos/1").get_json()
     assert stored["blurred"] is True and stored["smear"] == 0.31

@@ -460,9 +460,11 @@ def _installed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, P
     (True, False, "old"),     # an upgrade: the games at the old place keep being used
     (True, True, "mine"),     # moved already (a copy left behind is not the book)
     (False, True, "mine"),
+    ("config.py", False, "old"),   # settings (a book named by --database): kept where they are read
+    ("config.py", "config.py", "mine"),
 ])
 def test_an_installed_package_keeps_its_book_in_the_users_data_folder_not_in_the_environment(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, old_book: bool, new_book: bool, chosen: str
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, old_book: bool | str, new_book: bool | str, chosen: str
 ) -> None:
     from webapp import create_app
 
@@ -470,7 +472,7 @@ def test_an_installed_package_keeps_its_book_in_the_users_data_folder_not_in_the
     for folder, present in ((old, old_book), (mine, new_book)):
         if present:
             folder.mkdir(parents=True)
-            (folder / "onze.sqlite").write_bytes(b"")
+            (folder / (present if isinstance(present, str) else "onze.sqlite")).write_bytes(b"")
     app = create_app({"TESTING": True, "SECRET_KEY": "t"})
     folder = {"old": old, "mine": mine}[chosen]
     assert app.instance_path == str(folder)

@@ -104,6 +104,21 @@ def test_the_same_score_sent_twice_is_saved_once_and_no_clash_is_said(
     assert api.get(f"/api/games/{game_id}/changes").get_json() == changes   # no reload asked of other phones
 
 
+def test_the_same_cards_sent_again_for_the_player_marked_out_are_still_refused(api: Any, game_id: int) -> None:
+    api.post(f"/api/games/{game_id}/hands/1/scores/2", {"cards": ["QH", "7S"]})
+    api.post(f"/api/games/{game_id}/hands/1", {"out": 2})
+    again = api.post(f"/api/games/{game_id}/hands/1/scores/2", {"cards": ["QH", "7S"]})
+    assert again.status_code == 400 and "Bo went out in hand 1, so their score is 0, not 17" in again.get_json()["error"]
+
+
+def test_clearing_the_score_of_the_player_marked_out_is_refused_with_or_without_one_saved(
+    api: Any, game_id: int
+) -> None:
+    api.post(f"/api/games/{game_id}/hands/1", {"out": 2})
+    response = api.delete(f"/api/games/{game_id}/hands/1/scores/2")
+    assert response.status_code == 400 and "Bo went out in hand 1: the score is 0" in response.get_json()["error"]
+
+
 def test_the_same_clear_sent_twice_clears_once_and_no_clash_is_said(
     client: Any, api: Any, token: str, game_id: int
 ) -> None:
@@ -237,6 +252,21 @@ def test_a_wrong_photo_read_and_not_saved_is_let_go_keeping_the_saved_score(
 
 
 # --------------------------------------------------------------------- names and the game note
+
+
+@pytest.mark.parametrize("where", ["game", "hand"])
+def test_a_note_of_several_lines_is_edited_as_the_browser_sends_it(
+    client: Any, api: Any, token: str, game_id: int, where: str
+) -> None:
+    # Browsers send a form's line breaks as CRLF, the hidden *_was field's too; the book keeps LF.
+    url = f"/games/{game_id}/note" if where == "game" else f"/games/{game_id}/hands/1"
+    was = {"note_was": "line one\r\nline two"} | ({} if where == "game" else {"out": "", "out_was": ""})
+    assert client.post(url, data={"csrf_token": token, "note": "line one\r\nline two", "note_was": "",
+                                  **({} if where == "game" else {"out": "", "out_was": ""})}).status_code == 302
+    response = client.post(url, data={"csrf_token": token, "note": "line one\r\nline two\r\nline three", **was})
+    assert response.status_code == 302, _page(response)
+    game = api.get(f"/api/games/{game_id}").get_json()
+    assert (game["note"] if where == "game" else game["hands"][0]["note"]) == "line one\nline two\nline three"
 
 
 def _sheet_form(client: Any, game_id: int) -> dict[str, str]:

@@ -30,6 +30,8 @@ def photo(width: int, height: int, *boxes: tuple[float, float, float, float], ma
     ("grown, then moved to lie within the photo", photo(4000, 3000, (0, 0, 200, 100)), (0, 0, 480, 330)),
     ("a small photo is shown whole: zoomed, its pixels would be a blur",
      photo(504, 378, (200, 150, 230, 190)), None),
+    ("a long thin photo whose short side is under 480 px: shown whole, the frame never past it",
+     photo(800, 450, (380, 200, 420, 260)), None),
     ("cards spanning more than 0.6 of the long side: the whole photo",
      photo(4000, 3000, (500, 1000, 700, 1200), (2500, 1000, 2700, 1200)), None),
 ])

@@ -30,16 +30,18 @@ def instance_folder(flask_default: str) -> str:
     In a checkout, Flask's own: ``instance/``. Once installed, Flask's would be
     ``<prefix>/var/webapp-instance``, inside the Python environment, which a reinstall
     (``pipx reinstall``, a venv made again) deletes with every game: this user's data folder
-    instead (:func:`onze_vision.places.user_data_dir`). A book already at the old place,
-    and none at the new, keeps being used there: nobody's games vanish on an upgrade
-    (``onze-vision serve`` says where it is and where to move it).
+    instead (:func:`onze_vision.places.user_data_dir`). A book or settings (``config.py``)
+    already at the old place, and neither at the new, keep being used there: nobody's games
+    or settings vanish on an upgrade (``onze-vision serve`` says where they are and where to
+    move them).
     """
     from onze_vision import places
 
     if places.in_checkout():
         return flask_default
     mine = places.user_data_dir()
-    if (Path(flask_default) / BOOK_NAME).exists() and not (mine / BOOK_NAME).exists():
+    kept = (BOOK_NAME, "config.py")
+    if any((Path(flask_default) / name).exists() for name in kept) and not any((mine / name).exists() for name in kept):
         return flask_default
     return str(mine)
 

@@ -255,18 +255,25 @@ def read_only_uri(path: str | Path) -> str:
     return Path(path).resolve().as_uri() + "?mode=ro"
 
 
+def book_version(path: str) -> int | None:
+    """The :data:`BOOK_VERSION` the book at ``path`` was last brought up to (0: before there
+    was one); None where there is no such file or it cannot be read (``ensure_schema`` says why)."""
+    if not Path(path).is_file():
+        return None
+    db = sqlite3.connect(read_only_uri(path), uri=True)
+    try:
+        return int(db.execute("PRAGMA user_version").fetchone()[0])
+    except sqlite3.DatabaseError:
+        return None
+    finally:
+        db.close()
+
+
 def needs_bringing_up_to_date(path: str) -> bool:
     """Whether the book at ``path`` exists and was last kept by an older version of the
     sheet (its first start here rewrites it, a few seconds per gigabyte)."""
-    if not Path(path).is_file():
-        return False
-    db = sqlite3.connect(read_only_uri(path), uri=True)
-    try:
-        return int(db.execute("PRAGMA user_version").fetchone()[0]) < BOOK_VERSION
-    except sqlite3.DatabaseError:
-        return False  # said by ensure_schema, with its cause
-    finally:
-        db.close()
+    version = book_version(path)
+    return version is not None and version < BOOK_VERSION
 
 
 def ensure_schema(path: str) -> None:

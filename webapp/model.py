@@ -257,6 +257,12 @@ def _clean_text(value: Any, what: str, limit: int, *, lines: bool = True) -> str
     return value
 
 
+def _as_stored(text: str | None) -> str | None:
+    """A value a page showed (its ``*_was``) as the book stores text: browsers send a form's
+    line breaks as CRLF, and a note kept with LF would otherwise never match what it showed."""
+    return None if text is None else text.replace("\r\n", "\n").replace("\r", "\n").strip()
+
+
 def _one_line(text: str) -> str:
     """``text`` with each run of line breaks and tabs a space (a name is kept on one line)."""
     return re.sub(r"[\t\r\n]+", " ", text)
@@ -849,13 +855,6 @@ def save_score(game_id: int, hand: int, seat: int, *, cards: Any = None, points:
         photo = _photo_ref(photo_id, game_id)
         _check_hand_played(db, game_id, hand)
         check_seating(db, game_id, seating)
-        saved = db.execute("SELECT * FROM score WHERE game_id = ? AND hand = ? AND seat = ?",
-                           (game_id, hand, seat)).fetchone()
-        if _is_the_same_score(saved, base, card_codes, photo):
-            # The same score sent again (a second tap, a reload that sends the form again):
-            # it is saved, whatever the page showed before; nothing for other phones to reload.
-            return game
-        _check_unchanged(db, game, hand, seat, was)
         # Who went out, the splash and the other players' cards are read inside the write
         # transaction: one saved a moment ago by another phone must count here.
         row = db.execute("SELECT out_seat, splash FROM hand WHERE game_id = ? AND number = ?",
@@ -867,6 +866,13 @@ def save_score(game_id: int, hand: int, seat: int, *, cards: Any = None, points:
                              f"Add the cards {name} holds, or mark {name} as out on the hand.")
         if out_seat == seat and base != 0:
             raise InputError(f"{name} went out in hand {hand}, so their score is 0, not {quoted(base)}.")
+        saved = db.execute("SELECT * FROM score WHERE game_id = ? AND hand = ? AND seat = ?",
+                           (game_id, hand, seat)).fetchone()
+        if _is_the_same_score(saved, base, card_codes, photo):
+            # The same score sent again (a second tap, a reload that sends the form again):
+            # it is saved, whatever the page showed before; nothing for other phones to reload.
+            return game
+        _check_unchanged(db, game, hand, seat, was)
         if card_codes is not None:
             others = _saved_cards(db, game_id, hand, leaving_out=(seat, out_seat))
             try:
@@ -1057,16 +1063,16 @@ def delete_score(game_id: int, hand: int, seat: int, *, was: str | None = None,
     with transaction() as db:
         _check_hand_played(db, game_id, hand)
         check_seating(db, game_id, seating)
-        if db.execute("SELECT 1 FROM score WHERE game_id = ? AND hand = ? AND seat = ?",
-                      (game_id, hand, seat)).fetchone() is None:
-            return game   # cleared already (the same clear sent twice): what was asked is so
-        _check_unchanged(db, game, hand, seat, was)
         out = db.execute("SELECT out_seat FROM hand WHERE game_id = ? AND number = ?", (game_id, hand)).fetchone()
         if out is not None and out["out_seat"] == seat:
             # Their 0 is the mark's; what was saved before it is set aside, to count again if
             # the mark is undone. Clearing would lose that, and change nothing shown.
             raise InputError(f"{_player_name(game, seat)} went out in hand {hand}: the score is 0, and one "
                              "saved before is kept aside. To change it, first change who went out.")
+        if db.execute("SELECT 1 FROM score WHERE game_id = ? AND hand = ? AND seat = ?",
+                      (game_id, hand, seat)).fetchone() is None:
+            return game   # cleared already (the same clear sent twice): what was asked is so
+        _check_unchanged(db, game, hand, seat, was)
         cleared = db.execute("DELETE FROM score WHERE game_id = ? AND hand = ? AND seat = ?", (game_id, hand, seat))
         if cleared.rowcount:   # nothing there: nothing for the other phones to reload
             _touch(db, game_id)
@@ -1165,8 +1171,8 @@ def _check_hand_unchanged(game: dict[str, Any], hand: int, shown: dict[str, str]
     h = game["hands"][hand - 1]
     messages = []
     for field, value in sent.items():
-        was = shown.get(field)
-        if was is None or was == now[field] or value == now[field]:
+        was = _as_stored(shown.get(field))
+        if was is None or was == now[field] or _as_stored(str(value)) == now[field]:
             continue
         if field == "out":
             other = (f"{_player_name(game, h['out'])} was marked as out" if h["out"]
@@ -1234,6 +1240,12 @@ def _out_seat(value: Any, game: dict[str, Any]) -> int | None:
     return seat
 
 
+def names_to_save(names: Sequence[Any], shown: Sequence[str | None], now: Sequence[str]) -> list[Any]:
+    """The names a form sends, each left as its page showed it (``shown``) replaced by the
+    name saved ``now``: another device may have corrected it since."""
+    return [current if was is not None and name == was else name for name, was, current in zip(names, shown, now)]
+
+
 def set_player_names(game_id: int, names: Any, *, shown: Sequence[str | None] | None = None) -> dict[str, Any]:
     """Correct the players' names (a typo, a nickname), given in seat order.
 
@@ -1260,8 +1272,7 @@ def set_player_names(game_id: int, names: Any, *, shown: Sequence[str | None] | 
                        if was is not None and current != was and name != was]
             if clashes:
                 raise NamesChangedError(clashes)
-            names = [current if was is not None and name == was else name
-                     for name, was, current in zip(names, shown, now)]
+            names = names_to_save(names, shown, now)
         cleaned = [_clean_name(name) for name in names]
         for seat, name in enumerate(cleaned, start=1):
             if not name:
@@ -1417,7 +1428,7 @@ def set_game_note(game_id: int, note: Any, *, was: str | None = None) -> dict[st
         row = _game_row(game_id)   # judged on the note saved now, inside the write transaction
         if text == row["note"]:
             return load_game(game_id)   # the same note again: nothing for the other phones to reload
-        if was is not None and row["note"] != was:
+        if was is not None and row["note"] != _as_stored(was):
             raise NoteChangedError("The game note was changed on another device since this page was opened.",
                                    row["note"])
         db.execute("UPDATE game SET note = ? WHERE id = ?", (text, game_id))

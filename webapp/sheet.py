@@ -190,8 +190,8 @@ def game_players(game_id: int) -> Any:
         flash(str(error), "error")
         game = model.load_game(game_id)
         now = [p["name"] for p in game["players"]]
-        kept = [current if was is not None and name == was else name for name, was, current in zip(names, shown, now)]
-        return render_template("sheet.html", game=game, note_text=game["note"], player_names=kept), 400
+        return render_template("sheet.html", game=game, note_text=game["note"],
+                               player_names=model.names_to_save(names, shown, now)), 400
     flash("Names saved.", "ok")
     return redirect(url_for("sheet.game", game_id=game_id) + "#players")
 

@@ -74,8 +74,8 @@ def cards_region(photo: Mapping[str, Any]) -> tuple[float, float, float, float] 
         span_x, span_y = span_x * grow, span_y * grow
         x1 = min(max(0.0, centre_x - span_x / 2), width - span_x)
         y1 = min(max(0.0, centre_y - span_y / 2), height - span_y)
-    if max(span_x, span_y) > ZOOM_AT_MOST * max(width, height):
-        return None
+    if max(span_x, span_y) > ZOOM_AT_MOST * max(width, height) or span_x > width or span_y > height:
+        return None   # most of the photo, or (a long thin photo) more than one of its sides
     return x1, y1, span_x, span_y
 
 

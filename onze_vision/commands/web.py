@@ -228,13 +228,19 @@ def old_place_note(instance_path: str, book: str) -> str | None:
     from webapp import BOOK_NAME
 
     mine = places.user_data_dir()
-    if (places.in_checkout() or Path(instance_path) == mine
-            or os.path.abspath(book) != os.path.abspath(os.path.join(instance_path, BOOK_NAME))):
+    if places.in_checkout() or Path(instance_path) == mine:
         return None
-    return (f"the book is where earlier versions kept it, {book}, inside this Python environment: removing "
-            f"or making the environment again (pipx reinstall) deletes it with every game. It is used there "
-            f"until moved: stop the sheet and move the files of {instance_path} into {mine}, where this "
-            f"version keeps a new book")
+    if os.path.abspath(book) == os.path.abspath(os.path.join(instance_path, BOOK_NAME)):
+        return (f"the book is where earlier versions kept it, {book}, inside this Python environment: removing "
+                f"or making the environment again (pipx reinstall) deletes it with every game. It is used there "
+                f"until moved: stop the sheet and move the files of {instance_path} into {mine}, where this "
+                f"version keeps a new book")
+    if (Path(instance_path) / "config.py").exists():
+        return (f"this sheet's settings (config.py) are where earlier versions kept them, {instance_path}, "
+                f"inside this Python environment: removing or making the environment again deletes them. "
+                f"They are used there until moved: stop the sheet and move the files of {instance_path} "
+                f"into {mine}")
+    return None
 
 
 def serve(args: argparse.Namespace) -> int:
@@ -248,7 +254,7 @@ def serve(args: argparse.Namespace) -> int:
         print(f"onze-vision serve: error: {problem}", file=sys.stderr)
         return 2
     from webapp import BOOK_NAME, create_app, keepsake
-    from webapp.db import ensure_schema, needs_bringing_up_to_date, says_damaged
+    from webapp.db import BOOK_VERSION, book_version, ensure_schema, needs_bringing_up_to_date, says_damaged
 
     config: dict[str, Any] = {}
     if args.database:
@@ -267,6 +273,11 @@ def serve(args: argparse.Namespace) -> int:
     default_book = os.path.join(app.instance_path, BOOK_NAME)
     if note := old_place_note(app.instance_path, book):
         print(f"onze-vision serve: note: {note}", file=sys.stderr, flush=True)
+    if (version := book_version(book)) is not None and version > BOOK_VERSION:
+        # Opened all the same: what a later version added is left as it is, never removed.
+        print(f"onze-vision serve: note: this book was last kept by a newer Onze Vision (book version "
+              f"{version}; this one knows up to {BOOK_VERSION}): what that version added is kept but not "
+              "shown here. Install the newer version to see all of it.", file=sys.stderr, flush=True)
     problem = database_problem(book, shown_book, make_folder=os.path.abspath(book) == os.path.abspath(default_book))
     is_new = not Path(book).exists() or Path(book).stat().st_size == 0
     if problem is None:

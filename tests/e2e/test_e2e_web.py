@@ -75,7 +75,7 @@ def test_a_game_at_the_table(page: Any, live_server: Any) -> None:
     page.wait_for_function("document.querySelector('.points-total').textContent.trim() !== '\\u2013'")
     chips = page.locator(".chips li")
     # Every card the detector read is boxed on the photo and listed as a chip.
-    assert page.locator("svg.boxes rect").count() == chips.count()
+    assert page.locator("svg.boxes rect:not(.edge)").count() == chips.count()
     assert page.locator("svg.boxes text").count() == chips.count()
     if chips.count() == 0:        # the detector missed every card: add one by picking it
         page.select_option(".add-pick", "QS")
@@ -178,12 +178,12 @@ def test_photo_boxes_are_drawn_on_the_cards(page: Any, live_server: Any) -> None
     try:
         _photo_on_player_page(page, live_server, ["Hal", "Ivy", "Jo"], 2, 3, DATA / "web_edje_IMG_2571.jpg")
         page.wait_for_selector("figure.photo img")
-        assert page.locator("svg.boxes rect").count() == 3
+        assert page.locator("svg.boxes rect:not(.edge)").count() == 3
         assert page.locator("svg.boxes text").all_text_contents() == ["Q♣", "10♠", "9♥"]
         page.wait_for_function("document.querySelector('.points-total').textContent.trim() === '29'")
         # The overlay is scaled to the displayed photo: the 10♠ box sits over the right half.
         img = page.locator("figure.photo img").bounding_box()
-        box = page.locator("svg.boxes rect").nth(1).bounding_box()
+        box = page.locator("svg.boxes rect:not(.edge)").nth(1).bounding_box()
         assert abs(box["x"] - (img["x"] + 157 / 378 * img["width"])) < 3
         assert abs(box["width"] - (336 - 157) / 378 * img["width"]) < 3
         shoot(page, "04b-photo-boxes")
@@ -222,13 +222,13 @@ def _far_shot_on_player_page(page: Any, live_server: Any, tmp_path: Path, player
     img = page.locator("figure.photo img").bounding_box()
     # The whole photo is laid out larger than the frame, which shows the cards' part.
     assert frame["height"] > 100 and img["width"] > 4 * frame["width"]
-    for rect in page.locator("svg.boxes rect").all():
+    for rect in page.locator("svg.boxes rect:not(.edge)").all():
         box = rect.bounding_box()
         assert frame["x"] <= box["x"] and box["x"] + box["width"] <= frame["x"] + frame["width"] + 1
         assert frame["y"] <= box["y"] and box["y"] + box["height"] <= frame["y"] + frame["height"] + 1
         assert box["width"] > 40  # a card's box is large enough to see on a phone
     # And the white card is under its box: the frame shows the photo's pixels there.
-    first = page.locator("svg.boxes rect").first.bounding_box()
+    first = page.locator("svg.boxes rect:not(.edge)").first.bounding_box()
     shot = page.screenshot(clip={"x": first["x"] + first["width"] / 2, "y": first["y"] + first["height"] / 2,
                                  "width": 1, "height": 1})
     pixel = cv2.imdecode(np.frombuffer(shot, np.uint8), cv2.IMREAD_COLOR)[0, 0]
@@ -340,7 +340,7 @@ def test_an_unsure_card_is_fixed_with_one_tap(page: Any, live_server: Any) -> No
         page.wait_for_selector(".unsure-cards")
         assert page.locator("svg.boxes text").all_text_contents() == ["10♠", "6♥?", "Q♣?"]
         assert page.locator("svg.boxes .unsure rect").count() == 1
-        assert page.locator("svg.boxes .maybe rect").count() == 1
+        assert page.locator("svg.boxes .maybe rect:not(.edge)").count() == 1
         page.wait_for_function("document.querySelector('.points-total').textContent.trim() === '16'")
         shoot(page, "04c-unsure-card")
         page.focus(".swap-btn")
@@ -393,6 +393,22 @@ def test_the_boxes_on_the_photo_follow_the_card_list(page: Any, live_server: Any
         shoot(page, "04k-boxes-follow-the-list")
     finally:
         live_server.app.config["DETECT"] = saved
+
+
+def test_an_empty_list_shows_no_points_but_for_the_player_who_went_out(page: Any, live_server: Any) -> None:
+    """No cards is no score (a green 0 is the best score there is), unless the player went out."""
+    game_url = _start_game(page, live_server, ["Ann", "Bo", "Cy"])
+    page.goto(game_url + "/hands/1/players/2")
+    page.fill("input.cards-text", "QH")
+    page.wait_for_function("document.querySelector('.points-total').textContent.trim() === '10'")
+    page.click(".chips li:nth-child(1) .chip-remove")
+    page.wait_for_function("document.querySelector('.points-total').textContent.trim() === '\u2013'")
+    page.goto(game_url + "/hands/1")                                  # Bo went out
+    page.check("#hand-form input[name=out][value='2']")
+    with page.expect_navigation():
+        page.click("#hand-form button[type=submit]")
+    page.goto(game_url + "/hands/1/players/2")
+    page.wait_for_function("document.querySelector('.points-total').textContent.trim() === '0'")
 
 
 def test_check_a_go_down(page: Any, live_server: Any) -> None:
@@ -1263,8 +1279,8 @@ def test_a_hand_in_two_photos_is_read_as_one_list(page: Any, live_server: Any) -
         assert page.input_value("input[name=cards]") == "QH AC QC 10S 9H"
         assert "added them to the 2 in the list" in page.inner_text(".flash-ok")
         assert page.locator("figure.photo").count() == 2
-        assert page.locator("figure.photo >> nth=0 >> svg.boxes rect").count() == 3
-        assert page.locator("figure.photo >> nth=1 >> svg.boxes rect").count() == 2
+        assert page.locator("figure.photo >> nth=0 >> svg.boxes rect:not(.edge)").count() == 3
+        assert page.locator("figure.photo >> nth=1 >> svg.boxes rect:not(.edge)").count() == 2
         page.wait_for_function(f"document.querySelector('.points-total').textContent.trim() === '{first + 29}'")
         shoot(page, "27-hand-in-two-photos")
         with page.expect_navigation():
