@@ -839,7 +839,7 @@ def explain(variant: Variant | str, hand: int, cards: Sequence[Card], *, use_all
             # 5C 6C" for an extra 2D) with nothing to tell the player the rest is right.
             without = (f" Without {format_cards(full[1])}, the cards make it: {_melds_text(full[0])}."
                        if full is not None else "")
-            return f"{head}, but {_sentence_inside(near_miss)}{without}"
+            return f"{head}, but {_sentence_inside(near_miss)}{without}{_all_wild_hint(cards, v, near_miss)}"
     if full is not None:
         melds, leftover, _ = full
         # Cards left over that make a meld themselves were laid as one: say it so.
@@ -847,7 +847,7 @@ def explain(variant: Variant | str, hand: int, cards: Sequence[Card], *, use_all
                       if arrange(v, Contract((kind,)), leftover, use_all=True) is not None), None)
         if extra is not None:
             return (
-                f"{head}; found it: {_melds_text(melds)}, and {format_cards(leftover)} make an extra "
+                f"{head}; found it ({_melds_text(melds)}), but {format_cards(leftover)} is an extra "
                 f"{extra}: only the contract's melds may be laid down when going down."
             )
         return (
@@ -871,9 +871,11 @@ def explain(variant: Variant | str, hand: int, cards: Sequence[Card], *, use_all
             return (
                 f"{head}{size_note}; found {sub}: {_melds_text(melds)}; missing "
                 f"{_missing(contract, sub)}.{rest}{_wrap_hint(cards, contract, v)}"
+                f"{_gap_hint(cards, _missing(contract, sub), v)}"
             )
     kinds = " or ".join(dict.fromkeys(contract.melds))
-    return f"{head}{size_note}; no {kinds} can be made from {format_cards(cards)}.{_wrap_hint(cards, contract, v)}"
+    return (f"{head}{size_note}; no {kinds} can be made from {format_cards(cards)}."
+            f"{_wrap_hint(cards, contract, v)}{_gap_hint(cards, contract, v)}")
 
 
 def _sentence_inside(text: str) -> str:
@@ -885,18 +887,71 @@ def _sentence_inside(text: str) -> str:
 _KING, _ACE, _TWO = 13, 1, 2
 
 
+def _run_groups(cards: Sequence[Card], variant: Variant) -> list[list[Card]]:
+    """The cards a run could be laid from, as a player sees them: every card but Jokers (a
+    red Ace laid in a run is meant as an Ace, wild or not), by suit where runs keep one."""
+    ranked = [c for c in cards if not c.is_joker]
+    return [[c for c in ranked if c.suit == suit] for suit in "CDHS"] if variant.runs_same_suit else [ranked]
+
+
 def _wrap_hint(cards: Sequence[Card], contract: Contract, variant: Variant) -> str:
     """A sentence for a run that would need to wrap round the Ace (K-A-2), a common
     mistake no variant allows; "" when the cards hold none."""
     if "run" not in contract.melds:
         return ""
-    naturals = [c for c in cards if not variant.is_wild(c)]
-    groups = ([[c for c in naturals if c.suit == suit] for suit in "CDHS"] if variant.runs_same_suit
-              else [naturals])
-    for group in groups:
+    for group in _run_groups(cards, variant):
         if {_KING, _ACE, _TWO} <= {c.rank for c in group}:
             return " Runs never wrap round the Ace: K-A-2 is not a run."
     return ""
+
+
+def _gap_hint(cards: Sequence[Card], contract: Contract, variant: Variant) -> str:
+    """A sentence for a run laid with one card missing inside it ("3D 4D 6D 7D: 5D is
+    missing"), the card a player most needs named; "" when the cards hold no such run.
+
+    Looked for among the cards of one suit (any suits where runs mix them): a stretch of
+    at least a run's length with exactly one rank missing, at least ``RUN_MIN - 1`` of its
+    ranks there, the Ace at the end the variant plays it.
+    """
+    if "run" not in contract.melds:
+        return ""
+    for group in _run_groups(cards, variant):
+        by_rank: dict[int, Card] = {}
+        for card in group:
+            by_rank.setdefault(card.rank, card)
+            if card.rank == _ACE and variant.ace_high:
+                by_rank.setdefault(_KING + 1, card)
+        if _ACE in by_rank and not variant.ace_low:
+            del by_rank[_ACE]
+        ranks = sorted(by_rank)
+        for first in range(len(ranks)):
+            for last in range(len(ranks) - 1, first, -1):
+                span = ranks[last] - ranks[first] + 1
+                present = last - first + 1
+                if span >= RUN_MIN and span - present == 1 and present >= RUN_MIN - 1:
+                    missing = next(r for r in range(ranks[first], ranks[last]) if r not in by_rank)
+                    laid = [by_rank[r] for r in ranks[first:last + 1]]
+                    suit = laid[0].suit if variant.runs_same_suit else laid[1 if missing == ranks[first] + 1 else 0].suit
+                    gap = Card.from_code(("A" if missing == _KING + 1 else _RANK_CODES[missing]) + suit)
+                    wild = " or a wild card in its place" if variant.jokers_wild or variant.red_aces_wild else ""
+                    return (f" {format_cards(laid)} has a gap: it needs {gap.code if variant.runs_same_suit else gap.code[:-1]}"
+                            f"{wild} to be a run.")
+    return ""
+
+
+#: A rank's code by its number (1: Ace ... 13: King).
+_RANK_CODES = {rank: card[:-1] for rank, card in enumerate(("AS", "2S", "3S", "4S", "5S", "6S", "7S", "8S", "9S", "10S",
+                                                            "JS", "QS", "KS"), start=1)}
+
+
+def _all_wild_hint(cards: Sequence[Card], variant: Variant, said: str) -> str:
+    """A sentence for a meld laid of wild cards only where the variant wants natural cards
+    in every meld (once, onze), unless ``said`` (the reason given) already says so."""
+    wilds = [c for c in cards if variant.is_wild(c)]
+    if variant.min_naturals < 1 or len(wilds) < SET_MIN or "natural" in said:
+        return ""
+    need = "a natural card" if variant.min_naturals == 1 else f"at least {variant.min_naturals} natural cards"
+    return f" {format_cards(wilds[:SET_MIN])}: a meld of only wild cards is not allowed in {variant.name}, each needs {need}."
 
 
 # ---------------------------------------------------------------------------

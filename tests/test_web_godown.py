@@ -35,8 +35,8 @@ def test_valid_go_down_is_drawn_with_wilds(client: Any, token: str) -> None:
 
 def test_invalid_go_down_gives_the_reason(client: Any, token: str) -> None:
     page = _check(client, token, cards="7H 7S 9D 8D 8C 8S").get_data(as_text=True)
-    assert "✘ Not valid" in page
-    assert "missing one set" in page
+    assert "✘ Not valid <small>hand 1</small>" in page     # the contract once, in the reason
+    assert "Hand 1 needs two sets" in page and "missing one set" in page
     # The reason says which cards fit; no "Left over" list contradicts it with all six.
     assert "Left over: <span" not in page
 
