@@ -685,14 +685,17 @@ _FAULT_SEARCH_MAX_CARDS = 16
 
 
 # A near miss, ranked: (rules broken, cards laid between the faulty meld's own), the rules.
-_Fault = tuple[tuple[int, int], list[str]]
+_Fault = tuple[tuple[int, int, int], list[str]]
 
 
 def _fault(meld: Meld, problems: list[str], cards: Sequence[Card]) -> _Fault:
-    """Rank a near miss: fewest rules broken, then the faulty meld laid most together.
+    """Rank a near miss: fewest rules broken, then the faulty meld laid most together, then
+    (a run) the fewest cards off its most common suit.
 
     Players lay a meld's cards side by side, so a meld whose cards were given apart
-    (one borrowed from another meld) is the less likely reading of what they meant.
+    (one borrowed from another meld) is the less likely reading of what they meant; and
+    of two cards laid alike, the run's own suit's is the one they put in the run (7D in
+    3D 4D 5H 6D 7D, not the set's 7C).
     """
     free = list(range(len(cards)))
     places = []
@@ -701,7 +704,9 @@ def _fault(meld: Meld, problems: list[str], cards: Sequence[Card]) -> _Fault:
         free.remove(place)
         places.append(place)
     scatter = max(places) - min(places) + 1 - len(places)
-    return (len(problems), scatter), problems
+    suits = [card.suit for card in meld.cards if not card.is_joker]
+    off_suit = len(suits) - max(map(suits.count, set(suits)), default=0) if meld.kind == "run" else 0
+    return (len(problems), scatter, off_suit), problems
 
 
 def _rule_and_cards(problem: str) -> tuple[str, str]:
@@ -723,7 +728,7 @@ def _one_meld_at_fault(melds: Sequence[Meld], variant: Variant, cards: Sequence[
         return None
     faults = [_fault(meld, problems, cards) for meld, problems in broken]
     # Ranked after every one-meld miss: the rules broken are counted once per meld.
-    rank = (sum(f[0][0] for f in faults), sum(f[0][1] for f in faults))
+    rank = (sum(f[0][0] for f in faults), sum(f[0][1] for f in faults), sum(f[0][2] for f in faults))
     # Each rule once, quoting every meld that breaks it.
     return rank, [f"{rule}: {' and '.join(rules[i][1] for rules in split)}" for i, (rule, _) in enumerate(split[0])]
 
@@ -745,7 +750,7 @@ def _could_be_one_meld(kind: MeldKind, cards: Sequence[Card], v: Variant) -> boo
     return len(set(ranks)) <= 1 if kind == "set" else len(set(ranks)) == len(ranks)
 
 
-_NEAREST: tuple[int, int] = (1, 0)  # one rule broken by a meld laid together: none is nearer
+_NEAREST: tuple[int, int, int] = (1, 0, 0)  # one rule broken by a meld laid together, of one suit: none is nearer
 
 
 def _faulty_meld(v: Variant, contract: Contract, cards: Sequence[Card],
@@ -801,7 +806,14 @@ def _near_miss(v: Variant, contract: Contract, cards: Sequence[Card]) -> str | N
         searched = _faulty_meld(v, contract, cards, relaxed_variants)
         if searched is not None and (best is None or searched[0] < best[0]):
             best = searched
-    return " ".join(problem + "." for problem in best[1]) if best else None
+    if best is None:
+        return None
+    split = [_rule_and_cards(problem) for problem in best[1]]
+    if len(split) > 1 and len({shown for _, shown in split}) == 1 and split[0][1]:
+        # Two rules one meld breaks: the meld quoted once, after both.
+        rules = [rule for rule, _ in split]
+        return f"{', and '.join([rules[0], *(_sentence_inside(rule) for rule in rules[1:])])}: {split[0][1]}."
+    return " ".join(problem + "." for problem in best[1])
 
 
 def _melds_text(melds: Sequence[Meld]) -> str:

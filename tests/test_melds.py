@@ -185,7 +185,10 @@ def test_each_hand_contract_is_recognised(variant: str, hand: int) -> None:
         pytest.param("llenroc", 1, "7H 7S AH 9S 9D 9C", ["AH is not wild in llenroc, where red Aces are plain Aces", "7S 7H AH"], id="near miss: a red Ace as wild in llenroc"),
         pytest.param("llenroc", 2, "7H 7S AH 9S 10S JK QS", ["AH is not wild in llenroc", "7S 7H AH."], id="near miss: the red Ace where it was laid"),
         # ...and the meld's other broken rule said too: not one rule away when it is two.
-        pytest.param("llenroc", 2, "7S 7C 7D 8C 9H 10H AH", ["AH is not wild in llenroc", "A run is all one suit in llenroc: 8C 9H 10H AH."], id="near miss: a red Ace as wild in a run of two suits"),
+        pytest.param("llenroc", 2, "7S 7C 7D 8C 9H 10H AH", ["AH is not wild in llenroc", ", and a run is all one suit in llenroc: 8C 9H 10H AH."], id="near miss: a red Ace as wild in a run of two suits"),
+        pytest.param("scorecard", 2, "7H 7S 7C 3D 4D 5H 6D 7D",
+                     ["a run is all one suit in scorecard, and in scorecard a run is laid down with exactly 4 cards "
+                      "(add the others later): 3D 4D 5H 6D 7D."], id="two rules one meld breaks: the meld said once, as laid"),
     ],
 )
 def test_reasons_a_player_understands(variant: str, hand: int, cards: str, words: list[str]) -> None:
