@@ -883,11 +883,11 @@ def explain(variant: Variant | str, hand: int, cards: Sequence[Card], *, use_all
             return (
                 f"{head}{size_note}; found {sub}: {_melds_text(melds)}; missing "
                 f"{_missing(contract, sub)}.{rest}{_wrap_hint(cards, contract, v)}"
-                f"{_gap_hint(cards, _missing(contract, sub), v)}"
+                f"{_gap_hint(cards, _missing(contract, sub), v)}{_pairs_hint(leftover, _missing(contract, sub), v)}"
             )
     kinds = " or ".join(dict.fromkeys(contract.melds))
     return (f"{head}{size_note}; no {kinds} can be made from {format_cards(cards)}."
-            f"{_wrap_hint(cards, contract, v)}{_gap_hint(cards, contract, v)}")
+            f"{_wrap_hint(cards, contract, v)}{_gap_hint(cards, contract, v)}{_pairs_hint(cards, contract, v)}")
 
 
 def _sentence_inside(text: str) -> str:
@@ -949,6 +949,24 @@ def _gap_hint(cards: Sequence[Card], contract: Contract, variant: Variant) -> st
                     return (f" {format_cards(laid)} has a gap: it needs {gap.code if variant.runs_same_suit else gap.code[:-1]}"
                             f"{wild} to be a run.")
     return ""
+
+
+def _pairs_hint(cards: Sequence[Card], contract: Contract, variant: Variant, *, named: int = 3) -> str:
+    """A sentence for the pairs among ``cards`` (two natural cards of a rank, a third
+    missing) where the contract still needs a set: "7H 7S and 9D 9S are pairs: a set needs
+    a third card or a wild card." (at most ``named`` of them); "" where there is none."""
+    if "set" not in contract.melds:
+        return ""
+    naturals = [c for c in cards if not variant.is_wild(c)]
+    by_rank: dict[int, list[Card]] = {}
+    for card in naturals:
+        by_rank.setdefault(card.rank, []).append(card)
+    pairs = [group for group in by_rank.values() if len(group) == SET_MIN - 1][:named]
+    if not pairs:
+        return ""
+    wild = " or a wild card" if variant.jokers_wild or variant.red_aces_wild else ""
+    said = " and ".join(format_cards(pair) for pair in pairs)
+    return f" {said} {'is a pair' if len(pairs) == 1 else 'are pairs'}: a set needs a third card{wild}."
 
 
 #: A rank's code by its number (1: Ace ... 13: King).

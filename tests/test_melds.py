@@ -173,6 +173,8 @@ def test_each_hand_contract_is_recognised(variant: str, hand: int) -> None:
                      id="a gap next to a high Ace"),
         pytest.param("llenroc", 3, "3S 4S 6S 7S 8H 9H 10H JH", ["it needs 5S or a wild card in its place"],
                      id="a gap in the run not found"),
+        pytest.param("llenroc", 1, "7H 7S 9D 9S 9C", ["Left over: 7H 7S. 7H 7S is a pair: a set needs a third card or a wild card."],
+                     id="a set one card short: the pair named"),
         pytest.param("once", 1, "JK JK JK 9D 9S 9C",
                      ["JK JK JK: a meld of only wild cards is not allowed in once, each needs a natural card."],
                      id="a meld of wild cards only"),
