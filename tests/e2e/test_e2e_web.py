@@ -411,6 +411,69 @@ def test_an_empty_list_shows_no_points_but_for_the_player_who_went_out(page: Any
     page.wait_for_function("document.querySelector('.points-total').textContent.trim() === '0'")
 
 
+def _unreachable(page: Any, pattern: str, method: str) -> None:
+    """Requests of ``method`` to ``pattern`` get no answer, as from a laptop asleep."""
+    page.route(pattern, lambda route: route.abort() if route.request.method == method else route.continue_())
+
+
+def test_a_form_sent_while_the_sheet_cannot_be_reached_stays_as_typed(page: Any, live_server: Any) -> None:
+    """A new game of six names, sent with the laptop asleep: the browser's error page would
+    lose them (and Back skips past it); the form stays, says why, and sends once it is back."""
+    page.goto(live_server.url + "/games/new")
+    names = ["Ann", "Bo", "Cy", "Di", "Ed", "Flo"]
+    for seat, name in enumerate(names, start=1):
+        page.fill(f"input[name=player{seat}]", name)
+    _unreachable(page, "**/games/new", "HEAD")
+    page.click("button:has-text('Start the game')")
+    page.wait_for_selector("#new-game .unreachable")
+    assert "can't be reached" in page.inner_text("#new-game .unreachable")
+    assert page.url.endswith("/games/new") and page.input_value("input[name=player6]") == "Flo"
+    page.unroute("**/games/new")
+    _press_start(page)                              # sent now, "Start another game" with its name
+    assert all(name in page.inner_text("table.sheet thead") for name in names)
+
+
+def test_a_hand_mark_and_points_typed_stay_when_the_sheet_cannot_be_reached(page: Any, live_server: Any) -> None:
+    """Who went out chosen, then a player's points typed and saved with the laptop asleep: the
+    page stays with both, where it used to send the hand's form into the browser's error page."""
+    game_url = _start_game(page, live_server, ["Ann", "Bo", "Cy"])
+    page.goto(game_url + "/hands/1")
+    page.check("#hand-form input[name=out][value='1']")
+    page.fill("input[aria-label='Points for Bo']", "55")
+    _unreachable(page, "**/hands/1", "POST")
+    page.click("button[aria-label=\"Save Bo's points\"]")
+    page.wait_for_selector(".unreachable")
+    assert page.is_checked("#hand-form input[name=out][value='1']")
+    assert page.input_value("input[aria-label='Points for Bo']") == "55"
+    page.unroute("**/hands/1")
+    page.click("button[aria-label=\"Save Bo's points\"]")
+    page.wait_for_selector(".flash-ok")
+    hand = _api(live_server, game_url.replace(live_server.url, "/api"))["hands"][0]
+    assert hand["out"] == 1 and hand["scores"][1]["points"] == 55
+
+
+def test_points_are_not_shown_stale_when_the_sheet_cannot_be_reached(page: Any, live_server: Any) -> None:
+    game_url = _start_game(page, live_server, ["Ann", "Bo"])
+    page.goto(game_url + "/hands/1/players/2")
+    page.fill("input.cards-text", "QS KS")
+    page.wait_for_function("document.querySelector('.points-total').textContent.trim() === '20'")
+    _unreachable(page, "**/api/score", "POST")
+    page.fill("input.cards-text", "QS KS 2D")
+    page.wait_for_function("document.querySelector('.points-total').textContent.trim() === '\u2013'")
+    assert "can't be reached" in page.inner_text(".editor-error")
+
+
+def test_a_page_come_back_to_after_its_photo_was_sent_can_send_another(page: Any, live_server: Any) -> None:
+    game_url = _start_game(page, live_server, ["Ann", "Bo"])
+    page.goto(game_url + "/hands/1/players/2")
+    page.evaluate("""() => {   // as the page was left, its photo being sent
+        const form = document.querySelector('.upload-form');
+        form.classList.add('busy'); form.setAttribute('aria-busy', 'true');
+        window.dispatchEvent(new PageTransitionEvent('pageshow', {persisted: true}));
+    }""")
+    assert page.locator(".upload-form.busy, .upload-form[aria-busy]").count() == 0
+
+
 def test_check_a_go_down(page: Any, live_server: Any) -> None:
     page.goto(live_server.url + "/godown")
     page.select_option("select[name=variant]", "llenroc")

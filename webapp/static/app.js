@@ -7,18 +7,40 @@ window.onze = (function () {
 
   // POST JSON to our own API; resolves to {ok, status, data}.
   async function postJSON(url, body) {
-    const response = await fetch(url, {
-      method: "POST",
-      headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf },
-      body: JSON.stringify(body),
-      credentials: "same-origin",
-    });
+    let response;
+    try {
+      response = await fetch(url, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf },
+        body: JSON.stringify(body),
+        credentials: "same-origin",
+      });
+    } catch (error) {   // no answer at all: said where the page shows its errors, not only in a console
+      return { ok: false, status: 0, data: { error: UNREACHABLE } };
+    }
     let data = {};
     try { data = await response.json(); } catch (e) { data = { error: "The server sent no answer (" + response.status + ")." }; }
     return { ok: response.ok, status: response.status, data: data };
   }
 
-  return { csrf: csrf, postJSON: postJSON };
+  // Whether the score sheet answers at all (any status will do: a HEAD of a form's own address).
+  async function isReachable(url) {
+    const stop = typeof AbortController === "function" ? new AbortController() : null;
+    const timer = stop ? setTimeout(function () { stop.abort(); }, 6000) : null;
+    try {
+      await fetch(url, { method: "HEAD", cache: "no-store", credentials: "same-origin", signal: stop ? stop.signal : undefined });
+      return true;
+    } catch (error) {
+      return false;
+    } finally {
+      if (timer) clearTimeout(timer);
+    }
+  }
+
+  const UNREACHABLE = "The score sheet can't be reached (is the laptop asleep, or the Wi-Fi off?): nothing was " +
+    "sent, and what you typed is still here. Try again once it is back.";
+
+  return { csrf: csrf, postJSON: postJSON, isReachable: isReachable, UNREACHABLE: UNREACHABLE };
 })();
 
 document.documentElement.classList.add("js");
@@ -86,6 +108,50 @@ document.addEventListener("DOMContentLoaded", function () {
   });
   window.addEventListener("pageshow", function () {
     document.querySelectorAll("form[data-sent]").forEach(function (form) { delete form.dataset.sent; });
+    // Back to a page whose photo was being sent: its button works again, nothing is being read.
+    document.querySelectorAll("form.busy").forEach(function (form) {
+      form.classList.remove("busy");
+      form.removeAttribute("aria-busy");
+      const reading = form.querySelector(".reading-status");
+      if (reading) reading.textContent = "";
+    });
+  });
+
+  // A form that posts to its own page (a new game, a hand's marks, the game's note and
+  // names) keeps nothing of what was typed once the browser shows its "can't be reached"
+  // page, and Back then skips past it: it is sent only when the sheet answers, else it
+  // stays as typed and says why. (Old browsers without event.submitter send as before.)
+  function sayUnreachable(form) {
+    let said = form.querySelector(".unreachable");
+    if (!said) {
+      said = document.createElement("p");
+      said.className = "flash flash-error unreachable";
+      said.setAttribute("role", "alert");
+      form.insertBefore(said, form.firstChild);
+    }
+    said.textContent = window.onze.UNREACHABLE;
+    said.setAttribute("tabindex", "-1");
+    said.focus();
+  }
+  document.querySelectorAll("form[data-keep-if-unreachable]").forEach(function (form) {
+    form.addEventListener("submit", async function (event) {
+      if (event.defaultPrevented || !("submitter" in event)) return;
+      event.preventDefault();
+      const button = event.submitter;
+      if (await window.onze.isReachable(form.action)) {
+        if (button && button.name) {   // form.submit() sends no button: its name and value go along
+          const carried = document.createElement("input");
+          carried.type = "hidden";
+          carried.name = button.name;
+          carried.value = button.value;
+          form.appendChild(carried);
+        }
+        form.submit();
+        return;
+      }
+      delete form.dataset.sent;
+      sayUnreachable(form);
+    });
   });
 
   // Who went out, the splash and the note are one form among the players' own on a hand's
@@ -97,15 +163,26 @@ document.addEventListener("DOMContentLoaded", function () {
     let unsaved = false;
     handForm.addEventListener("input", function () { unsaved = true; });
     handForm.addEventListener("change", function () { unsaved = true; });
-    handForm.addEventListener("submit", function () { unsaved = false; });
+    handForm.addEventListener("submit", function (event) { if (!event.defaultPrevented) unsaved = false; });
+    // "saved"; "refused" (its page says why, with the choice kept); "unreachable" (no answer:
+    // the page stays as it is, the choice and what the player typed with it kept).
     const saveHandFirst = async function () {
       unsaved = false;
       try {
         const response = await fetch(handForm.action, { method: "POST", body: new FormData(handForm),
                                                         credentials: "same-origin" });
-        return response.ok;
+        return response.ok ? "saved" : "refused";
       } catch (error) {
-        return false;
+        unsaved = true;
+        return "unreachable";
+      }
+    };
+    const afterSavingHand = function (outcome, form, go) {
+      if (outcome === "saved") go();
+      else if (outcome === "refused") handForm.submit();
+      else {
+        if (form) delete form.dataset.sent;
+        sayUnreachable(form || handForm);
       }
     };
     document.querySelectorAll("main form[method=post]").forEach(function (form) {
@@ -113,14 +190,14 @@ document.addEventListener("DOMContentLoaded", function () {
       form.addEventListener("submit", async function (event) {
         if (!unsaved || event.defaultPrevented) return;
         event.preventDefault();
-        if (await saveHandFirst()) form.submit(); else handForm.submit();
+        afterSavingHand(await saveHandFirst(), form, function () { form.submit(); });
       });
     });
     document.querySelectorAll("main a[href]").forEach(function (link) {
       link.addEventListener("click", async function (event) {
         if (!unsaved || event.defaultPrevented || link.target || event.ctrlKey || event.metaKey) return;
         event.preventDefault();
-        if (await saveHandFirst()) window.location.href = link.href; else handForm.submit();
+        afterSavingHand(await saveHandFirst(), null, function () { window.location.href = link.href; });
       });
     });
   }
