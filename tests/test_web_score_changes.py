@@ -60,6 +60,20 @@ def test_a_score_changed_on_another_phone_since_the_page_was_drawn_is_not_replac
     assert _score(api, game_id, 1, 2)["points"] in (10, 12)
 
 
+def test_a_clash_with_a_score_this_phone_saved_says_so(client: Any, api: Any, token: str, game_id: int) -> None:
+    # Saved, then Back to the page as it was drawn (or another tab) and saved with other cards.
+    was = _was(client, f"/games/{game_id}/hands/1/players/2")
+    assert _send(client, token, game_id, 2, was, mode="cards", cards="QH 7S").status_code == 302
+    response = _send(client, token, game_id, 2, was, mode="cards", cards="QH 7S 8D")
+    assert response.status_code == 409
+    assert ("Bo's score for hand 1 was saved from this phone since this page was opened (in another tab, or "
+            "before going Back): it is now 17 with Q\u2665 7\u2660. Yours is below") in _page(response)
+    # Another phone's change is still said as another device's.
+    api.post(f"/api/games/{game_id}/hands/1/scores/2", {"points": 9})
+    again = _send(client, token, game_id, 2, was, mode="cards", cards="QH 7S 8D")
+    assert "was changed on another device since this page was opened: it is now a typed 9." in _page(again)
+
+
 def test_a_first_score_saved_meanwhile_on_another_phone_is_not_replaced_unseen(
     client: Any, api: Any, token: str, game_id: int
 ) -> None:

@@ -154,7 +154,13 @@ def player(game_id: int, hand: int, seat: int) -> Any:
             status, message = 400, str(error)
             if isinstance(error, model.ScoreChangedError):
                 # Drawn again with the score as it is now: one more tap saves knowingly.
-                message = f"{error} Yours is below, not saved yet: save again to replace it."
+                said = str(error)
+                if error.version and recall("saved", _memory_key(game, hand, seat)) == error.version:
+                    # This phone saved it (another tab, or this page come back to with Back).
+                    said = said.replace("was changed on another device since this page was opened",
+                                        "was saved from this phone since this page was opened (in another "
+                                        "tab, or before going Back)")
+                message = f"{said} Yours is below, not saved yet: save again to replace it."
                 game, status = model.load_game(game_id), 409
             if mode == "points":
                 # Said beside the box the page scrolls to, not at the top out of sight.
@@ -174,6 +180,8 @@ def player(game_id: int, hand: int, seat: int) -> Any:
         name = game["players"][seat - 1]["name"]
         before = game["hands"][hand - 1]["scores"][seat - 1]
         now = after["hands"][hand - 1]["scores"][seat - 1]
+        if now is not None:   # a clash with it later is this phone's own: said so
+            remember("saved", _memory_key(game, hand, seat), now["version"], _UNDOS_KEPT)
         if _offer_undo(game, hand, seat, before, now):
             flash(f"Saved {name}'s score for hand {hand}: {model.score_words(now)} "
                   f"(it was {model.score_words(before)}).", "ok")

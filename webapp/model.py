@@ -70,7 +70,12 @@ class GameEndedError(InputError):
 
 
 class ScoreChangedError(InputError):
-    """A score changed on another device since the page that would replace it was drawn."""
+    """A score changed on another device since the page that would replace it was drawn.
+    ``version``: the score's :func:`score_version` now ("" where not said)."""
+
+    def __init__(self, message: str, version: str = "") -> None:
+        super().__init__(message)
+        self.version = version
 
 
 class SeatingChangedError(ScoreChangedError):
@@ -616,7 +621,8 @@ def _check_unchanged(db: sqlite3.Connection, game: dict[str, Any], hand: int, se
                      (game["id"], hand, seat)).fetchone()
     if score_version(row) != was:
         raise ScoreChangedError(f"{_player_name(game, seat)}'s score for hand {hand} was changed on another "
-                                f"device since this page was opened: it is now {score_words(row)}.")
+                                f"device since this page was opened: it is now {score_words(row)}.",
+                                score_version(row))
 
 
 def result_text(game: dict[str, Any]) -> str:
