@@ -95,7 +95,7 @@ def box_labels(photo: Mapping[str, Any], stroke: float) -> list[dict[str, Any]]:
     greedily, sure readings first: above the box, else inside its top, below it, to its
     right or its left; where every place is taken, the one overlapping least.
     """
-    font = stroke * 9
+    font = stroke * 10.5   # some 15 CSS px on a phone, whatever the photo's size (the frame scales both)
     width, height = float(photo["width"]), float(photo["height"])
     entries: list[dict[str, Any]] = []
     for card in photo.get("cards") or []:
