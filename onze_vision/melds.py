@@ -750,7 +750,10 @@ def _could_be_one_meld(kind: MeldKind, cards: Sequence[Card], v: Variant) -> boo
     return len(set(ranks)) <= 1 if kind == "set" else len(set(ranks)) == len(ranks)
 
 
-_NEAREST: tuple[int, int, int] = (1, 0, 0)  # one rule broken by a meld laid together, of one suit: none is nearer
+# One rule broken by a meld laid together: none is nearer. (Cards off a run's suit only
+# break ties: a run of one off-suit card is the commonest near miss, and searching on for
+# one of none would cost it the full search, ten times the time.)
+_NEAREST: tuple[int, int] = (1, 0)
 
 
 def _faulty_meld(v: Variant, contract: Contract, cards: Sequence[Card],
@@ -784,7 +787,7 @@ def _faulty_meld(v: Variant, contract: Contract, cards: Sequence[Card],
                         fault = _fault(found[0][0], problems, cards)
                         if best is None or fault[0] < best[0]:
                             best = fault
-                if best is not None and best[0] == _NEAREST:
+                if best is not None and best[0][:2] == _NEAREST:
                     return best
     return best
 
@@ -802,7 +805,7 @@ def _near_miss(v: Variant, contract: Contract, cards: Sequence[Card]) -> str | N
         fault = found and _one_meld_at_fault(found[0], v, cards)
         if fault and (best is None or fault[0] < best[0]):
             best = fault
-    if (best is None or best[0] > _NEAREST) and len(cards) <= _FAULT_SEARCH_MAX_CARDS:
+    if (best is None or best[0][:2] > _NEAREST) and len(cards) <= _FAULT_SEARCH_MAX_CARDS:
         searched = _faulty_meld(v, contract, cards, relaxed_variants)
         if searched is not None and (best is None or searched[0] < best[0]):
             best = searched
@@ -851,7 +854,8 @@ def explain(variant: Variant | str, hand: int, cards: Sequence[Card], *, use_all
             # 5C 6C" for an extra 2D) with nothing to tell the player the rest is right.
             without = (f" Without {format_cards(full[1])}, the cards make it: {_melds_text(full[0])}."
                        if full is not None else "")
-            return f"{head}, but {_sentence_inside(near_miss)}{without}{_all_wild_hint(cards, v, near_miss)}"
+            all_wild = _all_wild_hint(cards, v, near_miss) if full is None else ""
+            return f"{head}, but {_sentence_inside(near_miss)}{without}{all_wild}"
     if full is not None:
         melds, leftover, _ = full
         # Cards left over that make a meld themselves were laid as one: say it so.
@@ -883,11 +887,12 @@ def explain(variant: Variant | str, hand: int, cards: Sequence[Card], *, use_all
             return (
                 f"{head}{size_note}; found {sub}: {_melds_text(melds)}; missing "
                 f"{_missing(contract, sub)}.{rest}{_wrap_hint(cards, contract, v)}"
-                f"{_gap_hint(cards, _missing(contract, sub), v)}{_pairs_hint(leftover, _missing(contract, sub), v)}"
+                f"{_gap_hint(cards, contract, _missing(contract, sub), v, size)}"
+                f"{_pairs_hint(leftover, _missing(contract, sub), v)}"
             )
     kinds = " or ".join(dict.fromkeys(contract.melds))
     return (f"{head}{size_note}; no {kinds} can be made from {format_cards(cards)}."
-            f"{_wrap_hint(cards, contract, v)}{_gap_hint(cards, contract, v)}{_pairs_hint(cards, contract, v)}")
+            f"{_wrap_hint(cards, contract, v)}{_gap_hint(cards, contract, contract, v, 0)}{_pairs_hint(cards, contract, v)}")
 
 
 def _sentence_inside(text: str) -> str:
@@ -917,15 +922,24 @@ def _wrap_hint(cards: Sequence[Card], contract: Contract, variant: Variant) -> s
     return ""
 
 
-def _gap_hint(cards: Sequence[Card], contract: Contract, variant: Variant) -> str:
-    """A sentence for a run laid with one card missing inside it ("3D 4D 6D 7D: 5D is
-    missing"), the card a player most needs named; "" when the cards hold no such run.
+def _makes_more(v: Variant, contract: Contract, cards: Sequence[Card], made: int) -> bool:
+    """Whether more than ``made`` of ``contract``'s melds can be made from ``cards``."""
+    return any(arrange(v, sub, cards, use_all=False) is not None
+               for size in range(len(contract.melds), made, -1) for sub in _sub_contracts(contract, size))
+
+
+def _gap_hint(cards: Sequence[Card], contract: Contract, missing: Contract, variant: Variant, made: int,
+              *, tried: int = 3) -> str:
+    """A sentence for a run laid with one card missing inside it ("3D 4D 6D 7D has a gap: it
+    needs 5D"), the card a player most needs named; "" when the cards hold no such run.
 
     Looked for among the cards of one suit (any suits where runs mix them): a stretch of
     at least a run's length with exactly one rank missing, at least ``RUN_MIN - 1`` of its
-    ranks there, the Ace at the end the variant plays it.
+    ranks there, the Ace at the end the variant plays it; and said only where that card
+    would let more than the ``made`` melds of ``contract`` be made (a wild may fill the gap
+    already, or the stretch be a run found with a card over), trying the first ``tried``.
     """
-    if "run" not in contract.melds:
+    if "run" not in missing.melds:
         return ""
     for group in _run_groups(cards, variant):
         by_rank: dict[int, Card] = {}
@@ -940,14 +954,20 @@ def _gap_hint(cards: Sequence[Card], contract: Contract, variant: Variant) -> st
             for last in range(len(ranks) - 1, first, -1):
                 span = ranks[last] - ranks[first] + 1
                 present = last - first + 1
-                if span >= RUN_MIN and span - present == 1 and present >= RUN_MIN - 1:
-                    missing = next(r for r in range(ranks[first], ranks[last]) if r not in by_rank)
-                    laid = [by_rank[r] for r in ranks[first:last + 1]]
-                    suit = laid[0].suit if variant.runs_same_suit else laid[1 if missing == ranks[first] + 1 else 0].suit
-                    gap = Card.from_code(("A" if missing == _KING + 1 else _RANK_CODES[missing]) + suit)
-                    wild = " or a wild card in its place" if variant.jokers_wild or variant.red_aces_wild else ""
-                    return (f" {format_cards(laid)} has a gap: it needs {gap.code if variant.runs_same_suit else gap.code[:-1]}"
-                            f"{wild} to be a run.")
+                if not (span >= RUN_MIN and span - present == 1 and present >= RUN_MIN - 1):
+                    continue
+                if tried == 0:
+                    return ""
+                tried -= 1
+                absent = next(r for r in range(ranks[first], ranks[last]) if r not in by_rank)
+                laid = [by_rank[r] for r in ranks[first:last + 1]]
+                rank = "A" if absent == _KING + 1 else _RANK_CODES[absent]
+                gap = Card.from_code(rank + laid[0].suit)
+                if not _makes_more(variant, contract, [*cards, gap], made):
+                    continue
+                wild = " or a wild card in its place" if variant.jokers_wild or variant.red_aces_wild else ""
+                needed = gap.code if variant.runs_same_suit else f"a {rank}"
+                return f" {format_cards(laid)} has a gap: it needs {needed}{wild} to be a run."
     return ""
 
 
@@ -975,13 +995,22 @@ _RANK_CODES = {rank: card[:-1] for rank, card in enumerate(("AS", "2S", "3S", "4
 
 
 def _all_wild_hint(cards: Sequence[Card], variant: Variant, said: str) -> str:
-    """A sentence for a meld laid of wild cards only where the variant wants natural cards
-    in every meld (once, onze), unless ``said`` (the reason given) already says so."""
-    wilds = [c for c in cards if variant.is_wild(c)]
-    if variant.min_naturals < 1 or len(wilds) < SET_MIN or "natural" in said:
+    """A sentence for wild cards laid side by side as a meld of their own (``SET_MIN`` or
+    more in a row, as players lay a meld's cards) where the variant wants natural cards in
+    every meld (once, onze), unless ``said`` (the reason given) already speaks of them."""
+    if variant.min_naturals < 1 or "natural" in said:
         return ""
-    need = "a natural card" if variant.min_naturals == 1 else f"at least {variant.min_naturals} natural cards"
-    return f" {format_cards(wilds[:SET_MIN])}: a meld of only wild cards is not allowed in {variant.name}, each needs {need}."
+    row: list[Card] = []
+    for card in [*cards, None]:
+        if card is not None and variant.is_wild(card):
+            row.append(card)
+            continue
+        if len(row) >= SET_MIN:
+            need = "a natural card" if variant.min_naturals == 1 else f"at least {variant.min_naturals} natural cards"
+            return (f" {format_cards(row)}, laid together, would be a meld of only wild cards: not allowed in "
+                    f"{variant.name}, where each needs {need}.")
+        row = []
+    return ""
 
 
 # ---------------------------------------------------------------------------

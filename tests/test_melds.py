@@ -176,8 +176,8 @@ def test_each_hand_contract_is_recognised(variant: str, hand: int) -> None:
         pytest.param("llenroc", 1, "7H 7S 9D 9S 9C", ["Left over: 7H 7S. 7H 7S is a pair: a set needs a third card or a wild card."],
                      id="a set one card short: the pair named"),
         pytest.param("once", 1, "JK JK JK 9D 9S 9C",
-                     ["JK JK JK: a meld of only wild cards is not allowed in once, each needs a natural card."],
-                     id="a meld of wild cards only"),
+                     ["JK JK JK, laid together, would be a meld of only wild cards: not allowed in once, where each "
+                      "needs a natural card."], id="a meld of wild cards only, laid together"),
         # Several melds breaking the very same rule: still one near miss, each meld quoted.
         pytest.param("scorecard", 1, "7H 7S 7C 7D 9S 9D 9C 9H", ["laid down with exactly 3 cards", "7S 7H 7D 7C and 9S 9H 9D 9C."], id="near miss: two sets of four in scorecard"),
         pytest.param("scorecard", 3, "4H 5H 6H 7H 8H 4S 5S 6S 7S 8S", ["laid down with exactly 4 cards", " and "], id="near miss: two 5-card runs in scorecard"),
@@ -219,6 +219,17 @@ def test_a_near_miss_with_the_contract_there_says_which_cards_are_over(variant: 
     beside a good run is not told as the run's fault alone."""
     result = check_down(variant, hand, cards)
     assert not result.valid and result.reason == reason
+
+
+@pytest.mark.parametrize(("variant", "hand", "cards", "not_said"), [
+    pytest.param("onze", 3, "9H 10H JH KH AH", "gap", id="a gap a wild fills already"),
+    pytest.param("scorecard", 3, "6D 9D 8D 4D 7D", "gap", id="a gap that would make a run too long to lay"),
+    pytest.param("once", 1, "7H JK AH 9C 9D 9H AD", "only wild cards", id="wilds not laid side by side"),
+    pytest.param("onze", 2, "3S JK AH 6S 9C 9D 9H JK", "only wild cards", id="two wilds side by side, not three"),
+])
+def test_no_hint_is_given_that_would_not_help(variant: str, hand: int, cards: str, not_said: str) -> None:
+    result = check_down(variant, hand, cards)
+    assert not result.valid and not_said not in result.reason  # type: ignore[operator]
 
 
 def test_no_gap_is_named_where_the_run_is_made_and_a_set_is_missing() -> None:

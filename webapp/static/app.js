@@ -26,7 +26,8 @@ window.onze = (function () {
   // Whether the score sheet answers at all (any status will do: a HEAD of a form's own address).
   async function isReachable(url) {
     const stop = typeof AbortController === "function" ? new AbortController() : null;
-    const timer = stop ? setTimeout(function () { stop.abort(); }, 6000) : null;
+    // Given up before a form's send-once guard lets a second tap through (4 s): one check at a time.
+    const timer = stop ? setTimeout(function () { stop.abort(); }, 3500) : null;
     try {
       await fetch(url, { method: "HEAD", cache: "no-store", credentials: "same-origin", signal: stop ? stop.signal : undefined });
       return true;
@@ -139,9 +140,12 @@ document.addEventListener("DOMContentLoaded", function () {
       event.preventDefault();
       const button = event.submitter;
       if (await window.onze.isReachable(form.action)) {
+        let carried = form.querySelector("input.carried-button");
+        if (carried) carried.remove();   // a button of an earlier try (the page come back to with Back)
         if (button && button.name) {   // form.submit() sends no button: its name and value go along
-          const carried = document.createElement("input");
+          carried = document.createElement("input");
           carried.type = "hidden";
+          carried.className = "carried-button";
           carried.name = button.name;
           carried.value = button.value;
           form.appendChild(carried);
