@@ -276,7 +276,7 @@ def test_photo_upload_shows_boxes_and_chips(client: Any, token: str, game_id: in
     assert page.count("<rect ") == 3                        # one box per card read
     assert "Q♥" in page and "Joker" in page                 # boxes are named
     assert 'value="QH 7S JK"' in page                       # the list the chips edit
-    assert re.search(r"3 cards read\s+\(Q♥ \d+%, 7♠ \d+%, Joker \d+%\)", page)   # named as the chips name them
+    assert re.search(r"3 cards read\s+\(Q♥, 7♠, Joker\)", page)   # named as the chips name them, without how sure
     # "Take or choose": the phone offers its camera and its photos (capture would force the camera).
     assert 'accept="image/*,.heic,.heif"' in page and "capture=" not in page
     assert "zoomed" not in page                             # cards fill the photo: shown whole

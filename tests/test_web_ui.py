@@ -110,3 +110,13 @@ def test_names_given_twice_are_marked_invalid_on_the_refused_form(client: Any, t
                                            "player2": "Bo", "player3": "ANN"}).get_data(as_text=True)
     marked = re.findall(r'name="player(\d)"[^>]*aria-invalid="true"', page)
     assert marked == ["1", "3"]
+
+
+@pytest.mark.parametrize(("words", "figures"), [
+    ("two sets", "2 sets"), ("one set + one run", "1 set + 1 run"), ("two runs + one set", "2 runs + 1 set"),
+    ("three runs", "3 runs"),
+])
+def test_a_contract_is_put_in_figures_for_a_narrow_sheet(words: str, figures: str) -> None:
+    from webapp.ui import contract_short
+
+    assert contract_short(words) == figures

@@ -31,6 +31,14 @@ def cards_in_words(text: str) -> str:
     return _CODE_IN_WORDS.sub(lambda match: card_label(match.group(0)), str(text))
 
 
+_COUNT_DIGITS = {"one": "1", "two": "2", "three": "3", "four": "4"}
+
+
+def contract_short(words: str) -> str:
+    """A contract in figures, for a phone's narrow sheet: "two sets + one run" -> "2 sets + 1 run"."""
+    return " ".join(_COUNT_DIGITS.get(word, word) for word in words.split(" "))
+
+
 def card_class(code: str) -> str:
     """CSS class for a card's colour."""
     code = str(code)
@@ -160,6 +168,7 @@ def init_app(app: Flask) -> None:
 
     app.jinja_env.filters["card_label"] = card_label
     app.jinja_env.filters["card_class"] = card_class
+    app.jinja_env.filters["contract_short"] = contract_short
     app.jinja_env.filters["cards_in_words"] = cards_in_words
     app.jinja_env.globals["CARD_CODES"] = list(CARD_CODES)
     app.jinja_env.globals["card_choices"] = card_choices

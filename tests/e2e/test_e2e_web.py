@@ -474,6 +474,21 @@ def test_a_page_come_back_to_after_its_photo_was_sent_can_send_another(page: Any
     assert page.locator(".upload-form.busy, .upload-form[aria-busy]").count() == 0
 
 
+def test_five_players_fit_a_phones_sheet_with_their_names_whole(page: Any, live_server: Any) -> None:
+    """Five columns of players on a 390-px phone: no swipe, the contract in figures, a name
+    broken between its words only."""
+    page.set_viewport_size({"width": 390, "height": 844})
+    _start_game(page, live_server, ["Grandma Ria", "Bo", "Cy", "Dientje", "Evert-Jan"])
+    wrap = page.locator(".table-wrap")
+    assert wrap.evaluate("w => w.scrollWidth <= w.clientWidth")
+    assert page.locator("tbody tr").nth(4).locator(".contract-short").inner_text() == "2 sets + 1 run"
+    assert page.locator("tbody tr").nth(4).locator(".contract").inner_text() == "two sets + one run"   # read out
+    first = page.locator("thead th.col-player").first
+    # "Grandma" on one line: a range over its letters has one box.
+    assert first.evaluate("th => { const r = document.createRange(); r.setStart(th.firstChild, 0); "
+                          "r.setEnd(th.firstChild, 7); return r.getClientRects().length; }") == 1
+
+
 def test_check_a_go_down(page: Any, live_server: Any) -> None:
     page.goto(live_server.url + "/godown")
     page.select_option("select[name=variant]", "llenroc")
