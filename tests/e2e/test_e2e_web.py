@@ -388,6 +388,8 @@ def test_the_boxes_on_the_photo_follow_the_card_list(page: Any, live_server: Any
         page.click(".add-maybe-btn")                                       # QC is there after all
         page.wait_for_function("document.querySelector('.points-total').textContent.trim() === '19'")
         assert classes() == [["gone"], [], ["taken", "lit"]]               # focus on the QC chip added
+        # The labels say the cards the boxes now stand for: 6H? swapped is 9H, QC? added is QC.
+        assert page.locator("svg.boxes text").all_text_contents() == ["10♠", "9♥", "Q♣"]
         page.focus(".chips li:nth-child(1) select")                        # the 9H chip: the swapped box
         assert classes() == [["gone"], ["lit"], ["taken"]]
         shoot(page, "04k-boxes-follow-the-list")

@@ -196,8 +196,30 @@
         }
         return false;
       }
-      boxes.forEach(function (g) { if (!g.classList.contains("maybe")) g.classList.toggle("gone", !take(g)); });
-      boxes.forEach(function (g) { if (g.classList.contains("maybe")) g.classList.toggle("taken", take(g)); });
+      // Each box's label says the card it now stands for: a swapped reading its new card, one
+      // added from "possibly missed" without its question mark.
+      function label(g, code, sure) {
+        const text = g.querySelector("text");
+        if (!text) return;
+        if (!g.hasAttribute("data-label")) g.setAttribute("data-label", text.textContent);
+        const words = code ? (labels[code] || code) + (sure ? "" : "?") : g.getAttribute("data-label");
+        if (text.textContent !== words) text.textContent = words;
+      }
+      boxes.forEach(function (g) {
+        if (g.classList.contains("maybe")) return;
+        const card = g.getAttribute("data-card");
+        const before = Object.assign({}, left);
+        const kept = take(g);
+        g.classList.toggle("gone", !kept);
+        const swapped = kept && before[card] === left[card];   // matched by its alternative
+        label(g, swapped ? g.getAttribute("data-alt") : null, true);
+      });
+      boxes.forEach(function (g) {
+        const taken = g.classList.contains("maybe") && take(g);
+        if (!g.classList.contains("maybe")) return;
+        g.classList.toggle("taken", taken);
+        label(g, taken ? g.getAttribute("data-card") : null, true);
+      });
     }
     function light(code) {
       boxes.forEach(function (g) {
