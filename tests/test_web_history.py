@@ -380,7 +380,7 @@ def test_the_home_page_lists_the_ten_newest_games_in_play_and_points_to_the_rest
     ids = [api.post("/api/games", {"variant": "once", "players": ["Ann", "Bo"]}).get_json()["id"] for _ in range(12)]
     page = client.get("/").get_data(as_text=True)
     assert [int(n) for n in re.findall(r'class="game-card" href="/games/(\d+)"', page)] == ids[::-1][:10]
-    assert '<a href="/history">2 older games in play, in History &rarr;</a>' in page
+    assert '<a href="/history">2 older games in play, in History&nbsp;&rarr;</a>' in page
     api.delete(f"/api/games/{ids[0]}")
     assert "1 older game in play, in History" in client.get("/").get_data(as_text=True)
     api.delete(f"/api/games/{ids[1]}")
