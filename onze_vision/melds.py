@@ -962,7 +962,9 @@ def _gap_hint(cards: Sequence[Card], contract: Contract, missing: Contract, vari
                 absent = next(r for r in range(ranks[first], ranks[last]) if r not in by_rank)
                 laid = [by_rank[r] for r in ranks[first:last + 1]]
                 rank = "A" if absent == _KING + 1 else _RANK_CODES[absent]
-                gap = Card.from_code(rank + laid[0].suit)
+                suit = laid[0].suit
+                assert suit is not None   # no Joker in a run group
+                gap = Card.from_code(rank + suit)
                 if not _makes_more(variant, contract, [*cards, gap], made):
                     continue
                 wild = " or a wild card in its place" if variant.jokers_wild or variant.red_aces_wild else ""
@@ -1053,7 +1055,58 @@ def check_down(
         points = sum(v.card_value(c) for c in card_list)
         reason = explain(v, hand, card_list, use_all=True)
         return GoDown(False, [], list(card_list), reason, v.name, hand, points)
-    return GoDown(True, found[0], [], None, v.name, hand, 0)
+    return GoDown(True, _wilds_as_laid(found[0], card_list), [], None, v.name, hand, 0)
+
+
+def _wilds_as_laid(melds: Sequence[Meld], laid: Sequence[Card], *, most: int = 6) -> list[Meld]:
+    """``melds`` with their wild cards put back in the melds the player laid them beside.
+
+    Any wild card may fill any wild place (the rules count wilds, not which they are), so the
+    search may show a Joker in the set and a red Ace in the run where the player laid them the
+    other way round; and which is where matters at the table (a Joker in a run may be swapped
+    for the card it stands for, in scorecard). Each arrangement of the wild cards over the wild
+    places is scored by how far each lies, as laid, from its meld's natural cards; the nearest
+    is kept (the search's own on a tie). At most ``most`` wild places are tried (720 orders).
+    """
+    places = [(m, i) for m, meld in enumerate(melds) for i in meld.wilds]
+    wilds = [melds[m].cards[i] for m, i in places]
+    if len(set(wilds)) < 2 or len(places) > most:
+        return list(melds)
+    where: dict[Card, list[int]] = {}
+    for position, card in enumerate(laid):
+        where.setdefault(card, []).append(position)
+    spans = []
+    for meld in melds:
+        # The laid places of its natural cards (the first unused of each, in meld order).
+        taken: dict[Card, int] = {}
+        spots = []
+        for card, stands in zip(meld.cards, meld.stands_for):
+            if stands is None and card in where:
+                spots.append(where[card][min(taken.get(card, 0), len(where[card]) - 1)])
+                taken[card] = taken.get(card, 0) + 1
+        spans.append((min(spots), max(spots)) if spots else None)
+
+    def cost(order: tuple[Card, ...]) -> int:
+        used: dict[Card, int] = {}
+        total = 0
+        for (m, _), card in zip(places, order):
+            spot = where[card][min(used.get(card, 0), len(where[card]) - 1)]
+            used[card] = used.get(card, 0) + 1
+            span = spans[m]
+            total += 0 if span is None else max(span[0] - spot, 0, spot - span[1])
+        return total
+
+    best = tuple(wilds)
+    best_cost = cost(best)
+    for order in dict.fromkeys(itertools.permutations(wilds)):
+        if cost(order) < best_cost:
+            best, best_cost = order, cost(order)
+    if best == tuple(wilds):
+        return list(melds)
+    cards = [list(meld.cards) for meld in melds]
+    for (m, i), card in zip(places, best):
+        cards[m][i] = card
+    return [replace(meld, cards=tuple(cards[m])) for m, meld in enumerate(melds)]
 
 
 def find_contract(

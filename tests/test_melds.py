@@ -232,6 +232,18 @@ def test_no_hint_is_given_that_would_not_help(variant: str, hand: int, cards: st
     assert not result.valid and not_said not in result.reason  # type: ignore[operator]
 
 
+@pytest.mark.parametrize(("variant", "hand", "cards", "melds"), [
+    pytest.param("scorecard", 2, "7H 7S AH 4D 5D JK 7D", ["7S 7H AH", "4D 5D JK 7D"],
+                 id="a Joker laid in the run stays there (in scorecard it may be swapped there)"),
+    pytest.param("ons", 2, "7H 7S AD 3C 4C AH 6C", ["7S 7H AD", "3C 4C AH 6C"], id="two red Aces, each where it was laid"),
+])
+def test_wild_cards_are_shown_in_the_melds_they_were_laid_in(variant: str, hand: int, cards: str,
+                                                             melds: list[str]) -> None:
+    result = check_down(variant, hand, cards)
+    assert result.valid and [str(meld) for meld in result.melds] == melds
+    assert all(is_valid_meld(meld, variant) for meld in result.melds)
+
+
 def test_no_gap_is_named_where_the_run_is_made_and_a_set_is_missing() -> None:
     result = check_down("llenroc", 2, "3D 4D 5D 6D 8D 7H 7S")
     assert not result.valid and "gap" not in result.reason and "missing one set" in result.reason  # type: ignore[operator]
