@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from flask import Flask
+from markupsafe import Markup, escape
 
 SUIT_SYMBOLS = {"S": "\u2660", "H": "\u2665", "D": "\u2666", "C": "\u2663"}
 
@@ -25,10 +26,15 @@ def card_label(code: str) -> str:
 _CODE_IN_WORDS = re.compile(r"(?<![\w])(?:10|[2-9AJQK])[SHDC](?![\w])|(?<![\w])JK(?![\w])")
 
 
-def cards_in_words(text: str) -> str:
-    """The engine's sentence with each card code shown as the chips show it: "no set can be
-    made from 10C KC" -> "no set can be made from 10♣ K♣". Display only."""
-    return _CODE_IN_WORDS.sub(lambda match: card_label(match.group(0)), str(text))
+def cards_in_words(text: str) -> Markup:
+    """The engine's sentence with each card code shown as the chips show it, in its suit's
+    colour: "no set can be made from 10C KH" -> "no set can be made from 10♣ <span
+    class="card-red">K♥</span>". Display only; the rest of the sentence is escaped."""
+    def shown(match: re.Match[str]) -> str:
+        code = match.group(0)
+        return f'<span class="{card_class(code)}">{card_label(code)}</span>'
+
+    return Markup(_CODE_IN_WORDS.sub(shown, str(escape(str(text)))))
 
 
 _COUNT_DIGITS = {"one": "1", "two": "2", "three": "3", "four": "4"}
