@@ -35,9 +35,10 @@ def test_valid_go_down_is_drawn_with_wilds(client: Any, token: str) -> None:
 
 def test_invalid_go_down_gives_the_reason(client: Any, token: str) -> None:
     page = _check(client, token, cards="7H 7S 9D 8D 8C 8S").get_data(as_text=True)
-    assert "✘ Not valid <small>hand 1</small>" in page     # the contract once, in the reason
+    assert "✘ Not valid <small>· hand 1</small>" in page     # the contract once, in the reason
     # Its cards as the chips show them, red ones marked red, the rest of the sentence escaped.
-    assert '<span class="card-red">7♥</span>' in page and '<span class="card-black">7♠</span>' in page
+    assert ('<span class="card-red"><span aria-hidden="true">7♥</span><span class="visually-hidden">7 of hearts'
+            '</span></span>') in page and '<span class="card-black"><span aria-hidden="true">7♠</span>' in page
     assert "Hand 1 needs two sets" in page and "missing one set" in page
     # The reason says which cards fit; no "Left over" list contradicts it with all six.
     assert 'Left over: <span class="chip-row">' not in page
@@ -149,7 +150,8 @@ def test_the_reason_shows_the_cards_as_the_chips_do(client: Any, token: str) -> 
     response = client.post("/godown", data={"csrf_token": token, "variant": "llenroc", "hand": "2", "mode": "down",
                                             "cards": "7S 7C 7D 8C 9H 10H AH"})
     reason = re.search(r'<p class="reason">(.*?)</p>', response.get_data(as_text=True), re.S).group(1)
-    words = html.unescape(re.sub(r"<[^>]+>", "", reason))   # as read, without the colours' markup
+    # As seen: without the words said to a screen reader instead of the suits' signs, and markup.
+    words = html.unescape(re.sub(r"<[^>]+>", "", re.sub(r'<span class="visually-hidden">[^<]*</span>', "", reason)))
     assert "A♥ is not wild in llenroc" in words and "8♣ 9♥ 10♥ A♥" in words
 
 

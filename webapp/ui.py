@@ -11,6 +11,8 @@ from typing import Any
 from flask import Flask
 from markupsafe import Markup, escape
 
+from onze_vision.cards import Card
+
 SUIT_SYMBOLS = {"S": "\u2660", "H": "\u2665", "D": "\u2666", "C": "\u2663"}
 
 
@@ -32,7 +34,9 @@ def cards_in_words(text: str) -> Markup:
     class="card-red">K♥</span>". Display only; the rest of the sentence is escaped."""
     def shown(match: re.Match[str]) -> str:
         code = match.group(0)
-        return f'<span class="{card_class(code)}">{card_label(code)}</span>'
+        # Said in words (a screen reader reads "♥" as "black heart suit"), shown as the chips.
+        return (f'<span class="{card_class(code)}"><span aria-hidden="true">{card_label(code)}</span>'
+                f'<span class="visually-hidden">{Card.from_code(code).name.lower()}</span></span>')
 
     return Markup(_CODE_IN_WORDS.sub(shown, str(escape(str(text)))))
 

@@ -430,6 +430,10 @@ def test_a_form_sent_while_the_sheet_cannot_be_reached_stays_as_typed(page: Any,
     page.wait_for_selector("#new-game .unreachable")
     assert "can't be reached" in page.inner_text("#new-game .unreachable")
     assert page.url.endswith("/games/new") and page.input_value("input[name=player6]") == "Flo"
+    # Said once, beside the button pressed, which keeps the focus: Enter tries again.
+    assert page.evaluate("document.activeElement.textContent.trim()") == "Start the game"
+    assert page.evaluate("document.getElementById(document.activeElement.getAttribute('aria-describedby'))"
+                         ".classList.contains('unreachable')")
     page.unroute("**/games/new")
     _press_start(page)                              # sent now, "Start another game" with its name
     assert all(name in page.inner_text("table.sheet thead") for name in names)

@@ -122,17 +122,20 @@ document.addEventListener("DOMContentLoaded", function () {
   // names) keeps nothing of what was typed once the browser shows its "can't be reached"
   // page, and Back then skips past it: it is sent only when the sheet answers, else it
   // stays as typed and says why. (Old browsers without event.submitter send as before.)
-  function sayUnreachable(form) {
+  // Said once (an alert; focus stays on the button pressed, so Enter tries again), next to
+  // that button, which it describes.
+  function sayUnreachable(form, button) {
     let said = form.querySelector(".unreachable");
     if (!said) {
       said = document.createElement("p");
       said.className = "flash flash-error unreachable";
+      said.id = "unreachable-" + Math.random().toString(36).slice(2);
       said.setAttribute("role", "alert");
-      form.insertBefore(said, form.firstChild);
     }
+    const by = button && form.contains(button) ? button : null;
+    if (by) by.parentNode.insertBefore(said, by); else form.insertBefore(said, form.firstChild);
     said.textContent = window.onze.UNREACHABLE;
-    said.setAttribute("tabindex", "-1");
-    said.focus();
+    if (by) by.setAttribute("aria-describedby", said.id);
   }
   document.querySelectorAll("form[data-keep-if-unreachable]").forEach(function (form) {
     form.addEventListener("submit", async function (event) {
@@ -154,7 +157,7 @@ document.addEventListener("DOMContentLoaded", function () {
         return;
       }
       delete form.dataset.sent;
-      sayUnreachable(form);
+      sayUnreachable(form, button);
     });
   });
 
@@ -186,7 +189,7 @@ document.addEventListener("DOMContentLoaded", function () {
       else if (outcome === "refused") handForm.submit();
       else {
         if (form) delete form.dataset.sent;
-        sayUnreachable(form || handForm);
+        sayUnreachable(form || handForm, form ? form.querySelector("button[type=submit], button:not([type])") : null);
       }
     };
     document.querySelectorAll("main form[method=post]").forEach(function (form) {
