@@ -45,7 +45,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from onze_vision.cards import SUITS, Card, format_cards, parse_cards
+from onze_vision.cards import RANKS, SUITS, Card, format_cards, parse_cards
 from onze_vision.scoring import MAX_HAND_CARDS, TooManyCardsError, check_hand_size, check_possible
 from onze_vision.variants import (
     RUN_MIN,
@@ -961,7 +961,7 @@ def _gap_hint(cards: Sequence[Card], contract: Contract, missing: Contract, vari
                 tried -= 1
                 absent = next(r for r in range(ranks[first], ranks[last]) if r not in by_rank)
                 laid = [by_rank[r] for r in ranks[first:last + 1]]
-                rank = "A" if absent == _KING + 1 else _RANK_CODES[absent]
+                rank = "A" if absent == _KING + 1 else RANKS[absent - 1]
                 suit = laid[0].suit
                 assert suit is not None   # no Joker in a run group
                 gap = Card.from_code(rank + suit)
@@ -989,11 +989,6 @@ def _pairs_hint(cards: Sequence[Card], contract: Contract, variant: Variant, *, 
     wild = " or a wild card" if variant.jokers_wild or variant.red_aces_wild else ""
     said = " and ".join(format_cards(pair) for pair in pairs)
     return f" {said} {'is a pair' if len(pairs) == 1 else 'are pairs'}: a set needs a third card{wild}."
-
-
-#: A rank's code by its number (1: Ace ... 13: King).
-_RANK_CODES = {rank: card[:-1] for rank, card in enumerate(("AS", "2S", "3S", "4S", "5S", "6S", "7S", "8S", "9S", "10S",
-                                                            "JS", "QS", "KS"), start=1)}
 
 
 def _all_wild_hint(cards: Sequence[Card], variant: Variant, said: str) -> str:
@@ -1075,32 +1070,31 @@ def _wilds_as_laid(melds: Sequence[Meld], laid: Sequence[Card], *, most: int = 6
     where: dict[Card, list[int]] = {}
     for position, card in enumerate(laid):
         where.setdefault(card, []).append(position)
+
+    def spot(card: Card, used: dict[Card, int]) -> int:
+        """Where the next of ``card`` not ``used`` yet was laid (two decks: two of a card)."""
+        n = used.get(card, 0)
+        used[card] = n + 1
+        return where[card][min(n, len(where[card]) - 1)]
+
     spans = []
     for meld in melds:
-        # The laid places of its natural cards (the first unused of each, in meld order).
+        # The laid places of its natural cards, in meld order.
         taken: dict[Card, int] = {}
-        spots = []
-        for card, stands in zip(meld.cards, meld.stands_for):
-            if stands is None and card in where:
-                spots.append(where[card][min(taken.get(card, 0), len(where[card]) - 1)])
-                taken[card] = taken.get(card, 0) + 1
+        spots = [spot(card, taken) for card, stands in zip(meld.cards, meld.stands_for)
+                 if stands is None and card in where]
         spans.append((min(spots), max(spots)) if spots else None)
 
     def cost(order: tuple[Card, ...]) -> int:
         used: dict[Card, int] = {}
         total = 0
         for (m, _), card in zip(places, order):
-            spot = where[card][min(used.get(card, 0), len(where[card]) - 1)]
-            used[card] = used.get(card, 0) + 1
-            span = spans[m]
-            total += 0 if span is None else max(span[0] - spot, 0, spot - span[1])
+            at, span = spot(card, used), spans[m]
+            total += 0 if span is None else max(span[0] - at, 0, at - span[1])
         return total
 
-    best = tuple(wilds)
-    best_cost = cost(best)
-    for order in dict.fromkeys(itertools.permutations(wilds)):
-        if cost(order) < best_cost:
-            best, best_cost = order, cost(order)
+    # The first order is the search's own: it is kept on a tie.
+    best = min(dict.fromkeys(itertools.permutations(wilds)), key=cost)
     if best == tuple(wilds):
         return list(melds)
     cards = [list(meld.cards) for meld in melds]

@@ -612,13 +612,18 @@ def check_seating(db: sqlite3.Connection, game_id: int, seating: str | None) -> 
                                   "was saved: open the player's page again.")
 
 
-def _check_unchanged(db: sqlite3.Connection, game: dict[str, Any], hand: int, seat: int, was: str | None) -> None:
+def _saved_score(db: sqlite3.Connection, game_id: int, hand: int, seat: int) -> sqlite3.Row | None:
+    """The player's score for the hand as saved now (None: none)."""
+    return db.execute("SELECT * FROM score WHERE game_id = ? AND hand = ? AND seat = ?",
+                      (game_id, hand, seat)).fetchone()
+
+
+def _check_unchanged(game: dict[str, Any], hand: int, seat: int, was: str | None, row: sqlite3.Row | None) -> None:
     """Refuse to replace or clear a score that changed since the page sending ``was`` (its
-    :func:`score_version`) was drawn; ``was`` None: the sender showed none (the API)."""
+    :func:`score_version`) was drawn; ``was`` None: the sender showed none (the API).
+    ``row``: the score saved now (:func:`_saved_score`, read inside the write transaction)."""
     if was is None:
         return
-    row = db.execute("SELECT * FROM score WHERE game_id = ? AND hand = ? AND seat = ?",
-                     (game["id"], hand, seat)).fetchone()
     if score_version(row) != was:
         raise ScoreChangedError(f"{_player_name(game, seat)}'s score for hand {hand} was changed on another "
                                 f"device since this page was opened: it is now {score_words(row)}.",
@@ -872,13 +877,12 @@ def save_score(game_id: int, hand: int, seat: int, *, cards: Any = None, points:
                              f"Add the cards {name} holds, or mark {name} as out on the hand.")
         if out_seat == seat and base != 0:
             raise InputError(f"{name} went out in hand {hand}, so their score is 0, not {quoted(base)}.")
-        saved = db.execute("SELECT * FROM score WHERE game_id = ? AND hand = ? AND seat = ?",
-                           (game_id, hand, seat)).fetchone()
+        saved = _saved_score(db, game_id, hand, seat)
         if _is_the_same_score(saved, base, card_codes, photo):
             # The same score sent again (a second tap, a reload that sends the form again):
             # it is saved, whatever the page showed before; nothing for other phones to reload.
             return game
-        _check_unchanged(db, game, hand, seat, was)
+        _check_unchanged(game, hand, seat, was, saved)
         if card_codes is not None:
             others = _saved_cards(db, game_id, hand, leaving_out=(seat, out_seat))
             try:
@@ -1075,13 +1079,12 @@ def delete_score(game_id: int, hand: int, seat: int, *, was: str | None = None,
             # the mark is undone. Clearing would lose that, and change nothing shown.
             raise InputError(f"{_player_name(game, seat)} went out in hand {hand}: the score is 0, and one "
                              "saved before is kept aside. To change it, first change who went out.")
-        if db.execute("SELECT 1 FROM score WHERE game_id = ? AND hand = ? AND seat = ?",
-                      (game_id, hand, seat)).fetchone() is None:
+        saved = _saved_score(db, game_id, hand, seat)
+        if saved is None:
             return game   # cleared already (the same clear sent twice): what was asked is so
-        _check_unchanged(db, game, hand, seat, was)
-        cleared = db.execute("DELETE FROM score WHERE game_id = ? AND hand = ? AND seat = ?", (game_id, hand, seat))
-        if cleared.rowcount:   # nothing there: nothing for the other phones to reload
-            _touch(db, game_id)
+        _check_unchanged(game, hand, seat, was, saved)
+        db.execute("DELETE FROM score WHERE game_id = ? AND hand = ? AND seat = ?", (game_id, hand, seat))
+        _touch(db, game_id)
     return load_game(game_id)
 
 
@@ -1428,10 +1431,9 @@ def set_game_note(game_id: int, note: Any, *, was: str | None = None) -> dict[st
     """Replace the game's note (the Onze Book's margin). ``was``: the note as the sending
     page showed it; one changed to another since on another device is not saved over
     (:class:`NoteChangedError`); None: the sender showed none (the API)."""
-    _game_row(game_id)
-    text = _clean_text(note, "game note", MAX_NOTE_LENGTH)
     with transaction() as db:
         row = _game_row(game_id)   # judged on the note saved now, inside the write transaction
+        text = _clean_text(note, "game note", MAX_NOTE_LENGTH)
         if text == row["note"]:
             return load_game(game_id)   # the same note again: nothing for the other phones to reload
         if was is not None and row["note"] != _as_stored(was):

@@ -11,7 +11,8 @@ from typing import Any
 from flask import Flask
 from markupsafe import Markup, escape
 
-from onze_vision.cards import Card
+from onze_vision.cards import CARD_CODES, Card
+from onze_vision.variants import VARIANTS
 
 SUIT_SYMBOLS = {"S": "\u2660", "H": "\u2665", "D": "\u2666", "C": "\u2663"}
 
@@ -156,8 +157,6 @@ def box_labels(photo: Mapping[str, Any], stroke: float) -> list[dict[str, Any]]:
 def uses_jokers(variant_name: str | None) -> bool:
     """Whether the variant ``variant_name`` deals Jokers (True when none is named, or for a
     name no variant has: the editor then offers every card and the engine judges)."""
-    from onze_vision.variants import VARIANTS
-
     variant = VARIANTS.get(variant_name or "")
     return variant is None or variant.uses_jokers
 
@@ -165,15 +164,11 @@ def uses_jokers(variant_name: str | None) -> bool:
 def card_choices(variant_name: str | None = None) -> list[tuple[str, str]]:
     """The cards a picker offers, as (code, label): all 53, but no Joker for rules played
     without them (ons): picking one only brought the refusal."""
-    from onze_vision.cards import CARD_CODES
-
     return [(code, card_label(code)) for code in CARD_CODES if code != "JK" or uses_jokers(variant_name)]
 
 
 def init_app(app: Flask) -> None:
     """Register the filters and globals."""
-    from onze_vision.cards import CARD_CODES
-
     from .model import DECK_CORNERS, DELETED_GAME_DAYS, all_variants, seating_token, short_deal_text
 
     app.jinja_env.filters["card_label"] = card_label

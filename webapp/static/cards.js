@@ -189,36 +189,33 @@
       if (!boxes.length) return;
       const left = {};   // the list's cards not yet matched to a box, by code
       cards.forEach(function (code) { left[code] = (left[code] || 0) + 1; });
-      function take(g) {   // its code, else (read unsure, then swapped) its alternative
+      function take(g) {   // the code it counts as: its own, else (read unsure, then swapped) its alternative; or null
         const codes = [g.getAttribute("data-card"), g.getAttribute("data-alt")];
         for (let k = 0; k < codes.length; k++) {
-          if (codes[k] && left[codes[k]] > 0) { left[codes[k]] -= 1; return true; }
+          if (codes[k] && left[codes[k]] > 0) { left[codes[k]] -= 1; return codes[k]; }
         }
-        return false;
+        return null;
       }
       // Each box's label says the card it now stands for: a swapped reading its new card, one
-      // added from "possibly missed" without its question mark.
-      function label(g, code, sure) {
+      // added from "possibly missed" without its question mark; null puts back the label drawn.
+      function label(g, code) {
         const text = g.querySelector("text");
         if (!text) return;
         if (!g.hasAttribute("data-label")) g.setAttribute("data-label", text.textContent);
-        const words = code ? (labels[code] || code) + (sure ? "" : "?") : g.getAttribute("data-label");
+        const words = code ? labels[code] || code : g.getAttribute("data-label");
         if (text.textContent !== words) text.textContent = words;
       }
       boxes.forEach(function (g) {
         if (g.classList.contains("maybe")) return;
-        const card = g.getAttribute("data-card");
-        const before = Object.assign({}, left);
-        const kept = take(g);
-        g.classList.toggle("gone", !kept);
-        const swapped = kept && before[card] === left[card];   // matched by its alternative
-        label(g, swapped ? g.getAttribute("data-alt") : null, true);
+        const counted = take(g);
+        g.classList.toggle("gone", counted === null);
+        label(g, counted !== null && counted !== g.getAttribute("data-card") ? counted : null);
       });
       boxes.forEach(function (g) {
-        const taken = g.classList.contains("maybe") && take(g);
         if (!g.classList.contains("maybe")) return;
-        g.classList.toggle("taken", taken);
-        label(g, taken ? g.getAttribute("data-card") : null, true);
+        const counted = take(g);
+        g.classList.toggle("taken", counted !== null);
+        label(g, counted);
       });
     }
     function light(code) {
