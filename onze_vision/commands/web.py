@@ -254,7 +254,7 @@ def serve(args: argparse.Namespace) -> int:
         print(f"onze-vision serve: error: {problem}", file=sys.stderr)
         return 2
     from webapp import BOOK_NAME, create_app, keepsake
-    from webapp.db import BOOK_VERSION, book_version, ensure_schema, needs_bringing_up_to_date, says_damaged
+    from webapp.db import BOOK_VERSION, book_version, ensure_schema, says_damaged
 
     config: dict[str, Any] = {}
     if args.database:
@@ -273,7 +273,8 @@ def serve(args: argparse.Namespace) -> int:
     default_book = os.path.join(app.instance_path, BOOK_NAME)
     if note := old_place_note(app.instance_path, book):
         print(f"onze-vision serve: note: {note}", file=sys.stderr, flush=True)
-    if (version := book_version(book)) is not None and version > BOOK_VERSION:
+    version = book_version(book)   # read once: what to say of it, and whether it is rewritten
+    if version is not None and version > BOOK_VERSION:
         # Opened all the same: what a later version added is left as it is, never removed.
         print(f"onze-vision serve: note: this book was last kept by a newer Onze Vision (book version "
               f"{version}; this one knows up to {BOOK_VERSION}): what that version added is kept but not "
@@ -282,7 +283,7 @@ def serve(args: argparse.Namespace) -> int:
     is_new = not Path(book).exists() or Path(book).stat().st_size == 0
     if problem is None:
         try:
-            if needs_bringing_up_to_date(book):
+            if version is not None and version < BOOK_VERSION:   # db.needs_bringing_up_to_date
                 print("Bringing the book up to date for this version (once; a large book takes a few seconds)...",
                       flush=True)
             ensure_schema(book)
