@@ -434,13 +434,30 @@ def test_rescue_book_of_a_book_from_a_newer_version_keeps_what_this_one_knows(ca
                                                                              tmp_path: Path) -> None:
     import sqlite3
 
+    from webapp.db import BOOK_VERSION
+
     book = _book_of_one_game(tmp_path / "newer.sqlite", "kept", first=[
-        'ALTER TABLE game ADD COLUMN "a newer ""column"" " TEXT', 'CREATE INDEX "odd ""index""" ON game (variant)'])
+        'ALTER TABLE game ADD COLUMN "a newer ""column"" " TEXT', 'CREATE INDEX "odd ""index""" ON game (variant)',
+        "CREATE TABLE badge (id INTEGER PRIMARY KEY, game_id INTEGER REFERENCES game (id))",
+        f"PRAGMA user_version = {BOOK_VERSION + 1}"])
     out_book = tmp_path / "rescued.sqlite"
     assert main(["rescue-book", str(book), str(out_book)]) == 0
     with sqlite3.connect(out_book) as rescued:
         assert rescued.execute("SELECT note FROM game").fetchall() == [("kept",)]
     rescued.close()
+    # What it leaves is said, and where it can be kept.
+    assert capsys.readouterr().out.splitlines()[2] == (
+        'Left out, as this version does not know them: the column a newer "column"  of game, the table badge '
+        f"(the book was last kept by a newer Onze Vision, book version {BOOK_VERSION + 1}; this one knows up to "
+        f"{BOOK_VERSION}: rescue it with that version to keep them).")
+
+
+def test_rescue_book_of_a_book_with_a_table_added_by_hand_says_it_is_left_out(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    book = _book_of_one_game(tmp_path / "mine.sqlite", last=["CREATE TABLE my_notes (text TEXT)"])
+    assert main(["rescue-book", str(book), str(tmp_path / "rescued.sqlite")]) == 0
+    assert "Left out, as this version does not know them: the table my_notes." in capsys.readouterr().out.splitlines()
 
 
 def _installed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:

@@ -490,6 +490,39 @@ def _readable_rowids(db: sqlite3.Connection, table: str) -> tuple[list[int], int
     return listed, lost
 
 
+def unknown_parts(db: sqlite3.Connection) -> list[tuple[str, str | None]]:
+    """What a book holds that this version does not know, as ``(table, None)`` for a table and
+    ``(table, column)`` for a column (a newer version's additions, or anything added by hand):
+    a rescue copy leaves them out, so it says which. Parts that cannot even be listed
+    (damaged) are not named here."""
+    known = sqlite3.connect(":memory:")
+    known.row_factory = sqlite3.Row
+    try:
+        known.executescript(schema_sql())
+        add_missing_columns(known)   # as every book this version keeps has them
+        known_columns = {name: {row[1] for row in known.execute(f"PRAGMA table_info({_quoted(name)})")}
+                         for (name,) in known.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    finally:
+        known.close()
+    try:
+        tables = [row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY rowid")]
+    except sqlite3.DatabaseError:
+        return []
+    parts: list[tuple[str, str | None]] = []
+    for table in tables:
+        if table.startswith("sqlite_"):   # SQLite's own (sqlite_sequence, sqlite_stat1)
+            continue
+        if table not in known_columns:
+            parts.append((table, None))
+            continue
+        try:
+            columns = [row[1] for row in db.execute(f"PRAGMA table_info({_quoted(table)})")]
+        except sqlite3.DatabaseError:
+            continue
+        parts.extend((table, column) for column in columns if column not in known_columns[table])
+    return parts
+
+
 def rescue_copy(db: sqlite3.Connection) -> tuple[Path, dict[str, int]]:
     """Copy what can still be read of a damaged book into a new one, row by row, where a
     whole copy (:func:`snapshot`) fails; return its path (removed with :func:`remove_snapshot`)

@@ -332,7 +332,16 @@ def run_sheet(app: Any, *, host: str, port: int, debug: bool = False) -> None:
 
 def rescue_book(args: argparse.Namespace) -> int:
     """Copy all that can still be read of a damaged book into a new one; say what was lost."""
-    from webapp.db import NEWER_TABLES, TABLES, read_only_uri, remove_snapshot, rescue_copy
+    from webapp.db import (
+        BOOK_VERSION,
+        NEWER_TABLES,
+        TABLES,
+        book_version,
+        read_only_uri,
+        remove_snapshot,
+        rescue_copy,
+        unknown_parts,
+    )
 
     source, out = Path(args.book), Path(args.out)
     if not source.is_file():
@@ -350,6 +359,7 @@ def rescue_book(args: argparse.Namespace) -> int:
     db = sqlite3.connect(read_only_uri(source), uri=True)
     db.row_factory = sqlite3.Row
     try:
+        left_out = unknown_parts(db)
         path, lost = rescue_copy(db)
     except sqlite3.DatabaseError as error:
         print(f"onze-vision rescue-book: error: nothing of '{args.book}' can be read ({error})", file=sys.stderr)
@@ -379,5 +389,14 @@ def rescue_book(args: argparse.Namespace) -> int:
             + ". A score whose photo was lost keeps its cards.")
     else:
         print("Every row could be read.")
+    if left_out:
+        version = book_version(str(source))
+        newer = (f" (the book was last kept by a newer Onze Vision, book version {version}; this one knows up "
+                 f"to {BOOK_VERSION}: rescue it with that version to keep them)"
+                 if version is not None and version > BOOK_VERSION else "")
+        print("Left out, as this version does not know them: "
+              + ", ".join(f"the table {table}" if column is None else f"the column {column} of {table}"
+                          for table, column in left_out)
+              + newer + ".")
     print(f"Serve it with: onze-vision serve --database {args.out}")
     return 0
