@@ -1050,7 +1050,57 @@ def check_down(
         points = sum(v.card_value(c) for c in card_list)
         reason = explain(v, hand, card_list, use_all=True)
         return GoDown(False, [], list(card_list), reason, v.name, hand, points)
-    return GoDown(True, _wilds_as_laid(found[0], card_list), [], None, v.name, hand, 0)
+    melds = _melds_as_laid(v, contract, card_list) or _wilds_as_laid(found[0], card_list)
+    return GoDown(True, melds, [], None, v.name, hand, 0)
+
+
+def _melds_as_laid(v: Variant, contract: Contract, laid: Sequence[Card]) -> list[Meld] | None:
+    """The contract's melds as the cards were laid, meld after meld: ``laid`` cut into
+    consecutive groups that are each a valid meld of the contract, in the contract's order;
+    None where no cut is (cards read left to right from rows of melds, typed in no order).
+
+    The search groups cards its own way: a 7S laid with the 7s may be shown at the end of the
+    run of spades, and a Joker laid with the set standing in the run; a go-down typed or laid
+    one meld after the other is shown as the player made it. At most C(25, 2) cuts times
+    three orders of the contract's melds are tried, each group searched once.
+    """
+    cuts = len(contract.melds) - 1
+    orders = list(dict.fromkeys(itertools.permutations(contract.melds)))
+    found: dict[tuple[MeldKind, int, int], Meld | None] = {}
+
+    def meld(kind: MeldKind, start: int, end: int) -> Meld | None:
+        """The group ``laid[start:end]`` as one meld of ``kind``, or None."""
+        if (kind, start, end) not in found:
+            made = arrange(v, Contract((kind,)), laid[start:end], use_all=True)
+            found[kind, start, end] = made[0][0] if made is not None else None
+        return found[kind, start, end]
+
+    def disorder(made: Meld, start: int, end: int) -> int:
+        """Cards of a run not laid in its order (either way up); a set's order is free."""
+        if made.kind == "set":
+            return 0
+        group = laid[start:end]
+        return min(sum(a != b for a, b in zip(group, made.cards)),
+                   sum(a != b for a, b in zip(group, reversed(made.cards))))
+
+    best: tuple[int, list[Meld]] | None = None
+    for inner in itertools.combinations(range(1, len(laid)), cuts):
+        bounds = (0, *inner, len(laid))
+        for order in orders:
+            spans = list(zip(order, bounds, bounds[1:]))
+            melds = [meld(kind, start, end) for kind, start, end in spans]
+            if any(m is None for m in melds):
+                continue
+            made = [m for m in melds if m is not None]
+            # Two cuts may both make the contract (7H 7D 7C 7S 5S 6S JK 8S: the 7S in either
+            # meld): the one whose runs were laid in order is how the player laid them.
+            cost = sum(disorder(m, start, end) for m, (_, start, end) in zip(made, spans))
+            if best is None or cost < best[0]:
+                best = (cost, made)
+    if best is None:
+        return None
+    # Each kind's melds in the order laid, the kinds in the contract's order.
+    return [m for kind in dict.fromkeys(contract.melds) for m in best[1] if m.kind == kind]
 
 
 def _wilds_as_laid(melds: Sequence[Meld], laid: Sequence[Card], *, most: int = 6) -> list[Meld]:

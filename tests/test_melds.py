@@ -244,6 +244,30 @@ def test_wild_cards_are_shown_in_the_melds_they_were_laid_in(variant: str, hand:
     assert all(is_valid_meld(meld, variant) for meld in result.melds)
 
 
+@pytest.mark.parametrize(("variant", "hand", "cards", "melds"), [
+    pytest.param("onze", 2, "7H 7D 7C 7S 5S 6S JK 8S", ["7S 7H 7D 7C", "5S 6S JK 8S"],
+                 id="the 7S laid with the 7s stays in the set, the Joker in the run"),
+    pytest.param("onze", 2, "7H 7D 7C 5S 6S 7S 8S JK", ["7H 7D 7C", "5S 6S 7S 8S JK"],
+                 id="the 7S laid in the run stays there"),
+    pytest.param("onze", 2, "5S 6S 7S 8S 7H 7D JK 7C", ["7H 7D 7C JK", "5S 6S 7S 8S"],
+                 id="a Joker laid with the set, the run laid first: the set still named first"),
+    pytest.param("llenroc", 5, "9C 9D 9H 2D 2C JK 10S JS QS KS", ["9H 9D 9C", "2D 2C JK", "10S JS QS KS"],
+                 id="three melds, a Joker laid with the 2s rather than at the run's end"),
+    pytest.param("onze", 6, "KH QH JH 10H 5C 6C JK 8C 4D 4S 4H", ["10H JH QH KH", "5C 6C JK 8C", "4S 4H 4D"],
+                 id="a run laid high to low"),
+])
+def test_a_go_down_laid_meld_after_meld_is_shown_as_laid(variant: str, hand: int, cards: str,
+                                                          melds: list[str]) -> None:
+    result = check_down(variant, hand, cards)
+    assert result.valid and [str(meld) for meld in result.melds] == melds
+    assert all(is_valid_meld(meld, variant) for meld in result.melds)
+
+
+def test_a_go_down_laid_in_no_meld_order_is_still_valid() -> None:
+    result = check_down("onze", 2, "7H 5S 7D 6S 7C 7S 8S JK")   # read left to right from two rows
+    assert result.valid and sorted(len(meld.cards) for meld in result.melds) == [3, 5]
+
+
 def test_no_gap_is_named_where_the_run_is_made_and_a_set_is_missing() -> None:
     result = check_down("llenroc", 2, "3D 4D 5D 6D 8D 7H 7S")
     assert not result.valid and "gap" not in result.reason and "missing one set" in result.reason  # type: ignore[operator]
@@ -284,10 +308,9 @@ def test_a_whole_hand_says_the_points_left_over() -> None:
 
 
 def test_a_high_ace_wild_stands_for_an_ace() -> None:
-    run = check_down("llenroc", 3, "JK QD KD JK 3H 4H 5H 6H").melds[0]
-    assert [str(c) for c in run.cards] == ["3H", "4H", "5H", "6H"]
-    high = check_down("llenroc", 3, "JK QD KD JK 3H 4H 5H 6H").melds[1]
-    assert {str(v) for v in high.wilds.values()} <= {"JD", "AD", "10D", "9D"}
+    high, low = check_down("llenroc", 3, "JK QD KD JK 3H 4H 5H 6H").melds   # as laid
+    assert [str(c) for c in low.cards] == ["3H", "4H", "5H", "6H"]
+    assert {str(v) for v in high.wilds.values()} == {"JD", "AD"}
 
 
 def test_all_joker_melds_in_llenroc() -> None:
