@@ -8,7 +8,7 @@ Ultralytics ONNX export with a numpy NMS.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Union
 
@@ -243,3 +243,26 @@ def non_max_suppression(
         overlaps = overlap(xyxy[best:best + 1], xyxy[order[1:]])[0]
         order = order[1:][overlaps <= iou_threshold]
     return np.asarray(keep, dtype=np.int64)
+
+
+def reading_order(xyxy: np.ndarray | Sequence[Sequence[float]]) -> list[int]:
+    """The boxes' indices as a page is read: rows from the top, each left to right.
+
+    Melds laid on the table in rows, read left to right only, interleave the rows' cards; in
+    reading order each row's cards come together, so a go-down photographed meld under meld
+    is checked as laid (:func:`onze_vision.melds.check_down`). Rows are split at gaps: a box
+    starts a new row where its centre lies more than half a box (the median height) below the
+    next centre up, so a row that slopes (a fan, a tilted photo) stays one row.
+    """
+    boxes = np.asarray(xyxy, dtype=np.float64).reshape(-1, 4)
+    if not len(boxes):
+        return []
+    cx, cy = (boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2
+    half = float(np.median(boxes[:, 3] - boxes[:, 1])) / 2
+    rows: list[list[int]] = []
+    for i in np.argsort(cy, kind="stable").tolist():
+        if rows and cy[i] - cy[rows[-1][-1]] <= half:
+            rows[-1].append(i)
+        else:
+            rows.append([i])
+    return [i for row in rows for i in sorted(row, key=lambda j: (cx[j], cy[j]))]

@@ -69,6 +69,7 @@ class FakeDetector:
         self.colourless = False  # a photo without colour (``PhotoReading.colourless``)
         self.light_gains: tuple[float, float, float] | None = None  # light evened out (R, G, B)
         self.smear: float | None = None  # set it past 0.2 for a photo reported blurred
+        self.rows: list[int] = []  # each card's row on the table, top first (else all in one row)
         self.calls = 0
         self.corners: list[str] = []  # the deck's corners each call was told
         self.four_corner_deck = False  # the photo shows a deck with an index in all four corners
@@ -80,9 +81,11 @@ class FakeDetector:
         self.corners.append(corners)
         image = load_image(data, max_side=64)
         cards = self.cards if self.sees is None else self.sees(image.image, corners)
-        boxes = [DetectedCard(code, 0.3 if code in self.faint else 0.9, (10.0 + 60 * i, 10.0, 60.0 + 60 * i, 90.0),
+        rows = self.rows or [0] * len(cards)
+        boxes = [DetectedCard(code, 0.3 if code in self.faint else 0.9,
+                              (10.0 + 60 * i, 10.0 + 100 * row, 60.0 + 60 * i, 90.0 + 100 * row),
                               alternative=self.alternatives.get(code), check=code in self.faint)
-                 for i, code in enumerate(cards)]
+                 for i, (code, row) in enumerate(zip(cards, rows))]
         maybe = [DetectedCard(code, 0.3, (10.0 + 60 * i, 100.0, 60.0 + 60 * i, 180.0)) for i, code in enumerate(self.maybe)]
         return PhotoReading(image.width, image.height, boxes, maybe=maybe, colourless=self.colourless,
                             light_gains=self.light_gains, smear=self.smear,

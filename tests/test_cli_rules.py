@@ -281,6 +281,7 @@ def test_check_down_hand_finds_the_contract_in_a_whole_hand(capsys: pytest.Captu
 class _Detected:
     card: str
     alternative: str | None = None
+    box: tuple[float, float, float, float] = (0.0, 0.0, 10.0, 10.0)
 
 
 @pytest.fixture
@@ -306,6 +307,10 @@ def fake_detector(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         if str(path).endswith("shaken.jpg"):  # read, but too blurred to trust
             return types.SimpleNamespace(cards=[_Detected(c) for c in ("7H", "7S", "JK", "9C", "9D", "9H")], maybe=[],
                                          blurred=True)
+        if str(path).endswith("rows.jpg"):  # a set laid above a run: left to right, their cards interleave
+            cards = [_Detected(c, box=(10.0 * i, 50.0 * (i % 2), 10.0 * i + 8, 50.0 * (i % 2) + 20))
+                     for i, c in enumerate(("7H", "5S", "7D", "6S", "7C", "JK", "7S", "8S"))]
+            return types.SimpleNamespace(cards=cards, maybe=[])
         if str(path).endswith("unsure.jpg"):  # a 9D read unsure (or 9H?), and a QS possibly missed
             cards = [_Detected(c) for c in ("7H", "7S", "JK", "9C", "9H")] + [_Detected("9D", "9H")]
             return types.SimpleNamespace(cards=cards, maybe=[_Detected("QS")])
@@ -348,6 +353,15 @@ def test_check_down_reads_the_cards_from_a_photo(
     photo.write_bytes(b"png")
     code, out, _ = run(capsys, "check-down", "--variant", "once", "--round", "1", "--photo", str(photo), "--json")
     assert code == 0 and json.loads(out)["valid"] is True
+
+
+def test_check_down_reads_a_photo_row_by_row(capsys: pytest.CaptureFixture[str], fake_detector: list[str],
+                                             tmp_path: Path) -> None:
+    photo = tmp_path / "rows.jpg"
+    photo.write_bytes(b"jpeg")
+    code, out, _ = run(capsys, "check-down", "--variant", "onze", "--round", "2", "--photo", str(photo), "--json")
+    melds = json.loads(out)["melds"]
+    assert code == 0 and [m["cards"] for m in melds] == [["7S", "7H", "7D", "7C"], ["5S", "6S", "JK", "8S"]]
 
 
 @pytest.mark.parametrize("command", [["score"], ["check-down", "--round", "1"]])

@@ -8,7 +8,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from onze_vision.detections import Detections, box_ioa, box_ios, box_iou, non_max_suppression
+from onze_vision.detections import Detections, box_ioa, box_ios, box_iou, non_max_suppression, reading_order
 from onze_vision.detector import DEFAULT_MODEL_DIR, DetectorConfig
 
 
@@ -189,3 +189,18 @@ def test_from_ultralytics_is_duck_typed() -> None:
     np.testing.assert_allclose(d.xyxy, [[1, 2, 3, 4]])
     plain = SimpleNamespace(boxes=SimpleNamespace(xyxy=np.zeros((0, 4)), conf=np.zeros(0), cls=np.zeros(0)))
     assert Detections.from_ultralytics(plain).is_empty()
+
+
+@pytest.mark.parametrize(("boxes", "order"), [
+    pytest.param([], [], id="no box"),
+    pytest.param([[50, 0, 60, 20], [0, 2, 10, 22], [25, 1, 35, 21]], [1, 2, 0], id="one row, left to right"),
+    pytest.param([[0, 0, 10, 20], [50, 2, 60, 22], [25, 1, 35, 21], [5, 40, 15, 60], [30, 42, 40, 62]],
+                 [0, 2, 1, 3, 4], id="two rows: the top row first, each left to right"),
+    pytest.param([[0, 24, 10, 44], [20, 16, 30, 36], [40, 8, 50, 28], [60, 0, 70, 20]], [0, 1, 2, 3],
+                 id="a row that slopes up less than half a card each step stays one row"),
+    pytest.param([[0, 24, 10, 44], [20, 16, 30, 36], [40, 8, 50, 28], [60, 0, 70, 20], [5, 70, 15, 90]],
+                 [0, 1, 2, 3, 4], id="and a row below it is the next"),
+    pytest.param([[30, 50, 40, 70], [0, 0, 10, 20]], [1, 0], id="a lower card left of none above"),
+])
+def test_reading_order_reads_rows_top_down_and_each_left_to_right(boxes: list[list[float]], order: list[int]) -> None:
+    assert reading_order(boxes) == order

@@ -90,6 +90,16 @@ def test_photo_go_down_reads_the_cards(client: Any, token: str, detector: Any, j
     assert 'value="7H 7S JK 8D 8C 8S"' in page
 
 
+def test_a_photo_of_melds_laid_in_rows_is_checked_row_by_row(client: Any, token: str, detector: Any,
+                                                             jpeg_bytes: bytes) -> None:
+    # Left to right, the two rows' cards interleave; read row by row, each row is a meld.
+    detector.cards = ["7H", "5S", "7D", "6S", "7C", "JK", "7S", "8S"]
+    detector.rows = [0, 1, 0, 1, 0, 1, 0, 1]
+    page = _check(client, token, hand="2", photo=(io.BytesIO(jpeg_bytes), "down.jpg")).get_data(as_text=True)
+    assert "✔ Valid" in page and 'value="7H 7D 7C 7S 5S 6S JK 8S"' in page
+    assert 'title="JK as 7S"' in page   # the Joker stands in the run it was laid in, the 7S in the set
+
+
 def test_photo_that_is_not_an_image_is_refused(client: Any, token: str) -> None:
     response = _check(client, token, photo=(io.BytesIO(b"hello world"), "notes.txt"))
     assert response.status_code == 400

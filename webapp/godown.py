@@ -6,6 +6,8 @@ from typing import Any
 
 from flask import Blueprint, render_template, request
 
+from onze_vision.detections import reading_order
+
 from . import model
 
 bp = Blueprint("godown", __name__)
@@ -34,7 +36,9 @@ def check(game_id: int | None = None) -> Any:
                     # Keep what was typed: the photo replaces the list only with cards it read.
                     raise model.InputError("No card could be read in this photo: the list below is "
                                            "as it was; check it, or take a closer photo.")
-                form["cards"] = " ".join(c["card"] for c in photo["cards"])
+                # Row by row: melds photographed one under another are checked as laid.
+                read = photo["cards"]
+                form["cards"] = " ".join(read[i]["card"] for i in reading_order([c["box"] for c in read]))
             elif request.form.get("photo_id", "").isdigit():
                 photo = model.get_photo(int(request.form["photo_id"]))   # keep showing the photo
             in_game = {"players": len(game["players"]), "decks": game["decks"]} if game else {}

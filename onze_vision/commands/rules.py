@@ -102,7 +102,10 @@ def _read_cards(args: argparse.Namespace) -> list[str]:
             # Scoring an empty reading would give 0, the score of the player who went out.
             raise ValueError(f"no card was read in {args.photo!r}: take a closer, sharper photo, "
                              "or type the cards (CARD...)")
-        return [detected.card for detected in reading.cards]
+        # Row by row: melds photographed one under another are checked as laid.
+        from onze_vision.detections import reading_order
+
+        return [reading.cards[i].card for i in reading_order([detected.box for detected in reading.cards])]
     if args.corners != "auto":
         raise ValueError(f"--corners {args.corners} says how to read a photo: give --photo PHOTO too")
     if args.models is not None:
