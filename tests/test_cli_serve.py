@@ -11,6 +11,7 @@ import pytest
 
 from onze_vision.cli import main
 from onze_vision.commands import web
+from webapp import phones
 from support import free_port
 
 
@@ -60,7 +61,7 @@ def test_listening_on_every_address_names_the_addresses_a_phone_can_open(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     started: dict[str, Any] = {}
-    monkeypatch.setattr(web, "network_addresses", lambda: ["192.168.1.23"])
+    monkeypatch.setattr(phones, "network_addresses", lambda: ["192.168.1.23"])
     monkeypatch.setattr(web, "run_sheet", lambda app, **kwargs: started.update(kwargs))
     port = free_port()   # serve checks the port is free before it starts
     code, out, _ = _serve(capsys, "--host", "0.0.0.0", "--port", str(port), "--database", str(tmp_path / "onze.sqlite"))
@@ -146,9 +147,9 @@ def test_a_stalled_upload_is_dropped_and_frees_its_thread_while_others_are_serve
 
 
 def test_the_addresses_named_for_phones_leave_out_loopback_and_say_each_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(web, "_candidate_addresses",
+    monkeypatch.setattr(phones, "_candidate_addresses",
                         lambda: ["192.168.1.23", "127.0.1.1", "192.168.1.23", "0.0.0.0", "10.0.0.5"])
-    assert web.network_addresses() == ["10.0.0.5", "192.168.1.23"]
+    assert phones.network_addresses() == ["10.0.0.5", "192.168.1.23"]
 
 
 @pytest.mark.parametrize(("make", "said"), [

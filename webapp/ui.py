@@ -14,6 +14,8 @@ from markupsafe import Markup, escape
 from onze_vision.cards import CARD_CODES, Card
 from onze_vision.variants import VARIANTS
 
+from .phones import phone_way, qr_svg
+
 SUIT_SYMBOLS = {"S": "\u2660", "H": "\u2665", "D": "\u2666", "C": "\u2663"}
 
 
@@ -185,4 +187,6 @@ def init_app(app: Flask) -> None:
     app.jinja_env.globals["deleted_days"] = DELETED_GAME_DAYS
     app.jinja_env.globals["all_variants"] = all_variants
     app.jinja_env.globals["seating_token"] = seating_token
+    app.jinja_env.globals["phone_way"] = phone_way
+    app.jinja_env.globals["qr_svg"] = qr_svg
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import errno
-import ipaddress
 import json
 import os
 import shutil
@@ -19,9 +18,6 @@ from pathlib import Path
 from typing import Any
 
 from onze_vision.commands.checks import file_name, non_empty
-
-#: Hosts that mean "every address of this machine": phones reach it at its network addresses.
-ALL_ADDRESSES = ("0.0.0.0", "::", "")
 
 #: Seconds a connection may send nothing (or take nothing of a reply) before it is dropped.
 #: Without it a phone that slept or left the Wi-Fi mid-upload held a thread and its half-sent
@@ -141,39 +137,6 @@ def listen_problem(host: str, port: int) -> str | None:
     return None
 
 
-def network_addresses() -> list[str]:
-    """This machine's IPv4 addresses other than loopback, the ones a phone on the same
-    network can reach, each once; empty when it has none."""
-    return sorted({address for address in _candidate_addresses() if not address.startswith(("127.", "0."))})
-
-
-def _candidate_addresses() -> list[str]:
-    """The address of the interface a packet out would leave by (a UDP socket's connect
-    picks it and sends nothing), and those the host name resolves to."""
-    found: list[str] = []
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
-        try:
-            probe.connect(("10.254.254.254", 1))
-            found.append(probe.getsockname()[0])
-        except OSError:
-            pass
-    try:
-        found += socket.gethostbyname_ex(socket.gethostname())[2]
-    except OSError:
-        pass
-    return found
-
-
-def _is_loopback(host: str) -> bool:
-    """True for an address only this computer reaches (127.x, ::1, localhost)."""
-    if host.strip().lower() == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
-
-
 def database_problem(path: str, shown: str, *, make_folder: bool = True) -> str | None:
     """Why the score sheet cannot keep its book at ``path`` (``shown`` as the user gave it); else None.
     ``make_folder``: a missing folder is made (the default book's); else it is refused.
@@ -245,8 +208,10 @@ def old_place_note(instance_path: str, book: str) -> str | None:
 
 def serve(args: argparse.Namespace) -> int:
     """Create the database if needed and serve until interrupted."""
+    from webapp.phones import ALL_ADDRESSES, LISTEN, is_loopback, network_addresses
+
     problem = listen_problem(args.host, args.port)
-    if args.debug and not _is_loopback(args.host):
+    if args.debug and not is_loopback(args.host):
         # The debugger runs code typed into a browser and shows this machine's paths.
         problem = (f"--debug opens a console that runs any code sent to it, so it serves this computer "
                    f"only: drop --debug, or --host {args.host} (the default host, 127.0.0.1, is this computer)")
@@ -263,6 +228,7 @@ def serve(args: argparse.Namespace) -> int:
         config["WHOLE_PHOTO_DAYS"] = None if args.whole_photo_days == "forever" else args.whole_photo_days
     app = create_app(None)
     app.config.update(config)
+    app.config[LISTEN] = (args.host, args.port)   # what the sheet tells phones of how to reach it
     if args.allow_host and app.config.get("ALLOWED_HOSTS") is not None:
         app.config["ALLOWED_HOSTS"] = set(app.config["ALLOWED_HOSTS"]) | {
             name.strip().lower().rstrip(".") for name in args.allow_host}

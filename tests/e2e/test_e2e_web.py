@@ -1374,3 +1374,24 @@ def test_a_hand_in_two_photos_is_read_as_one_list(page: Any, live_server: Any) -
         assert (score["cards"], score["points"]) == (["QH", "AC", "QC", "10S", "9H"], first + 29)
     finally:
         live_server.app.config["DETECT"] = saved
+
+
+def test_a_phone_opens_the_sheet_by_the_code_on_the_laptops_screen(page: Any, live_server: Any,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    import cv2
+    import numpy as np
+
+    from webapp import phones
+
+    # As `onze-vision serve --host 0.0.0.0` starts it, on a laptop whose Wi-Fi address is 192.0.2.7.
+    monkeypatch.setitem(live_server.app.config, phones.LISTEN, ("0.0.0.0", live_server.port))
+    monkeypatch.setattr(phones, "_addresses_now", lambda: ["192.0.2.7"])
+    page.goto(live_server.url + "/")
+    shoot(page, "home-phones")
+    # What a camera pointed at the screen reads: the code as the browser drew it, decoded.
+    shot = page.locator(".qr-box").screenshot()
+    image = cv2.imdecode(np.frombuffer(shot, np.uint8), cv2.IMREAD_GRAYSCALE)
+    text, _, _ = cv2.QRCodeDetector().detectAndDecode(cv2.copyMakeBorder(image, 20, 20, 20, 20, cv2.BORDER_CONSTANT,
+                                                                         value=255))
+    assert text == f"http://192.0.2.7:{live_server.port}/"
+    assert page.locator(".phone-url").first.inner_text() == text
