@@ -458,6 +458,32 @@ def test_a_hand_mark_and_points_typed_stay_when_the_sheet_cannot_be_reached(page
     assert hand["out"] == 1 and hand["scores"][1]["points"] == 55
 
 
+@pytest.mark.parametrize("then", ["Save Ann's points", "Clear", "Photo / cards for Cy", "Save hand"])
+def test_points_typed_for_several_players_are_all_saved_by_one_tap(page: Any, live_server: Any, then: str) -> None:
+    """A family types every player's points, then taps one Save (or goes on to another player,
+    or saves who went out): each number typed is saved, where all but the one tapped were lost."""
+    game_url = _start_game(page, live_server, ["Ann", "Bo", "Cy", "Di"])
+    api_game = game_url.replace(live_server.url, "/api")
+    page.goto(game_url + "/hands/1")
+    if then == "Clear":   # Di's earlier score, to clear: a tap that is no Save of points
+        page.fill("input[aria-label='Points for Di']", "9")
+        page.click("button[aria-label=\"Save Di's points\"]")
+        page.wait_for_selector("button[aria-label=\"Clear Di's score\"]")
+    page.fill("input[aria-label='Points for Ann']", "11")
+    page.fill("input[aria-label='Points for Bo']", "22")
+    page.once("dialog", lambda dialog: dialog.accept())   # Clear asks first
+    if then == "Save hand":
+        page.check("#hand-form input[name=out][value='3']")
+    tapped = {"Save Ann's points": "button[aria-label=\"Save Ann's points\"]",
+              "Clear": "button[aria-label=\"Clear Di's score\"]",
+              "Save hand": "#hand-form button[type=submit]"}.get(then, f"a[aria-label='{then}']")
+    with page.expect_navigation():   # once the other points are saved, the tap goes on as it would
+        page.click(tapped)
+    hand = _api(live_server, api_game)["hands"][0]
+    went_out = 0 if then == "Save hand" else None   # Cy, marked out with the hand's form, scores 0
+    assert [s and s["points"] for s in hand["scores"]] == [11, 22, went_out, None]
+
+
 def test_points_are_not_shown_stale_when_the_sheet_cannot_be_reached(page: Any, live_server: Any) -> None:
     game_url = _start_game(page, live_server, ["Ann", "Bo"])
     page.goto(game_url + "/hands/1/players/2")

@@ -153,6 +153,11 @@ document.addEventListener("DOMContentLoaded", function () {
           carried.value = button.value;
           form.appendChild(carried);
         }
+        // What the page keeps to send first (a hand's page: points typed and not saved).
+        if (form.onzeBeforeSend && !(await form.onzeBeforeSend())) {
+          delete form.dataset.sent;
+          return;
+        }
         form.submit();
         return;
       }
@@ -164,13 +169,17 @@ document.addEventListener("DOMContentLoaded", function () {
   // Who went out, the splash and the note are one form among the players' own on a hand's
   // page: a tap on a player's Save, Clear or "Photo / cards" must not drop a choice made
   // above and not saved yet. It is saved first; where that fails, the hand's form is sent
-  // as it is, and its page says why with the choice kept.
+  // as it is, and its page says why with the choice kept. So are the points typed in other
+  // players' boxes and not saved: a family types every number, then taps one Save.
   const handForm = document.getElementById("hand-form");
-  if (handForm) {
+  const typedForms = Array.prototype.slice.call(document.querySelectorAll("form.typed-score"));
+  if (handForm || typedForms.length) {
     let unsaved = false;
-    handForm.addEventListener("input", function () { unsaved = true; });
-    handForm.addEventListener("change", function () { unsaved = true; });
-    handForm.addEventListener("submit", function (event) { if (!event.defaultPrevented) unsaved = false; });
+    if (handForm) {
+      handForm.addEventListener("input", function () { unsaved = true; });
+      handForm.addEventListener("change", function () { unsaved = true; });
+      handForm.addEventListener("submit", function (event) { if (!event.defaultPrevented) unsaved = false; });
+    }
     // "saved"; "refused" (its page says why, with the choice kept); "unreachable" (no answer:
     // the page stays as it is, the choice and what the player typed with it kept).
     const saveHandFirst = async function () {
@@ -184,27 +193,85 @@ document.addEventListener("DOMContentLoaded", function () {
         return "unreachable";
       }
     };
-    const afterSavingHand = function (outcome, form, go) {
-      if (outcome === "saved") go();
-      else if (outcome === "refused") handForm.submit();
+    // The other players' boxes holding points typed and not saved.
+    const typedLeft = function (except) {
+      return typedForms.filter(function (form) {
+        const box = form.querySelector("input[name=points]");
+        return form !== except && box && box.value.trim() !== "" && box.value !== box.defaultValue;
+      });
+    };
+    // Each sent by its own form, one after another, its redirect not followed (the page it
+    // leads to would take the messages meant for the page shown next): {outcome: "saved"},
+    // {outcome: "refused", form}, or {outcome: "unreachable"}. One that asks first (it
+    // replaces cards) is asked here, and left out if the answer is no.
+    const saveTyped = async function (forms) {
+      for (let i = 0; i < forms.length; i++) {
+        const form = forms[i];
+        if (form.dataset.confirm && !window.confirm(form.dataset.confirm)) continue;
+        let response;
+        try {
+          response = await fetch(form.action, { method: "POST", body: new FormData(form), credentials: "same-origin",
+                                                redirect: "manual" });
+        } catch (error) {
+          return { outcome: "unreachable" };
+        }
+        if (response.type !== "opaqueredirect" && !response.ok) return { outcome: "refused", form: form };
+        const box = form.querySelector("input[name=points]");
+        box.defaultValue = box.value;   // saved: not sent again
+      }
+      return { outcome: "saved" };
+    };
+    const buttonOf = function (form) { return form ? form.querySelector("button[type=submit], button:not([type])") : null; };
+    const cantReach = function (form) {
+      if (form) delete form.dataset.sent;
+      sayUnreachable(form || handForm || typedForms[0], buttonOf(form));
+    };
+    // Before ``form`` is sent (null: a link followed): the hand's choice, then the other
+    // players' points; ``go`` sends it once they are saved.
+    const saveWhatIsLeft = async function (form, go) {
+      if (handForm && unsaved) {
+        const outcome = await saveHandFirst();
+        if (outcome === "refused") { handForm.submit(); return; }
+        if (outcome === "unreachable") { cantReach(form); return; }
+      }
+      const result = await saveTyped(typedLeft(form));
+      if (result.outcome === "saved") go();
+      else if (result.outcome === "unreachable") cantReach(form);
       else {
-        if (form) delete form.dataset.sent;
-        sayUnreachable(form || handForm, form ? form.querySelector("button[type=submit], button:not([type])") : null);
+        // Its page says why, with its points kept; the points of the Save tapped are saved first.
+        if (form && form.classList.contains("typed-score")) await saveTyped([form]);
+        result.form.submit();
       }
     };
+    if (handForm) {
+      // The hand's own form, sent by its keep-if-unreachable step once the sheet answers.
+      handForm.onzeBeforeSend = async function () {
+        const result = await saveTyped(typedLeft(null));
+        if (result.outcome === "saved") return true;
+        if (result.outcome === "unreachable") cantReach(handForm);
+        else { await saveHandFirst(); result.form.submit(); }
+        return false;
+      };
+      handForm.addEventListener("submit", async function (event) {   // a browser that step leaves alone
+        if (event.defaultPrevented || !typedLeft(null).length) return;
+        event.preventDefault();
+        if (await handForm.onzeBeforeSend()) handForm.submit();
+      });
+    }
     document.querySelectorAll("main form[method=post]").forEach(function (form) {
       if (form === handForm) return;
-      form.addEventListener("submit", async function (event) {
-        if (!unsaved || event.defaultPrevented) return;
+      form.addEventListener("submit", function (event) {
+        if (event.defaultPrevented || !((handForm && unsaved) || typedLeft(form).length)) return;
         event.preventDefault();
-        afterSavingHand(await saveHandFirst(), form, function () { form.submit(); });
+        saveWhatIsLeft(form, function () { form.submit(); });
       });
     });
     document.querySelectorAll("main a[href]").forEach(function (link) {
-      link.addEventListener("click", async function (event) {
-        if (!unsaved || event.defaultPrevented || link.target || event.ctrlKey || event.metaKey) return;
+      link.addEventListener("click", function (event) {
+        if (event.defaultPrevented || link.target || event.ctrlKey || event.metaKey) return;
+        if (!((handForm && unsaved) || typedLeft(null).length)) return;
         event.preventDefault();
-        afterSavingHand(await saveHandFirst(), null, function () { window.location.href = link.href; });
+        saveWhatIsLeft(null, function () { window.location.href = link.href; });
       });
     });
   }
