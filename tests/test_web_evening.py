@@ -55,6 +55,24 @@ def test_a_hand_in_play_is_the_current_one_and_nothing_is_missing(client: Any, t
     assert "after 1 hand " in _text(client.get(f"/games/{game_id}").get_data(as_text=True))
 
 
+def _footer(page: str) -> list[list[str]]:
+    """The sheet's total rows: each row's header and cells, as read, the leader's cell marked *."""
+    foot = re.search(r"<tfoot>(.*?)</tfoot>", page, re.S).group(1)  # type: ignore[union-attr]
+    return [[_text(cell) + ("*" if "leader" in attrs else "") for attrs, cell in
+             re.findall(r"<t[hd]([^>]*)>(.*?)</t[hd]>", row, re.S)] for row in re.findall(r"<tr.*?</tr>", foot, re.S)]
+
+
+def test_a_hand_part_scored_counts_in_the_total_but_not_in_who_leads(client: Any, token: str, game_id: int) -> None:
+    _hand(client, token, game_id, 1, {2: 10, 3: 20, 4: 30})
+    _points(client, token, game_id, 2, 1, 25)          # Ann's 25 saved, the others' not yet
+    page = client.get(f"/games/{game_id}").get_data(as_text=True)
+    assert "Leading: Ann with 0 after 1 hand" in _text(page)
+    # The leader is marked where the sheet says she leads, not on a total Bo's 10 looks lower than.
+    assert _footer(page) == [["After 1 hand", "0*", "10", "20", "30"], ["Total so far", "25", "10", "20", "30"]]
+    _hand(client, token, game_id, 2, {3: 5, 4: 5}, out=2)   # Bo went out: the hand scored whole
+    assert _footer(client.get(f"/games/{game_id}").get_data(as_text=True)) == [["Total", "25", "10*", "25", "35"]]
+
+
 def test_hand_7_scored_before_hand_6_leaves_the_game_unfinished_with_hand_6_missing(client: Any, token: str,
                                                                                    game_id: int) -> None:
     for hand in (1, 2, 3, 4, 5, 7):
