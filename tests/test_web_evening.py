@@ -67,6 +67,7 @@ def test_a_hand_part_scored_counts_in_the_total_but_not_in_who_leads(client: Any
     _points(client, token, game_id, 2, 1, 25)          # Ann's 25 saved, the others' not yet
     page = client.get(f"/games/{game_id}").get_data(as_text=True)
     assert "Leading: Ann with 0 after 1 hand" in _text(page)
+    assert "Under each score, in small: the player's total after that hand." in _text(page)   # phones show no hover title
     # The leader is marked where the sheet says she leads, not on a total Bo's 10 looks lower than.
     assert _footer(page) == [["After 1 hand", "0*", "10", "20", "30"], ["Total so far", "25", "10", "20", "30"]]
     _hand(client, token, game_id, 2, {3: 5, 4: 5}, out=2)   # Bo went out: the hand scored whole
