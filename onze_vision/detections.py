@@ -250,19 +250,24 @@ def reading_order(xyxy: np.ndarray | Sequence[Sequence[float]]) -> list[int]:
 
     Melds laid on the table in rows, read left to right only, interleave the rows' cards; in
     reading order each row's cards come together, so a go-down photographed meld under meld
-    is checked as laid (:func:`onze_vision.melds.check_down`). Rows are split at gaps: a box
-    starts a new row where its centre lies more than half a box (the median height) below the
-    next centre up, so a row that slopes (a fan, a tilted photo) stays one row.
+    is checked as laid (:func:`onze_vision.melds.check_down`).
+
+    A card's box is the union of the indices read on it: its top-left index alone, or the
+    whole card where its other corner shows too; both start at the top-left index, so rows
+    are found from the boxes' top edges, split where two tops (in order) lie more than half
+    an index apart (half the lower quartile of the heights: the indices, unless most cards
+    show two corners, whose rows lie a card apart), and read by their left edges. A row that
+    slopes (a fan, a tilted photo) stays one row: its tops climb in small steps.
     """
     boxes = np.asarray(xyxy, dtype=np.float64).reshape(-1, 4)
     if not len(boxes):
         return []
-    cx, cy = (boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2
-    half = float(np.median(boxes[:, 3] - boxes[:, 1])) / 2
+    tops, lefts = boxes[:, 1], boxes[:, 0]
+    gap = float(np.percentile(boxes[:, 3] - boxes[:, 1], 25)) / 2
     rows: list[list[int]] = []
-    for i in np.argsort(cy, kind="stable").tolist():
-        if rows and cy[i] - cy[rows[-1][-1]] <= half:
+    for i in np.argsort(tops, kind="stable").tolist():
+        if rows and tops[i] - tops[rows[-1][-1]] <= gap:
             rows[-1].append(i)
         else:
             rows.append([i])
-    return [i for row in rows for i in sorted(row, key=lambda j: (cx[j], cy[j]))]
+    return [i for row in rows for i in sorted(row, key=lambda j: (lefts[j], tops[j]))]

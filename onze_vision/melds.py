@@ -1057,15 +1057,16 @@ def check_down(
 def _melds_as_laid(v: Variant, contract: Contract, laid: Sequence[Card]) -> list[Meld] | None:
     """The contract's melds as the cards were laid, meld after meld: ``laid`` cut into
     consecutive groups that are each a valid meld of the contract, in the contract's order;
-    None where no cut is (cards read left to right from rows of melds, typed in no order).
+    None where no cut is (cards typed in no order, or read from a photo of a heap).
 
     The search groups cards its own way: a 7S laid with the 7s may be shown at the end of the
     run of spades, and a Joker laid with the set standing in the run; a go-down typed or laid
-    one meld after the other is shown as the player made it. At most C(25, 2) cuts times
-    three orders of the contract's melds are tried, each group searched once.
+    one meld after the other is shown as the player made it. The cuts are tried group by
+    group from the first card, each group searched once and only after the groups before it
+    are melds (a group too short for its kind, or leaving too few cards for the melds after
+    it, is not tried); a cut whose runs were all laid in order ends the search.
     """
-    cuts = len(contract.melds) - 1
-    orders = list(dict.fromkeys(itertools.permutations(contract.melds)))
+    least = {"set": SET_MIN, "run": RUN_MIN}
     found: dict[tuple[MeldKind, int, int], Meld | None] = {}
 
     def meld(kind: MeldKind, start: int, end: int) -> Meld | None:
@@ -1084,19 +1085,31 @@ def _melds_as_laid(v: Variant, contract: Contract, laid: Sequence[Card]) -> list
                    sum(a != b for a, b in zip(group, reversed(made.cards))))
 
     best: tuple[int, list[Meld]] | None = None
-    for inner in itertools.combinations(range(1, len(laid)), cuts):
-        bounds = (0, *inner, len(laid))
-        for order in orders:
-            spans = list(zip(order, bounds, bounds[1:]))
-            melds = [meld(kind, start, end) for kind, start, end in spans]
-            if any(m is None for m in melds):
-                continue
-            made = [m for m in melds if m is not None]
-            # Two cuts may both make the contract (7H 7D 7C 7S 5S 6S JK 8S: the 7S in either
-            # meld): the one whose runs were laid in order is how the player laid them.
-            cost = sum(disorder(m, start, end) for m, (_, start, end) in zip(made, spans))
+
+    def cut(start: int, kinds: tuple[MeldKind, ...], made: list[Meld], cost: int) -> bool:
+        """Cut ``laid[start:]`` into ``kinds``; True once a cut of cost 0 is found."""
+        nonlocal best
+        if best is not None and cost >= best[0]:
+            return False   # no better than a cut found already
+        if not kinds:
             if best is None or cost < best[0]:
                 best = (cost, made)
+            return cost == 0
+        for i, kind in enumerate(kinds):
+            if kind in kinds[:i]:
+                continue   # two sets left: the first is the same choice as the second
+            rest = kinds[:i] + kinds[i + 1:]
+            after = sum(least[k] for k in rest)
+            ends = [len(laid)] if not rest else range(start + least[kind], len(laid) - after + 1)
+            for end in ends:
+                if v.exact_melds and end - start != least[kind]:
+                    continue
+                group = meld(kind, start, end)
+                if group is not None and cut(end, rest, [*made, group], cost + disorder(group, start, end)):
+                    return True
+        return False
+
+    cut(0, contract.melds, [], 0)
     if best is None:
         return None
     # Each kind's melds in the order laid, the kinds in the contract's order.

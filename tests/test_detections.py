@@ -201,6 +201,12 @@ def test_from_ultralytics_is_duck_typed() -> None:
     pytest.param([[0, 24, 10, 44], [20, 16, 30, 36], [40, 8, 50, 28], [60, 0, 70, 20], [5, 70, 15, 90]],
                  [0, 1, 2, 3, 4], id="and a row below it is the next"),
     pytest.param([[30, 50, 40, 70], [0, 0, 10, 20]], [1, 0], id="a lower card left of none above"),
+    # A meld's last card shows both corners: its box is the whole card, lower centre, same top.
+    pytest.param([[0, 0, 10, 20], [12, 1, 22, 21], [24, 0, 34, 20], [36, 2, 90, 110], [100, 0, 110, 20],
+                  [112, 1, 122, 21], [124, 0, 178, 108]], [0, 1, 2, 3, 4, 5, 6],
+                 id="one row whose melds end in a card read from two corners"),
+    pytest.param([[36, 2, 90, 110], [0, 0, 10, 20], [0, 130, 10, 150], [50, 131, 104, 240], [12, 1, 22, 21]],
+                 [1, 4, 0, 2, 3], id="two rows, each with a card read from two corners"),
 ])
 def test_reading_order_reads_rows_top_down_and_each_left_to_right(boxes: list[list[float]], order: list[int]) -> None:
     assert reading_order(boxes) == order
