@@ -149,7 +149,8 @@ def test_a_stalled_upload_is_dropped_and_frees_its_thread_while_others_are_serve
 def test_the_addresses_named_for_phones_leave_out_loopback_and_say_each_once(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(phones, "_candidate_addresses",
                         lambda: ["192.168.1.23", "127.0.1.1", "192.168.1.23", "0.0.0.0", "10.0.0.5"])
-    assert phones.network_addresses() == ["10.0.0.5", "192.168.1.23"]
+    # The address packets out leave by first: the one the QR code shows (not a VPN's or a bridge's).
+    assert phones.network_addresses() == ["192.168.1.23", "10.0.0.5"]
 
 
 @pytest.mark.parametrize(("make", "said"), [
@@ -456,9 +457,13 @@ def test_rescue_book_of_a_book_from_a_newer_version_keeps_what_this_one_knows(ca
 def test_rescue_book_of_a_book_with_a_table_added_by_hand_says_it_is_left_out(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    book = _book_of_one_game(tmp_path / "mine.sqlite", last=["CREATE TABLE my_notes (text TEXT)"])
+    book = _book_of_one_game(tmp_path / "mine.sqlite", last=[
+        "CREATE TABLE my_notes (text TEXT)", "CREATE VIEW names AS SELECT name FROM player",
+        "ALTER TABLE player ADD COLUMN shout TEXT GENERATED ALWAYS AS (upper(name)) VIRTUAL",
+        "CREATE TRIGGER stamp AFTER INSERT ON my_notes BEGIN SELECT 1; END"])
     assert main(["rescue-book", str(book), str(tmp_path / "rescued.sqlite")]) == 0
-    assert "Left out, as this version does not know them: the table my_notes." in capsys.readouterr().out.splitlines()
+    assert ("Left out, as this version does not know them: the column shout of player, the table my_notes, "
+            "the view names, the trigger stamp.") in capsys.readouterr().out.splitlines()
 
 
 def _installed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:

@@ -92,8 +92,29 @@ def test_a_sheet_listening_on_one_address_names_it(app: Any, client: Any) -> Non
     assert _qr_text(_phones_box(client.get("/").get_data(as_text=True))) == "http://192.168.1.23:8000/"
 
 
+@pytest.mark.parametrize("host", ["[::1]:5000", "localhost.:5000", "LOCALHOST:5000"])
+def test_this_computer_by_any_of_its_own_names_is_not_taken_for_a_phone(app: Any, client: Any, host: str,
+                                                                         addresses: list[str]) -> None:
+    app.config[phones.LISTEN] = ("::", 5000)
+    addresses.append("192.168.1.23")
+    box = _phones_box(client.get("/", headers={"Host": host}).get_data(as_text=True))
+    assert "<summary>Open the score sheet on a phone</summary>" in box
+    assert _qr_text(box) == "http://192.168.1.23:5000/"
+
+
+def test_no_address_is_looked_up_again_at_once_but_none_found_is(monkeypatch: pytest.MonkeyPatch) -> None:
+    found: list[list[str]] = [[], ["192.168.1.23"], ["10.0.0.5"]]
+    monkeypatch.setattr(phones, "network_addresses", lambda: found.pop(0))
+    monkeypatch.setattr(phones, "_kept", None)
+    assert phones._addresses_now() == []                  # not on the Wi-Fi yet
+    assert phones._addresses_now() == ["192.168.1.23"]    # joined it: the reload finds it
+    assert phones._addresses_now() == ["192.168.1.23"]    # kept a while, not asked again
+    assert found == [["10.0.0.5"]]
+
+
 @pytest.mark.parametrize(("host", "loopback"), [
     ("localhost", True), ("127.0.0.1", True), ("127.0.1.1", True), ("::1", True), ("[::1]", True),
+    ("localhost.", True),
     ("192.168.1.23", False), ("laptop.local", False), ("0.0.0.0", False),
 ])
 def test_loopback_is_the_addresses_only_this_computer_reaches(host: str, loopback: bool) -> None:

@@ -490,36 +490,40 @@ def _readable_rowids(db: sqlite3.Connection, table: str) -> tuple[list[int], int
     return listed, lost
 
 
-def unknown_parts(db: sqlite3.Connection) -> list[tuple[str, str | None]]:
-    """What a book holds that this version does not know, as ``(table, None)`` for a table and
-    ``(table, column)`` for a column (a newer version's additions, or anything added by hand):
-    a rescue copy leaves them out, so it says which. Parts that cannot even be listed
-    (damaged) are not named here."""
+def unknown_parts(db: sqlite3.Connection) -> list[tuple[str, str, str | None]]:
+    """What a book holds that this version does not know (a newer version's additions, or
+    anything added by hand), as ``(kind, name, table)``: ``("table", "badge", None)``,
+    ``("column", "colour", "game")``, a view or a trigger likewise. A rescue copy leaves them
+    out, so it says which. Parts that cannot even be listed (damaged) are not named here."""
     known = sqlite3.connect(":memory:")
     known.row_factory = sqlite3.Row
     try:
         known.executescript(schema_sql())
         add_missing_columns(known)   # as every book this version keeps has them
-        known_columns = {name: {row[1] for row in known.execute(f"PRAGMA table_info({_quoted(name)})")}
+        known_names = {row[0] for row in known.execute("SELECT name FROM sqlite_master")}
+        known_columns = {name: {row[1] for row in known.execute(f"PRAGMA table_xinfo({_quoted(name)})")}
                          for (name,) in known.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     finally:
         known.close()
     try:
-        tables = [row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY rowid")]
+        objects = db.execute("SELECT type, name FROM sqlite_master WHERE type IN ('table', 'view', 'trigger') "
+                             "ORDER BY rowid").fetchall()
     except sqlite3.DatabaseError:
         return []
-    parts: list[tuple[str, str | None]] = []
-    for table in tables:
-        if table.startswith("sqlite_"):   # SQLite's own (sqlite_sequence, sqlite_stat1)
+    parts: list[tuple[str, str, str | None]] = []
+    for kind, name in objects:
+        if name.startswith("sqlite_"):   # SQLite's own (sqlite_sequence, sqlite_stat1)
             continue
-        if table not in known_columns:
-            parts.append((table, None))
+        if name not in known_names:
+            parts.append((kind, name, None))
             continue
-        try:
-            columns = [row[1] for row in db.execute(f"PRAGMA table_info({_quoted(table)})")]
+        if kind != "table":
+            continue
+        try:   # xinfo: generated and hidden columns too
+            columns = [row[1] for row in db.execute(f"PRAGMA table_xinfo({_quoted(name)})")]
         except sqlite3.DatabaseError:
             continue
-        parts.extend((table, column) for column in columns if column not in known_columns[table])
+        parts.extend(("column", column, name) for column in columns if column not in known_columns[name])
     return parts
 
 

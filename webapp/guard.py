@@ -45,7 +45,7 @@ def machine_names() -> frozenset[str]:
     return frozenset(names)
 
 
-def _host_name(host: str) -> str:
+def host_name(host: str) -> str:
     """The name or address in a Host header, without the port or IPv6 brackets."""
     host = host.strip().lower()
     if host.startswith("["):
@@ -55,7 +55,7 @@ def _host_name(host: str) -> str:
 
 def is_allowed_host(host: str, names: AbstractSet[str]) -> bool:
     """True for an IP address (no name to re-point), or one of ``names``."""
-    name = _host_name(host)
+    name = host_name(host)
     try:
         ipaddress.ip_address(name)
         return True

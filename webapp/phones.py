@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from flask import current_app, request
 from markupsafe import Markup
 
+from .guard import host_name
+
 #: ``app.config`` key: the (host, port) ``onze-vision serve`` listens on. Absent where the app
 #: is served some other way (a test client, another WSGI server): then the laptop's own view
 #: says nothing of phones, as it cannot know what they can reach.
@@ -35,8 +37,9 @@ _kept_lock = threading.Lock()
 
 def network_addresses() -> list[str]:
     """This machine's IPv4 addresses other than loopback, the ones a phone on the same
-    network can reach, each once; empty when it has none."""
-    return sorted({address for address in _candidate_addresses() if not address.startswith(("127.", "0."))})
+    network can reach, each once, the one its packets out leave by first (the home Wi-Fi's,
+    not a VPN's or a container bridge's its name may also resolve to); empty when it has none."""
+    return list(dict.fromkeys(address for address in _candidate_addresses() if not address.startswith(("127.", "0."))))
 
 
 def _candidate_addresses() -> list[str]:
@@ -57,20 +60,27 @@ def _candidate_addresses() -> list[str]:
 
 
 def _addresses_now() -> list[str]:
-    """:func:`network_addresses`, looked up at most every :data:`ADDRESSES_KEPT_SECONDS`."""
+    """:func:`network_addresses`, looked up at most every :data:`ADDRESSES_KEPT_SECONDS` while
+    there are some (none found is looked up again next time: the page asks for a reload once
+    the computer has joined the Wi-Fi)."""
     global _kept
     with _kept_lock:
-        if _kept is None or time.monotonic() - _kept[0] > ADDRESSES_KEPT_SECONDS:
-            _kept = (time.monotonic(), network_addresses())
-        return list(_kept[1])
+        if _kept is not None and time.monotonic() - _kept[0] <= ADDRESSES_KEPT_SECONDS:
+            return list(_kept[1])
+    found = network_addresses()   # outside the lock: a slow name lookup holds no other page
+    with _kept_lock:
+        _kept = (time.monotonic(), found) if found else None
+    return found
 
 
 def is_loopback(host: str) -> bool:
-    """True for an address only this computer reaches (127.x, ::1, localhost)."""
-    if host.strip().lower() == "localhost":
+    """True for an address only this computer reaches (127.x, ::1, localhost); ``host`` as
+    given to ``--host`` or as a Host header names it, without its port."""
+    name = host.strip().lower().strip("[]").rstrip(".")
+    if name == "localhost":
         return True
     try:
-        return ipaddress.ip_address(host.strip().strip("[]")).is_loopback
+        return ipaddress.ip_address(name).is_loopback
     except ValueError:
         return False
 
@@ -96,8 +106,7 @@ class PhoneWay:
 def phone_way(path: str) -> PhoneWay | None:
     """How a phone opens ``path`` (a path of this sheet, e.g. ``/games/7``) on this sheet,
     for the page being drawn; None where it cannot be known (not served by ``serve``)."""
-    name = request.host.rsplit(":", 1)[0] if request.host.count(":") == 1 else request.host
-    if not is_loopback(name):
+    if not is_loopback(host_name(request.host)):
         return PhoneWay((request.host_url.rstrip("/") + path,), from_phone=True)
     listening = current_app.config.get(LISTEN)
     if listening is None:

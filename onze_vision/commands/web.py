@@ -361,8 +361,7 @@ def rescue_book(args: argparse.Namespace) -> int:
                  f"to {BOOK_VERSION}: rescue it with that version to keep them)"
                  if version is not None and version > BOOK_VERSION else "")
         print("Left out, as this version does not know them: "
-              + ", ".join(f"the table {table}" if column is None else f"the column {column} of {table}"
-                          for table, column in left_out)
+              + ", ".join(f"the {kind} {name}" + (f" of {table}" if table else "") for kind, name, table in left_out)
               + newer + ".")
     print(f"Serve it with: onze-vision serve --database {args.out}")
     return 0

@@ -484,6 +484,30 @@ def test_points_typed_for_several_players_are_all_saved_by_one_tap(page: Any, li
     assert [s and s["points"] for s in hand["scores"]] == [11, 22, went_out, None]
 
 
+def test_points_refused_among_several_typed_are_said_and_the_rest_saved(page: Any, live_server: Any) -> None:
+    """One box refused (more points than the hand's cards can make) among four: the others are
+    saved, the page says why with the refused points back in their box, and a second refused
+    box gets its points back too."""
+    game_url = _start_game(page, live_server, ["Ann", "Bo", "Cy", "Di"])
+    api_game = game_url.replace(live_server.url, "/api")
+    page.goto(game_url + "/hands/1")
+    for name, points in (("Ann", "11"), ("Bo", "999"), ("Cy", "33"), ("Di", "44")):
+        page.fill(f"input[aria-label='Points for {name}']", points)
+    with page.expect_navigation():
+        page.click("button[aria-label=\"Save Di's points\"]")
+    hand = _api(live_server, api_game)["hands"][0]
+    assert [s and s["points"] for s in hand["scores"]] == [11, None, 33, 44]
+    assert page.locator(".typed-error").count() == 1 and page.input_value("input[aria-label='Points for Bo']") == "999"
+    # Two refused: the second's points come back into its box, typed and not saved.
+    page.fill("input[aria-label='Points for Bo']", "998")
+    page.fill("input[aria-label='Points for Ann']", "997")
+    with page.expect_navigation():
+        page.click("button[aria-label=\"Save Cy's points\"]")
+    page.wait_for_load_state()
+    assert {page.input_value("input[aria-label='Points for Ann']"), page.input_value("input[aria-label='Points for Bo']")} == {"997", "998"}
+    assert [s and s["points"] for s in _api(live_server, api_game)["hands"][0]["scores"]] == [11, None, 33, 44]
+
+
 def test_points_are_not_shown_stale_when_the_sheet_cannot_be_reached(page: Any, live_server: Any) -> None:
     game_url = _start_game(page, live_server, ["Ann", "Bo"])
     page.goto(game_url + "/hands/1/players/2")

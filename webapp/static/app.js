@@ -200,57 +200,118 @@ document.addEventListener("DOMContentLoaded", function () {
         return form !== except && box && box.value.trim() !== "" && box.value !== box.defaultValue;
       });
     };
+    // Points refused (too many for the hand, changed on another phone) go back into their
+    // boxes on the page that says why: that page is drawn for the first of them only.
+    // Kept by the hand (a refused box's page is drawn at its own form's address).
+    const keptKey = "onze-typed:" + (handForm ? handForm.action : window.location.pathname);
+    const keepTyped = function (forms) {
+      const kept = {};
+      forms.forEach(function (form) {
+        kept[form.querySelector("input[name=player_id]").value] = form.querySelector("input[name=points]").value;
+      });
+      try { window.sessionStorage.setItem(keptKey, JSON.stringify(kept)); } catch (error) { /* not kept */ }
+    };
+    try {
+      const kept = JSON.parse(window.sessionStorage.getItem(keptKey) || "{}");
+      window.sessionStorage.removeItem(keptKey);
+      typedForms.forEach(function (form) {
+        const box = form.querySelector("input[name=points]");
+        const player = form.querySelector("input[name=player_id]").value;
+        if (player in kept && box.value === "") {
+          box.value = kept[player];
+          box.dispatchEvent(new Event("input", { bubbles: true }));   // typed, not saved: as if just typed
+        }
+      });
+    } catch (error) { /* storage refused or spoilt: nothing to put back */ }
     // Each sent by its own form, one after another, its redirect not followed (the page it
-    // leads to would take the messages meant for the page shown next): {outcome: "saved"},
-    // {outcome: "refused", form}, or {outcome: "unreachable"}. One that asks first (it
-    // replaces cards) is asked here, and left out if the answer is no.
-    const saveTyped = async function (forms) {
+    // leads to would take the messages meant for the page shown next): {refused: [forms]},
+    // or {unreachable: true} where the sheet does not answer. One that asks first (it
+    // replaces cards) is asked here, unless it is the form tapped (asked already), and left
+    // out if the answer is no.
+    const saveTyped = async function (forms, tapped) {
+      const refused = [];
       for (let i = 0; i < forms.length; i++) {
         const form = forms[i];
-        if (form.dataset.confirm && !window.confirm(form.dataset.confirm)) continue;
+        if (form !== tapped && form.dataset.confirm && !window.confirm(form.dataset.confirm)) continue;
         let response;
         try {
           response = await fetch(form.action, { method: "POST", body: new FormData(form), credentials: "same-origin",
                                                 redirect: "manual" });
         } catch (error) {
-          return { outcome: "unreachable" };
+          return { unreachable: true, refused: refused };
         }
-        if (response.type !== "opaqueredirect" && !response.ok) return { outcome: "refused", form: form };
+        if (response.type !== "opaqueredirect" && !response.ok) { refused.push(form); continue; }
         const box = form.querySelector("input[name=points]");
         box.defaultValue = box.value;   // saved: not sent again
       }
-      return { outcome: "saved" };
+      return { unreachable: false, refused: refused };
     };
     const buttonOf = function (form) { return form ? form.querySelector("button[type=submit], button:not([type])") : null; };
     const cantReach = function (form) {
       if (form) delete form.dataset.sent;
       sayUnreachable(form || handForm || typedForms[0], buttonOf(form));
     };
-    // Before ``form`` is sent (null: a link followed): the hand's choice, then the other
-    // players' points; ``go`` sends it once they are saved.
-    const saveWhatIsLeft = async function (form, go) {
-      if (handForm && unsaved) {
-        const outcome = await saveHandFirst();
-        if (outcome === "refused") { handForm.submit(); return; }
-        if (outcome === "unreachable") { cantReach(form); return; }
+    // The first refused form is sent as it was, for its page to say why; the others' points
+    // come back into their boxes there. The points of a Save tapped are saved first.
+    const showRefused = async function (refused, form) {
+      if (form && form.classList.contains("typed-score") && refused.indexOf(form) < 0) {
+        refused = refused.concat((await saveTyped([form], form)).refused);
       }
-      const result = await saveTyped(typedLeft(form));
-      if (result.outcome === "saved") go();
-      else if (result.outcome === "unreachable") cantReach(form);
-      else {
-        // Its page says why, with its points kept; the points of the Save tapped are saved first.
-        if (form && form.classList.contains("typed-score")) await saveTyped([form]);
-        result.form.submit();
+      keepTyped(refused.slice(1));
+      refused[0].submit();
+    };
+    // One round of saving at a time (a second tap waits for it: a slow Wi-Fi outlasts the
+    // forms' own send-once guard), and the live sheet does not take this page's own saves
+    // for another phone's while it runs.
+    let saving = false;
+    const whileSaving = async function (work) {
+      saving = true;
+      document.documentElement.dataset.saving = "1";
+      try {
+        await work();
+      } finally {
+        saving = false;
+        delete document.documentElement.dataset.saving;
       }
+    };
+    // Before ``form`` is sent (null: a link followed): the other players' points, then the
+    // hand's choice; ``go`` sends it once they are saved.
+    const saveWhatIsLeft = function (form, go) {
+      return whileSaving(async function () {
+        const typed = await saveTyped(typedLeft(form), form);
+        if (typed.unreachable) { cantReach(form); return; }
+        if (handForm && unsaved) {
+          const outcome = await saveHandFirst();
+          if (outcome === "unreachable") { cantReach(form); return; }
+          if (outcome === "refused") {   // its page says why, with the choice kept
+            let refused = typed.refused;
+            if (form && form.classList.contains("typed-score")) refused = refused.concat((await saveTyped([form], form)).refused);
+            keepTyped(refused);
+            handForm.submit();
+            return;
+          }
+        }
+        if (typed.refused.length) await showRefused(typed.refused, form);
+        else go();
+      });
     };
     if (handForm) {
       // The hand's own form, sent by its keep-if-unreachable step once the sheet answers.
       handForm.onzeBeforeSend = async function () {
-        const result = await saveTyped(typedLeft(null));
-        if (result.outcome === "saved") return true;
-        if (result.outcome === "unreachable") cantReach(handForm);
-        else { await saveHandFirst(); result.form.submit(); }
-        return false;
+        if (saving) return false;
+        let send = false;
+        await whileSaving(async function () {
+          const typed = await saveTyped(typedLeft(null), null);
+          if (typed.unreachable) { cantReach(handForm); return; }
+          if (!typed.refused.length) { send = true; return; }
+          // A box refused: the hand's choice is saved here, and the page that says why comes next
+          // (where the hand's own form is refused too, its page, with the boxes' points back).
+          const outcome = await saveHandFirst();
+          if (outcome === "unreachable") cantReach(handForm);
+          else if (outcome === "saved") await showRefused(typed.refused, null);
+          else { keepTyped(typed.refused); send = true; }
+        });
+        return send;
       };
       handForm.addEventListener("submit", async function (event) {   // a browser that step leaves alone
         if (event.defaultPrevented || !typedLeft(null).length) return;
@@ -261,7 +322,9 @@ document.addEventListener("DOMContentLoaded", function () {
     document.querySelectorAll("main form[method=post]").forEach(function (form) {
       if (form === handForm) return;
       form.addEventListener("submit", function (event) {
-        if (event.defaultPrevented || !((handForm && unsaved) || typedLeft(form).length)) return;
+        if (event.defaultPrevented) return;
+        if (saving) { event.preventDefault(); return; }   // sent with the round under way, or after it
+        if (!((handForm && unsaved) || typedLeft(form).length)) return;
         event.preventDefault();
         saveWhatIsLeft(form, function () { form.submit(); });
       });
@@ -269,6 +332,7 @@ document.addEventListener("DOMContentLoaded", function () {
     document.querySelectorAll("main a[href]").forEach(function (link) {
       link.addEventListener("click", function (event) {
         if (event.defaultPrevented || link.target || event.ctrlKey || event.metaKey) return;
+        if (saving) { event.preventDefault(); return; }
         if (!((handForm && unsaved) || typedLeft(null).length)) return;
         event.preventDefault();
         saveWhatIsLeft(null, function () { window.location.href = link.href; });
@@ -387,7 +451,7 @@ document.addEventListener("DOMContentLoaded", function () {
       live.hidden = false;
     };
     const check = async function () {
-      if (document.visibilityState === "visible") {
+      if (document.visibilityState === "visible" && !document.documentElement.dataset.saving) {
         try {
           const response = await fetch(live.dataset.changesUrl, { credentials: "same-origin", cache: "no-store" });
           if (response.status === 404) {
