@@ -599,3 +599,15 @@ def test_more_cards_than_were_dealt_are_pointed_out(client: Any, game_id: int, m
     note = re.search(r'<p class="count-note[^>]*>([^<]*)</p>', page)
     assert note is not None and ("hidden" not in note.group(0)) is said
     assert note.group(1).startswith(f"{listed} cards: more than the {dealt} dealt. Check that no card is listed twice")
+
+
+@pytest.mark.parametrize(("hand", "said"), [
+    pytest.param(1, None, id="its box shows a typed score: said once"),
+    pytest.param(7, "Typed: 12 points, doubled", id="a doubled hand says what was typed beside the 24"),
+])
+def test_a_typed_score_is_said_where_its_box_does_not_show_it(client: Any, token: str, game_id: int,
+                                                              hand: int, said: str | None) -> None:
+    _save_points(client, token, game_id, hand, 2, "12")
+    page = client.get(f"/games/{game_id}/hands/{hand}").get_data(as_text=True)
+    assert 'aria-label="Points for Bo" value="12"' in page
+    assert (said in page) if said else ("Typed:" not in page)
