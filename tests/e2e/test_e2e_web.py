@@ -508,6 +508,41 @@ def test_points_refused_among_several_typed_are_said_and_the_rest_saved(page: An
     assert [s and s["points"] for s in _api(live_server, api_game)["hands"][0]["scores"]] == [11, None, 33, 44]
 
 
+def test_a_box_typed_and_tapped_while_others_are_being_saved_is_saved_with_them(page: Any, live_server: Any) -> None:
+    """On a slow Wi-Fi: Ann's and Bo's points being saved, Cy's typed and its Save tapped
+    meanwhile. Nothing is sent twice and nothing typed is dropped."""
+    game_url = _start_game(page, live_server, ["Ann", "Bo", "Cy", "Di"])
+    api_game = game_url.replace(live_server.url, "/api")
+    page.goto(game_url + "/hands/1")
+    page.route("**/players/*", lambda route: (page.wait_for_timeout(700), route.continue_())
+               if route.request.method == "POST" else route.continue_())
+    page.fill("input[aria-label='Points for Ann']", "11")
+    page.fill("input[aria-label='Points for Bo']", "22")
+    page.click("button[aria-label=\"Save Bo's points\"]")
+    page.wait_for_selector(".saving-status")
+    page.fill("input[aria-label='Points for Cy']", "33")
+    with page.expect_navigation(timeout=30_000):
+        page.click("button[aria-label=\"Save Cy's points\"]")
+    hand = _api(live_server, api_game)["hands"][0]
+    assert [s and s["points"] for s in hand["scores"]] == [11, 22, 33, None]
+
+
+def test_clearing_a_score_does_not_first_save_what_was_typed_in_its_own_box(page: Any, live_server: Any) -> None:
+    game_url = _start_game(page, live_server, ["Ann", "Bo", "Cy", "Di"])
+    api_game = game_url.replace(live_server.url, "/api")
+    page.goto(game_url + "/hands/1")
+    page.fill("input[aria-label='Points for Di']", "9")
+    page.click("button[aria-label=\"Save Di's points\"]")
+    page.wait_for_selector("button[aria-label=\"Clear Di's score\"]")
+    page.fill("input[aria-label='Points for Di']", "20")   # then thought better of it: Clear
+    page.fill("input[aria-label='Points for Ann']", "11")
+    page.once("dialog", lambda dialog: dialog.accept())
+    with page.expect_navigation():
+        page.click("button[aria-label=\"Clear Di's score\"]")
+    hand = _api(live_server, api_game)["hands"][0]
+    assert [s and s["points"] for s in hand["scores"]] == [11, None, None, None]
+
+
 def test_points_are_not_shown_stale_when_the_sheet_cannot_be_reached(page: Any, live_server: Any) -> None:
     game_url = _start_game(page, live_server, ["Ann", "Bo"])
     page.goto(game_url + "/hands/1/players/2")

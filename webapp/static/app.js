@@ -124,7 +124,7 @@ document.addEventListener("DOMContentLoaded", function () {
   // stays as typed and says why. (Old browsers without event.submitter send as before.)
   // Said once (an alert; focus stays on the button pressed, so Enter tries again), next to
   // that button, which it describes.
-  function sayUnreachable(form, button) {
+  function sayUnreachable(form, button, text) {
     let said = form.querySelector(".unreachable");
     if (!said) {
       said = document.createElement("p");
@@ -134,7 +134,7 @@ document.addEventListener("DOMContentLoaded", function () {
     }
     const by = button && form.contains(button) ? button : null;
     if (by) by.parentNode.insertBefore(said, by); else form.insertBefore(said, form.firstChild);
-    said.textContent = window.onze.UNREACHABLE;
+    said.textContent = text || window.onze.UNREACHABLE;
     if (by) by.setAttribute("aria-describedby", said.id);
   }
   document.querySelectorAll("form[data-keep-if-unreachable]").forEach(function (form) {
@@ -180,112 +180,170 @@ document.addEventListener("DOMContentLoaded", function () {
       handForm.addEventListener("change", function () { unsaved = true; });
       handForm.addEventListener("submit", function (event) { if (!event.defaultPrevented) unsaved = false; });
     }
-    // "saved"; "refused" (its page says why, with the choice kept); "unreachable" (no answer:
-    // the page stays as it is, the choice and what the player typed with it kept).
-    const saveHandFirst = async function () {
-      unsaved = false;
+    const boxOf = function (form) { return form.querySelector("input[name=points]"); };
+    const playerOf = function (form) { return form.querySelector("input[name=player_id]").value; };
+    const isTyped = function (form) { return Boolean(form && form.classList.contains("typed-score")); };
+    const buttonOf = function (form) { return form ? form.querySelector("button[type=submit], button:not([type])") : null; };
+
+    // One form sent in the background, its redirect not followed (the page it leads to would
+    // take the messages and marks meant for the page shown next): "saved", "refused" (its
+    // page says why), or "unreachable" (no answer, or none in 15 s: a phone that left the
+    // Wi-Fi mid-send must not leave the page waiting for ever; sent again, the same score is
+    // no change).
+    const send = async function (form) {
+      const stop = typeof AbortController === "function" ? new AbortController() : null;
+      const timer = stop ? setTimeout(function () { stop.abort(); }, 15000) : null;
       try {
-        const response = await fetch(handForm.action, { method: "POST", body: new FormData(handForm),
-                                                        credentials: "same-origin" });
-        return response.ok ? "saved" : "refused";
+        const response = await fetch(form.action, { method: "POST", body: new FormData(form), credentials: "same-origin",
+                                                    redirect: "manual", signal: stop ? stop.signal : undefined });
+        return response.type === "opaqueredirect" || response.ok ? "saved" : "refused";
       } catch (error) {
-        unsaved = true;
         return "unreachable";
+      } finally {
+        if (timer) clearTimeout(timer);
       }
     };
-    // The other players' boxes holding points typed and not saved.
-    const typedLeft = function (except) {
+    // The live sheet counts the game's changes to tell another phone's saves: this phone's own
+    // are counted in, so none of them is said to come from another device.
+    const countOwnChanges = async function () {
+      const live = document.getElementById("live");
+      if (!live || !live.dataset.changesUrl) return;
+      try {
+        const response = await fetch(live.dataset.changesUrl, { credentials: "same-origin", cache: "no-store" });
+        if (response.ok) live.dataset.changes = String((await response.json()).changes);
+      } catch (error) { /* the live sheet asks again itself */ }
+    };
+    const saveHandFirst = async function () {
+      const outcome = await send(handForm);
+      if (outcome === "saved") {
+        unsaved = false;
+        await countOwnChanges();
+      }
+      return outcome;
+    };
+
+    // The boxes holding points typed and not saved, but for those of the player whose form
+    // ``except`` is (a Clear or an Undo of that player is not a Save of what was typed there)
+    // and those ``tried`` in this round already.
+    const typedLeft = function (except, tried) {
+      const own = except ? except.closest("li") : null;
       return typedForms.filter(function (form) {
-        const box = form.querySelector("input[name=points]");
-        return form !== except && box && box.value.trim() !== "" && box.value !== box.defaultValue;
+        const box = boxOf(form);
+        return form !== except && !(own && form.closest("li") === own) && (!tried || tried.indexOf(form) < 0) &&
+          box.value.trim() !== "" && box.value !== box.defaultValue;
       });
     };
-    // Points refused (too many for the hand, changed on another phone) go back into their
-    // boxes on the page that says why: that page is drawn for the first of them only.
-    // Kept by the hand (a refused box's page is drawn at its own form's address).
-    const keptKey = "onze-typed:" + (handForm ? handForm.action : window.location.pathname);
-    const keepTyped = function (forms) {
-      const kept = {};
-      forms.forEach(function (form) {
-        kept[form.querySelector("input[name=player_id]").value] = form.querySelector("input[name=points]").value;
-      });
-      try { window.sessionStorage.setItem(keptKey, JSON.stringify(kept)); } catch (error) { /* not kept */ }
-    };
-    try {
-      const kept = JSON.parse(window.sessionStorage.getItem(keptKey) || "{}");
-      window.sessionStorage.removeItem(keptKey);
-      typedForms.forEach(function (form) {
-        const box = form.querySelector("input[name=points]");
-        const player = form.querySelector("input[name=player_id]").value;
-        if (player in kept && box.value === "") {
-          box.value = kept[player];
-          box.dispatchEvent(new Event("input", { bubbles: true }));   // typed, not saved: as if just typed
-        }
-      });
-    } catch (error) { /* storage refused or spoilt: nothing to put back */ }
-    // Each sent by its own form, one after another, its redirect not followed (the page it
-    // leads to would take the messages meant for the page shown next): {refused: [forms]},
-    // or {unreachable: true} where the sheet does not answer. One that asks first (it
-    // replaces cards) is asked here, unless it is the form tapped (asked already), and left
-    // out if the answer is no.
+    // Each sent by its own form, one after another: {saved: how many, refused: [forms],
+    // unreachable}. One that asks first (it replaces cards) is asked here, unless it is the
+    // form tapped (asked already), and left out if the answer is no.
     const saveTyped = async function (forms, tapped) {
-      const refused = [];
+      const result = { saved: 0, refused: [], unreachable: false };
       for (let i = 0; i < forms.length; i++) {
         const form = forms[i];
         if (form !== tapped && form.dataset.confirm && !window.confirm(form.dataset.confirm)) continue;
-        let response;
-        try {
-          response = await fetch(form.action, { method: "POST", body: new FormData(form), credentials: "same-origin",
-                                                redirect: "manual" });
-        } catch (error) {
-          return { unreachable: true, refused: refused };
-        }
-        if (response.type !== "opaqueredirect" && !response.ok) { refused.push(form); continue; }
-        const box = form.querySelector("input[name=points]");
-        box.defaultValue = box.value;   // saved: not sent again
+        const box = boxOf(form);
+        const sent = box.value;
+        const outcome = await send(form);
+        if (outcome === "unreachable") { result.unreachable = true; break; }
+        if (outcome === "refused") { result.refused.push(form); continue; }
+        box.defaultValue = sent;   // saved: not sent again
+        result.saved += 1;
+        await countOwnChanges();
       }
-      return { unreachable: false, refused: refused };
+      return result;
     };
-    const buttonOf = function (form) { return form ? form.querySelector("button[type=submit], button:not([type])") : null; };
-    const cantReach = function (form) {
-      if (form) delete form.dataset.sent;
-      sayUnreachable(form || handForm || typedForms[0], buttonOf(form));
+    // Every box typed and not saved, those typed while the round runs too (a tap on another
+    // Save meanwhile is taken in: its box is saved in the same round).
+    const saveAllTyped = async function (except) {
+      const all = { saved: 0, refused: [], unreachable: false };
+      const tried = [];
+      for (let left = typedLeft(except, tried); left.length; left = typedLeft(except, tried)) {
+        Array.prototype.push.apply(tried, left);
+        const round = await saveTyped(left, except);
+        all.saved += round.saved;
+        all.refused = all.refused.concat(round.refused);
+        if (round.unreachable) { all.unreachable = true; break; }
+      }
+      return all;
     };
+
+    // Points refused (too many for the hand, changed on another phone) go back into their
+    // boxes on the page that says why, which is drawn for the first of them only; kept by the
+    // hand (that page is drawn at its own form's address), for a minute (a page that never
+    // came leaves none to come back later).
+    const keptKey = "onze-typed:" + (handForm ? handForm.action : window.location.pathname);
+    const keepTyped = function (forms) {
+      if (!forms.length) return;
+      const kept = { at: Date.now(), points: {} };
+      forms.forEach(function (form) { kept.points[playerOf(form)] = boxOf(form).value; });
+      try { window.sessionStorage.setItem(keptKey, JSON.stringify(kept)); } catch (error) { /* not kept */ }
+    };
+    try {
+      const kept = JSON.parse(window.sessionStorage.getItem(keptKey) || "null");
+      window.sessionStorage.removeItem(keptKey);
+      if (kept && kept.points && Date.now() - kept.at < 60000) {
+        typedForms.forEach(function (form) {
+          const box = boxOf(form);
+          const player = playerOf(form);
+          if (player in kept.points && box.value === box.defaultValue && box.value !== kept.points[player]) {
+            box.value = kept.points[player];
+            box.dispatchEvent(new Event("input", { bubbles: true }));   // typed, not saved: as if just typed
+            sayUnreachable(form, buttonOf(form), "Not saved: refused with another player's points. " +
+              "Save it again to see why.");
+          }
+        });
+      }
+    } catch (error) { /* storage refused or spoilt: nothing to put back */ }
+
     // The first refused form is sent as it was, for its page to say why; the others' points
     // come back into their boxes there. The points of a Save tapped are saved first.
     const showRefused = async function (refused, form) {
-      if (form && form.classList.contains("typed-score") && refused.indexOf(form) < 0) {
-        refused = refused.concat((await saveTyped([form], form)).refused);
-      }
+      if (isTyped(form) && refused.indexOf(form) < 0) refused = refused.concat((await saveTyped([form], form)).refused);
       keepTyped(refused.slice(1));
       refused[0].submit();
     };
-    // One round of saving at a time (a second tap waits for it: a slow Wi-Fi outlasts the
-    // forms' own send-once guard), and the live sheet does not take this page's own saves
-    // for another phone's while it runs.
+    const cantReach = function (form, saved) {
+      if (form) delete form.dataset.sent;
+      const text = saved ? "The score sheet stopped answering (is the laptop asleep, or the Wi-Fi off?) once " +
+        saved + (saved === 1 ? " player's points were" : " players' points were") + " saved: the rest are still " +
+        "here, not sent. Try again once it is back." : "";
+      sayUnreachable(form || handForm || typedForms[0], buttonOf(form), text);
+    };
+
+    // One round of saving at a time: a tap meanwhile does not start another (its box is
+    // saved in this one), leaving the page asks first, and the live sheet waits.
     let saving = false;
-    const whileSaving = async function (work) {
+    const leaving = function (event) { if (saving) { event.preventDefault(); event.returnValue = ""; } };
+    window.addEventListener("beforeunload", leaving);
+    const whileSaving = async function (form, work) {
       saving = true;
       document.documentElement.dataset.saving = "1";
+      const where = form || handForm || typedForms[0];
+      const status = document.createElement("p");
+      status.className = "meta saving-status";
+      status.setAttribute("role", "status");
+      where.appendChild(status);
+      status.textContent = "Saving the points typed for the other players first\u2026";
       try {
         await work();
       } finally {
         saving = false;
         delete document.documentElement.dataset.saving;
+        status.remove();
       }
     };
-    // Before ``form`` is sent (null: a link followed): the other players' points, then the
-    // hand's choice; ``go`` sends it once they are saved.
+    // Before ``form`` is sent (null: a link followed): the players' points, then the hand's
+    // choice; ``go`` sends it once they are saved.
     const saveWhatIsLeft = function (form, go) {
-      return whileSaving(async function () {
-        const typed = await saveTyped(typedLeft(form), form);
-        if (typed.unreachable) { cantReach(form); return; }
+      return whileSaving(form, async function () {
+        const typed = await saveAllTyped(form);
+        if (typed.unreachable) { cantReach(form, typed.saved); return; }
         if (handForm && unsaved) {
           const outcome = await saveHandFirst();
-          if (outcome === "unreachable") { cantReach(form); return; }
+          if (outcome === "unreachable") { cantReach(form, typed.saved); return; }
           if (outcome === "refused") {   // its page says why, with the choice kept
             let refused = typed.refused;
-            if (form && form.classList.contains("typed-score")) refused = refused.concat((await saveTyped([form], form)).refused);
+            if (isTyped(form)) refused = refused.concat((await saveTyped([form], form)).refused);
             keepTyped(refused);
             handForm.submit();
             return;
@@ -299,19 +357,19 @@ document.addEventListener("DOMContentLoaded", function () {
       // The hand's own form, sent by its keep-if-unreachable step once the sheet answers.
       handForm.onzeBeforeSend = async function () {
         if (saving) return false;
-        let send = false;
-        await whileSaving(async function () {
-          const typed = await saveTyped(typedLeft(null), null);
-          if (typed.unreachable) { cantReach(handForm); return; }
-          if (!typed.refused.length) { send = true; return; }
+        let sendIt = false;
+        await whileSaving(handForm, async function () {
+          const typed = await saveAllTyped(null);
+          if (typed.unreachable) { unsaved = true; cantReach(handForm, typed.saved); return; }
+          if (!typed.refused.length) { sendIt = true; return; }
           // A box refused: the hand's choice is saved here, and the page that says why comes next
           // (where the hand's own form is refused too, its page, with the boxes' points back).
           const outcome = await saveHandFirst();
-          if (outcome === "unreachable") cantReach(handForm);
+          if (outcome === "unreachable") { unsaved = true; cantReach(handForm, typed.saved); }
           else if (outcome === "saved") await showRefused(typed.refused, null);
-          else { keepTyped(typed.refused); send = true; }
+          else { keepTyped(typed.refused); sendIt = true; }
         });
-        return send;
+        return sendIt;
       };
       handForm.addEventListener("submit", async function (event) {   // a browser that step leaves alone
         if (event.defaultPrevented || !typedLeft(null).length) return;
@@ -323,13 +381,14 @@ document.addEventListener("DOMContentLoaded", function () {
       if (form === handForm) return;
       form.addEventListener("submit", function (event) {
         if (event.defaultPrevented) return;
-        if (saving) { event.preventDefault(); return; }   // sent with the round under way, or after it
+        if (saving) { event.preventDefault(); delete form.dataset.sent; return; }   // its box is saved in the round
         if (!((handForm && unsaved) || typedLeft(form).length)) return;
         event.preventDefault();
         saveWhatIsLeft(form, function () { form.submit(); });
       });
     });
     document.querySelectorAll("main a[href]").forEach(function (link) {
+      if (link.closest("#live")) return;   // "Show them" asks itself whether to lose what is typed
       link.addEventListener("click", function (event) {
         if (event.defaultPrevented || link.target || event.ctrlKey || event.metaKey) return;
         if (saving) { event.preventDefault(); return; }
