@@ -94,7 +94,9 @@ def test_the_sheet_is_served_threaded_without_a_development_server_warning(
     code, out, err = _serve(capsys, "--port", str(port), "--database", str(tmp_path / "onze.sqlite"))
     assert code == 0 and started["served"]
     assert started["args"][:2] == ("127.0.0.1", port) and started["kwargs"]["threaded"] is True
-    assert out.splitlines()[-1] == "Press Ctrl+C to stop it."
+    assert out.splitlines()[1:] == [
+        "  this computer only: to score from phones on the same Wi-Fi, start it with --host 0.0.0.0",
+        "Press Ctrl+C to stop it."]
     assert "development server" not in out + err and "production" not in out + err
 
 

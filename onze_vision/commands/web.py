@@ -267,6 +267,9 @@ def serve(args: argparse.Namespace) -> int:
     if args.host in ALL_ADDRESSES:
         for address in network_addresses():
             print(f"  on a phone on the same network: http://{address}:{args.port}/", flush=True)
+    elif is_loopback(args.host):
+        print("  this computer only: to score from phones on the same Wi-Fi, start it with --host 0.0.0.0",
+              flush=True)
     # Old games' photos are kept smaller, and games deleted long ago removed, by a thread of
     # this server, between the phones' requests.
     keeper = keepsake.start(app)
