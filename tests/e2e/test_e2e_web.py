@@ -527,6 +527,39 @@ def test_a_box_typed_and_tapped_while_others_are_being_saved_is_saved_with_them(
     assert [s and s["points"] for s in hand["scores"]] == [11, 22, 33, None]
 
 
+def test_a_link_followed_with_points_typed_saves_them_and_leaves_without_asking(page: Any, live_server: Any) -> None:
+    game_url = _start_game(page, live_server, ["Ann", "Bo", "Cy"])
+    api_game = game_url.replace(live_server.url, "/api")
+    page.goto(game_url + "/hands/1")
+    asked: list[str] = []
+    page.on("dialog", lambda dialog: (asked.append(dialog.type), dialog.dismiss()))
+    page.fill("input[aria-label='Points for Ann']", "11")
+    with page.expect_navigation():
+        page.click("a[aria-label='Photo / cards for Cy']")
+    assert page.url.endswith("/hands/1/players/3") and asked == []   # no "Leave site?" after the save
+    assert _api(live_server, api_game)["hands"][0]["scores"][0]["points"] == 11
+
+
+def test_a_clear_tapped_while_points_are_being_saved_is_sent_after_them(page: Any, live_server: Any) -> None:
+    game_url = _start_game(page, live_server, ["Ann", "Bo", "Cy", "Di"])
+    api_game = game_url.replace(live_server.url, "/api")
+    page.goto(game_url + "/hands/1")
+    page.fill("input[aria-label='Points for Di']", "9")
+    page.click("button[aria-label=\"Save Di's points\"]")
+    page.wait_for_selector("button[aria-label=\"Clear Di's score\"]")
+    page.route("**/players/*", lambda route: (page.wait_for_timeout(700), route.continue_())
+               if route.request.method == "POST" else route.continue_())
+    page.fill("input[aria-label='Points for Ann']", "11")
+    page.fill("input[aria-label='Points for Bo']", "22")
+    page.click("button[aria-label=\"Save Bo's points\"]")
+    page.wait_for_selector(".saving-status")
+    page.once("dialog", lambda dialog: dialog.accept())   # "Clear Di's score for hand 1?"
+    with page.expect_navigation(timeout=30_000):
+        page.click("button[aria-label=\"Clear Di's score\"]")
+    hand = _api(live_server, api_game)["hands"][0]
+    assert [s and s["points"] for s in hand["scores"]] == [11, 22, None, None]
+
+
 def test_clearing_a_score_does_not_first_save_what_was_typed_in_its_own_box(page: Any, live_server: Any) -> None:
     game_url = _start_game(page, live_server, ["Ann", "Bo", "Cy", "Di"])
     api_game = game_url.replace(live_server.url, "/api")

@@ -125,7 +125,8 @@ document.addEventListener("DOMContentLoaded", function () {
   // Said once (an alert; focus stays on the button pressed, so Enter tries again), next to
   // that button, which it describes.
   function sayUnreachable(form, button, text) {
-    let said = form.querySelector(".unreachable");
+    const next = form.nextElementSibling;
+    let said = form.querySelector(".unreachable") || (next && next.classList.contains("unreachable") ? next : null);
     if (!said) {
       said = document.createElement("p");
       said.className = "flash flash-error unreachable";
@@ -133,7 +134,10 @@ document.addEventListener("DOMContentLoaded", function () {
       said.setAttribute("role", "alert");
     }
     const by = button && form.contains(button) ? button : null;
-    if (by) by.parentNode.insertBefore(said, by); else form.insertBefore(said, form.firstChild);
+    if (form.classList.contains("typed-score")) {
+      // A player's points box and Save sit in one row: the message goes on a line of its own below.
+      if (said.parentNode !== form.parentNode) form.parentNode.insertBefore(said, form.nextSibling);
+    } else if (by) by.parentNode.insertBefore(said, by); else form.insertBefore(said, form.firstChild);
     said.textContent = text || window.onze.UNREACHABLE;
     if (by) by.setAttribute("aria-describedby", said.id);
   }
@@ -187,95 +191,110 @@ document.addEventListener("DOMContentLoaded", function () {
 
     // One form sent in the background, its redirect not followed (the page it leads to would
     // take the messages and marks meant for the page shown next): "saved", "refused" (its
-    // page says why), or "unreachable" (no answer, or none in 15 s: a phone that left the
-    // Wi-Fi mid-send must not leave the page waiting for ever; sent again, the same score is
-    // no change).
+    // page says why), "unreachable" (no answer: nothing was sent) or "late" (none in 15 s: a
+    // phone that left the Wi-Fi mid-send must not leave the page waiting for ever; it may have
+    // been saved, and sent again the same score is no change).
     const send = async function (form) {
       const stop = typeof AbortController === "function" ? new AbortController() : null;
-      const timer = stop ? setTimeout(function () { stop.abort(); }, 15000) : null;
+      let late = false;
+      const timer = stop ? setTimeout(function () { late = true; stop.abort(); }, 15000) : null;
       try {
         const response = await fetch(form.action, { method: "POST", body: new FormData(form), credentials: "same-origin",
                                                     redirect: "manual", signal: stop ? stop.signal : undefined });
         return response.type === "opaqueredirect" || response.ok ? "saved" : "refused";
       } catch (error) {
-        return "unreachable";
+        return late ? "late" : "unreachable";
       } finally {
         if (timer) clearTimeout(timer);
       }
     };
     // The live sheet counts the game's changes to tell another phone's saves: this phone's own
-    // are counted in, so none of them is said to come from another device.
-    const countOwnChanges = async function () {
+    // are counted in as they are made, and no more (another phone's save meanwhile is still
+    // told), from the count the page had when the round began.
+    let countAtStart = null;
+    let ownSaves = 0;
+    const countOwnSave = async function () {
+      ownSaves += 1;
       const live = document.getElementById("live");
       if (!live || !live.dataset.changesUrl) return;
+      if (countAtStart === null) countAtStart = Number(live.dataset.changes);
       try {
         const response = await fetch(live.dataset.changesUrl, { credentials: "same-origin", cache: "no-store" });
-        if (response.ok) live.dataset.changes = String((await response.json()).changes);
+        if (response.ok) {
+          const now = (await response.json()).changes;
+          live.dataset.changes = String(Math.min(now, countAtStart + ownSaves));
+        }
       } catch (error) { /* the live sheet asks again itself */ }
     };
     const saveHandFirst = async function () {
       const outcome = await send(handForm);
       if (outcome === "saved") {
         unsaved = false;
-        await countOwnChanges();
+        await countOwnSave();
       }
       return outcome;
     };
 
     // The boxes holding points typed and not saved, but for those of the player whose form
     // ``except`` is (a Clear or an Undo of that player is not a Save of what was typed there)
-    // and those ``tried`` in this round already.
+    // and those ``tried`` in this round already with the points they hold now.
     const typedLeft = function (except, tried) {
       const own = except ? except.closest("li") : null;
       return typedForms.filter(function (form) {
         const box = boxOf(form);
-        return form !== except && !(own && form.closest("li") === own) && (!tried || tried.indexOf(form) < 0) &&
+        return form !== except && !(own && form.closest("li") === own) && !(tried && tried.get(form) === box.value) &&
           box.value.trim() !== "" && box.value !== box.defaultValue;
       });
     };
     // Each sent by its own form, one after another: {saved: how many, refused: [forms],
-    // unreachable}. One that asks first (it replaces cards) is asked here, unless it is the
-    // form tapped (asked already), and left out if the answer is no.
-    const saveTyped = async function (forms, tapped) {
-      const result = { saved: 0, refused: [], unreachable: false };
+    // failed: "unreachable" or "late" where the sheet stopped answering}. One that asks first
+    // (it replaces cards) is asked here, unless the player said yes already (the form tapped),
+    // and left out if the answer is no.
+    const saveTyped = async function (forms) {
+      const result = { saved: 0, refused: [], failed: null };
       for (let i = 0; i < forms.length; i++) {
         const form = forms[i];
-        if (form !== tapped && form.dataset.confirm && !window.confirm(form.dataset.confirm)) continue;
+        if (form.dataset.confirm && !form.dataset.confirmed && !window.confirm(form.dataset.confirm)) continue;
+        form.dataset.confirmed = "1";
         const box = boxOf(form);
         const sent = box.value;
         const outcome = await send(form);
-        if (outcome === "unreachable") { result.unreachable = true; break; }
+        if (outcome === "unreachable" || outcome === "late") { result.failed = outcome; break; }
         if (outcome === "refused") { result.refused.push(form); continue; }
         box.defaultValue = sent;   // saved: not sent again
         result.saved += 1;
-        await countOwnChanges();
+        await countOwnSave();
       }
       return result;
     };
-    // Every box typed and not saved, those typed while the round runs too (a tap on another
-    // Save meanwhile is taken in: its box is saved in the same round).
+    // Every box typed and not saved, those typed or changed while the round runs too (a tap on
+    // another Save meanwhile is taken in: its box is saved in the same round).
     const saveAllTyped = async function (except) {
-      const all = { saved: 0, refused: [], unreachable: false };
-      const tried = [];
+      const all = { saved: 0, refused: [], failed: null };
+      const tried = new Map();
       for (let left = typedLeft(except, tried); left.length; left = typedLeft(except, tried)) {
-        Array.prototype.push.apply(tried, left);
-        const round = await saveTyped(left, except);
+        left.forEach(function (form) { tried.set(form, boxOf(form).value); });
+        const round = await saveTyped(left);
         all.saved += round.saved;
-        all.refused = all.refused.concat(round.refused);
-        if (round.unreachable) { all.unreachable = true; break; }
+        // A box refused and changed since is tried again: its last answer is what counts.
+        all.refused = all.refused.filter(function (form) { return left.indexOf(form) < 0; }).concat(round.refused);
+        if (round.failed) { all.failed = round.failed; break; }
       }
       return all;
     };
 
     // Points refused (too many for the hand, changed on another phone) go back into their
-    // boxes on the page that says why, which is drawn for the first of them only; kept by the
-    // hand (that page is drawn at its own form's address), for a minute (a page that never
-    // came leaves none to come back later).
+    // boxes on the page that says why, which is drawn for the first of them only, with the
+    // score each was typed over (saved again, a score changed on another phone meanwhile is
+    // told, not overwritten); kept by the hand (that page is drawn at its own form's address),
+    // for a minute (a page that never came leaves none to come back later).
     const keptKey = "onze-typed:" + (handForm ? handForm.action : window.location.pathname);
     const keepTyped = function (forms) {
       if (!forms.length) return;
       const kept = { at: Date.now(), points: {} };
-      forms.forEach(function (form) { kept.points[playerOf(form)] = boxOf(form).value; });
+      forms.forEach(function (form) {
+        kept.points[playerOf(form)] = { points: boxOf(form).value, was: form.querySelector("input[name=was]").value };
+      });
       try { window.sessionStorage.setItem(keptKey, JSON.stringify(kept)); } catch (error) { /* not kept */ }
     };
     try {
@@ -284,10 +303,12 @@ document.addEventListener("DOMContentLoaded", function () {
       if (kept && kept.points && Date.now() - kept.at < 60000) {
         typedForms.forEach(function (form) {
           const box = boxOf(form);
-          const player = playerOf(form);
-          if (player in kept.points && box.value === box.defaultValue && box.value !== kept.points[player]) {
-            box.value = kept.points[player];
-            box.dispatchEvent(new Event("input", { bubbles: true }));   // typed, not saved: as if just typed
+          const back = kept.points[playerOf(form)];
+          if (back && box.value === box.defaultValue && box.value !== back.points) {
+            box.value = back.points;
+            form.querySelector("input[name=was]").value = back.was;
+            const live = document.getElementById("live");
+            if (live) live.dataset.typed = "1";   // typed, not saved: the live sheet does not reload it away
             sayUnreachable(form, buttonOf(form), "Not saved: refused with another player's points. " +
               "Save it again to see why.");
           }
@@ -298,59 +319,84 @@ document.addEventListener("DOMContentLoaded", function () {
     // The first refused form is sent as it was, for its page to say why; the others' points
     // come back into their boxes there. The points of a Save tapped are saved first.
     const showRefused = async function (refused, form) {
-      if (isTyped(form) && refused.indexOf(form) < 0) refused = refused.concat((await saveTyped([form], form)).refused);
+      if (isTyped(form) && refused.indexOf(form) < 0) refused = refused.concat((await saveTyped([form])).refused);
       keepTyped(refused.slice(1));
-      refused[0].submit();
+      return function () { refused[0].submit(); };
     };
-    const cantReach = function (form, saved) {
+    const cantReach = function (form, saved, failed) {
       if (form) delete form.dataset.sent;
-      const text = saved ? "The score sheet stopped answering (is the laptop asleep, or the Wi-Fi off?) once " +
-        saved + (saved === 1 ? " player's points were" : " players' points were") + " saved: the rest are still " +
-        "here, not sent. Try again once it is back." : "";
+      const done = saved ? " once " + saved + (saved === 1 ? " player's points were" : " players' points were") +
+        " saved" : "";
+      const text = failed === "late"
+        ? "The score sheet did not answer in time (is the Wi-Fi weak?)" + done + ": the last points sent may or " +
+          "may not be saved, and are still here. Try again: the same points saved twice change nothing."
+        : saved ? "The score sheet stopped answering (is the laptop asleep, or the Wi-Fi off?)" + done +
+          ": the rest are still here, not sent. Try again once it is back." : "";
       sayUnreachable(form || handForm || typedForms[0], buttonOf(form), text);
     };
 
-    // One round of saving at a time: a tap meanwhile does not start another (its box is
-    // saved in this one), leaving the page asks first, and the live sheet waits.
+    // One round of saving at a time: a Save tapped meanwhile is saved in it, a Clear or an
+    // Undo is sent after it; leaving the page meanwhile asks first; the live sheet waits.
     let saving = false;
-    const leaving = function (event) { if (saving) { event.preventDefault(); event.returnValue = ""; } };
-    window.addEventListener("beforeunload", leaving);
-    const whileSaving = async function (form, work) {
+    let queued = [];
+    window.addEventListener("beforeunload", function (event) {
+      if (saving) { event.preventDefault(); event.returnValue = ""; }
+    });
+    // ``work`` returns what to do once the round is over (leave the page), or nothing.
+    const whileSaving = async function (tapped, work) {
       saving = true;
+      queued = [];
+      countAtStart = null;
+      ownSaves = 0;
       document.documentElement.dataset.saving = "1";
-      const where = form || handForm || typedForms[0];
       const status = document.createElement("p");
       status.className = "meta saving-status";
       status.setAttribute("role", "status");
-      where.appendChild(status);
+      const where = tapped && tapped.closest(".ps-actions") ? tapped.closest(".ps-actions") : null;
+      if (where) where.appendChild(status);
+      else if (tapped) tapped.parentNode.insertBefore(status, tapped.nextSibling);
       status.textContent = "Saving the points typed for the other players first\u2026";
+      let then = null;
       try {
-        await work();
+        then = await work();
       } finally {
         saving = false;
         delete document.documentElement.dataset.saving;
         status.remove();
       }
+      if (then) then();   // after the round: leaving now asks nothing
+    };
+    // A Clear or an Undo tapped while the round ran: sent now, before the page is left; one
+    // refused is shown instead (its page says why).
+    const sendQueued = async function () {
+      for (let i = 0; i < queued.length; i++) {
+        const outcome = await send(queued[i]);
+        const form = queued[i];
+        if (outcome === "saved") await countOwnSave();
+        else if (outcome === "refused") return function () { form.submit(); };
+        else { cantReach(form, 0, outcome); return null; }
+      }
+      return undefined;
     };
     // Before ``form`` is sent (null: a link followed): the players' points, then the hand's
     // choice; ``go`` sends it once they are saved.
-    const saveWhatIsLeft = function (form, go) {
-      return whileSaving(form, async function () {
+    const saveWhatIsLeft = function (form, tapped, go) {
+      return whileSaving(tapped, async function () {
         const typed = await saveAllTyped(form);
-        if (typed.unreachable) { cantReach(form, typed.saved); return; }
+        if (typed.failed) { cantReach(form, typed.saved, typed.failed); return null; }
         if (handForm && unsaved) {
           const outcome = await saveHandFirst();
-          if (outcome === "unreachable") { cantReach(form, typed.saved); return; }
+          if (outcome === "unreachable" || outcome === "late") { cantReach(form, typed.saved, outcome); return null; }
           if (outcome === "refused") {   // its page says why, with the choice kept
             let refused = typed.refused;
-            if (isTyped(form)) refused = refused.concat((await saveTyped([form], form)).refused);
+            if (isTyped(form)) refused = refused.concat((await saveTyped([form])).refused);
             keepTyped(refused);
-            handForm.submit();
-            return;
+            return function () { handForm.submit(); };
           }
         }
-        if (typed.refused.length) await showRefused(typed.refused, form);
-        else go();
+        if (typed.refused.length) return showRefused(typed.refused, form);
+        const after = await sendQueued();
+        return after === undefined ? go : after;
       });
     };
     if (handForm) {
@@ -358,16 +404,17 @@ document.addEventListener("DOMContentLoaded", function () {
       handForm.onzeBeforeSend = async function () {
         if (saving) return false;
         let sendIt = false;
-        await whileSaving(handForm, async function () {
+        await whileSaving(buttonOf(handForm), async function () {
           const typed = await saveAllTyped(null);
-          if (typed.unreachable) { unsaved = true; cantReach(handForm, typed.saved); return; }
-          if (!typed.refused.length) { sendIt = true; return; }
+          if (typed.failed) { unsaved = true; cantReach(handForm, typed.saved, typed.failed); return null; }
+          if (!typed.refused.length) { sendIt = true; return null; }
           // A box refused: the hand's choice is saved here, and the page that says why comes next
           // (where the hand's own form is refused too, its page, with the boxes' points back).
           const outcome = await saveHandFirst();
-          if (outcome === "unreachable") { unsaved = true; cantReach(handForm, typed.saved); }
-          else if (outcome === "saved") await showRefused(typed.refused, null);
+          if (outcome === "unreachable" || outcome === "late") { unsaved = true; cantReach(handForm, typed.saved, outcome); }
+          else if (outcome === "saved") return showRefused(typed.refused, null);
           else { keepTyped(typed.refused); sendIt = true; }
+          return null;
         });
         return sendIt;
       };
@@ -381,10 +428,20 @@ document.addEventListener("DOMContentLoaded", function () {
       if (form === handForm) return;
       form.addEventListener("submit", function (event) {
         if (event.defaultPrevented) return;
-        if (saving) { event.preventDefault(); delete form.dataset.sent; return; }   // its box is saved in the round
+        if (saving) {
+          event.preventDefault();
+          delete form.dataset.sent;
+          // Its points are saved in the round (asked about already, where it asks); a Clear
+          // or an Undo is sent after it.
+          if (isTyped(form)) form.dataset.confirmed = "1";
+          else if (queued.indexOf(form) < 0) queued.push(form);
+          return;
+        }
+        delete form.dataset.confirmed;
         if (!((handForm && unsaved) || typedLeft(form).length)) return;
         event.preventDefault();
-        saveWhatIsLeft(form, function () { form.submit(); });
+        if (isTyped(form)) form.dataset.confirmed = "1";   // the form tapped: asked already, where it asks
+        saveWhatIsLeft(form, event.submitter || buttonOf(form), function () { form.submit(); });
       });
     });
     document.querySelectorAll("main a[href]").forEach(function (link) {
@@ -394,7 +451,7 @@ document.addEventListener("DOMContentLoaded", function () {
         if (saving) { event.preventDefault(); return; }
         if (!((handForm && unsaved) || typedLeft(null).length)) return;
         event.preventDefault();
-        saveWhatIsLeft(null, function () { window.location.href = link.href; });
+        saveWhatIsLeft(null, link, function () { window.location.href = link.href; });
       });
     });
   }
