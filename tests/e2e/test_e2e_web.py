@@ -560,6 +560,23 @@ def test_a_clear_tapped_while_points_are_being_saved_is_sent_after_them(page: An
     assert [s and s["points"] for s in hand["scores"]] == [11, 22, None, None]
 
 
+def test_a_box_changed_after_it_was_sent_is_saved_as_changed(page: Any, live_server: Any) -> None:
+    game_url = _start_game(page, live_server, ["Ann", "Bo", "Cy", "Di"])
+    api_game = game_url.replace(live_server.url, "/api")
+    page.goto(game_url + "/hands/1")
+    page.route("**/players/*", lambda route: (page.wait_for_timeout(700), route.continue_())
+               if route.request.method == "POST" else route.continue_())
+    page.fill("input[aria-label='Points for Ann']", "11")
+    page.fill("input[aria-label='Points for Bo']", "22")
+    page.fill("input[aria-label='Points for Cy']", "33")
+    with page.expect_navigation(timeout=30_000):
+        page.click("button[aria-label=\"Save Cy's points\"]")
+        page.wait_for_selector(".saving-status")
+        page.fill("input[aria-label='Points for Ann']", "12")   # a slip mended while it was being sent
+    hand = _api(live_server, api_game)["hands"][0]
+    assert [s and s["points"] for s in hand["scores"]] == [12, 22, 33, None]
+
+
 def test_clearing_a_score_does_not_first_save_what_was_typed_in_its_own_box(page: Any, live_server: Any) -> None:
     game_url = _start_game(page, live_server, ["Ann", "Bo", "Cy", "Di"])
     api_game = game_url.replace(live_server.url, "/api")

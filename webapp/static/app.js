@@ -246,6 +246,19 @@ document.addEventListener("DOMContentLoaded", function () {
           box.value.trim() !== "" && box.value !== box.defaultValue;
       });
     };
+    // A score saved in the background is this page's to change again: its form's ``was`` takes
+    // the version just saved (else, changed once more and sent, it would be told "saved from
+    // this phone since this page was opened").
+    const takeNewVersion = async function (form) {
+      const where = form.action.match(/^(.*)\/games\/(\d+)\/hands\/(\d+)\/players\/(\d+)$/);
+      if (!where) return;
+      try {
+        const response = await fetch(where[1] + "/api/games/" + where[2], { credentials: "same-origin", cache: "no-store" });
+        if (!response.ok) return;
+        const score = (await response.json()).hands[Number(where[3]) - 1].scores[Number(where[4]) - 1];
+        if (score && score.version) form.querySelector("input[name=was]").value = score.version;
+      } catch (error) { /* sent again, it is told as changed: one more tap saves it */ }
+    };
     // Each sent by its own form, one after another: {saved: how many, refused: [forms],
     // failed: "unreachable" or "late" where the sheet stopped answering}. One that asks first
     // (it replaces cards) is asked here, unless the player said yes already (the form tapped),
@@ -264,6 +277,7 @@ document.addEventListener("DOMContentLoaded", function () {
         box.defaultValue = sent;   // saved: not sent again
         result.saved += 1;
         await countOwnSave();
+        await takeNewVersion(form);
       }
       return result;
     };
