@@ -458,13 +458,24 @@ def test_a_hand_mark_and_points_typed_stay_when_the_sheet_cannot_be_reached(page
     assert hand["out"] == 1 and hand["scores"][1]["points"] == 55
 
 
+def _hand_page(page: Any, server: Any, names: list[str]) -> str:
+    """Start a game of ``names`` and open its hand 1: the game's address in the API."""
+    game_url = _start_game(page, server, names)
+    page.goto(game_url + "/hands/1")
+    return game_url.replace(server.url, "/api")
+
+
+def _slow_saves(page: Any) -> None:
+    """Each player's score sent takes 0.7 s, as on a weak Wi-Fi: a round of saves is caught midway."""
+    page.route("**/players/*", lambda route: (page.wait_for_timeout(700), route.continue_())
+               if route.request.method == "POST" else route.continue_())
+
+
 @pytest.mark.parametrize("then", ["Save Ann's points", "Clear", "Photo / cards for Cy", "Save hand"])
 def test_points_typed_for_several_players_are_all_saved_by_one_tap(page: Any, live_server: Any, then: str) -> None:
     """A family types every player's points, then taps one Save (or goes on to another player,
     or saves who went out): each number typed is saved, where all but the one tapped were lost."""
-    game_url = _start_game(page, live_server, ["Ann", "Bo", "Cy", "Di"])
-    api_game = game_url.replace(live_server.url, "/api")
-    page.goto(game_url + "/hands/1")
+    api_game = _hand_page(page, live_server, ["Ann", "Bo", "Cy", "Di"])
     if then == "Clear":   # Di's earlier score, to clear: a tap that is no Save of points
         page.fill("input[aria-label='Points for Di']", "9")
         page.click("button[aria-label=\"Save Di's points\"]")
@@ -488,9 +499,7 @@ def test_points_refused_among_several_typed_are_said_and_the_rest_saved(page: An
     """One box refused (more points than the hand's cards can make) among four: the others are
     saved, the page says why with the refused points back in their box, and a second refused
     box gets its points back too."""
-    game_url = _start_game(page, live_server, ["Ann", "Bo", "Cy", "Di"])
-    api_game = game_url.replace(live_server.url, "/api")
-    page.goto(game_url + "/hands/1")
+    api_game = _hand_page(page, live_server, ["Ann", "Bo", "Cy", "Di"])
     for name, points in (("Ann", "11"), ("Bo", "999"), ("Cy", "33"), ("Di", "44")):
         page.fill(f"input[aria-label='Points for {name}']", points)
     with page.expect_navigation():
@@ -511,11 +520,8 @@ def test_points_refused_among_several_typed_are_said_and_the_rest_saved(page: An
 def test_a_box_typed_and_tapped_while_others_are_being_saved_is_saved_with_them(page: Any, live_server: Any) -> None:
     """On a slow Wi-Fi: Ann's and Bo's points being saved, Cy's typed and its Save tapped
     meanwhile. Nothing is sent twice and nothing typed is dropped."""
-    game_url = _start_game(page, live_server, ["Ann", "Bo", "Cy", "Di"])
-    api_game = game_url.replace(live_server.url, "/api")
-    page.goto(game_url + "/hands/1")
-    page.route("**/players/*", lambda route: (page.wait_for_timeout(700), route.continue_())
-               if route.request.method == "POST" else route.continue_())
+    api_game = _hand_page(page, live_server, ["Ann", "Bo", "Cy", "Di"])
+    _slow_saves(page)
     page.fill("input[aria-label='Points for Ann']", "11")
     page.fill("input[aria-label='Points for Bo']", "22")
     page.click("button[aria-label=\"Save Bo's points\"]")
@@ -528,9 +534,7 @@ def test_a_box_typed_and_tapped_while_others_are_being_saved_is_saved_with_them(
 
 
 def test_a_link_followed_with_points_typed_saves_them_and_leaves_without_asking(page: Any, live_server: Any) -> None:
-    game_url = _start_game(page, live_server, ["Ann", "Bo", "Cy"])
-    api_game = game_url.replace(live_server.url, "/api")
-    page.goto(game_url + "/hands/1")
+    api_game = _hand_page(page, live_server, ["Ann", "Bo", "Cy"])
     asked: list[str] = []
     page.on("dialog", lambda dialog: (asked.append(dialog.type), dialog.dismiss()))
     page.fill("input[aria-label='Points for Ann']", "11")
@@ -541,14 +545,11 @@ def test_a_link_followed_with_points_typed_saves_them_and_leaves_without_asking(
 
 
 def test_a_clear_tapped_while_points_are_being_saved_is_sent_after_them(page: Any, live_server: Any) -> None:
-    game_url = _start_game(page, live_server, ["Ann", "Bo", "Cy", "Di"])
-    api_game = game_url.replace(live_server.url, "/api")
-    page.goto(game_url + "/hands/1")
+    api_game = _hand_page(page, live_server, ["Ann", "Bo", "Cy", "Di"])
     page.fill("input[aria-label='Points for Di']", "9")
     page.click("button[aria-label=\"Save Di's points\"]")
     page.wait_for_selector("button[aria-label=\"Clear Di's score\"]")
-    page.route("**/players/*", lambda route: (page.wait_for_timeout(700), route.continue_())
-               if route.request.method == "POST" else route.continue_())
+    _slow_saves(page)
     page.fill("input[aria-label='Points for Ann']", "11")
     page.fill("input[aria-label='Points for Bo']", "22")
     page.click("button[aria-label=\"Save Bo's points\"]")
@@ -561,11 +562,8 @@ def test_a_clear_tapped_while_points_are_being_saved_is_sent_after_them(page: An
 
 
 def test_a_box_changed_after_it_was_sent_is_saved_as_changed(page: Any, live_server: Any) -> None:
-    game_url = _start_game(page, live_server, ["Ann", "Bo", "Cy", "Di"])
-    api_game = game_url.replace(live_server.url, "/api")
-    page.goto(game_url + "/hands/1")
-    page.route("**/players/*", lambda route: (page.wait_for_timeout(700), route.continue_())
-               if route.request.method == "POST" else route.continue_())
+    api_game = _hand_page(page, live_server, ["Ann", "Bo", "Cy", "Di"])
+    _slow_saves(page)
     page.fill("input[aria-label='Points for Ann']", "11")
     page.fill("input[aria-label='Points for Bo']", "22")
     page.fill("input[aria-label='Points for Cy']", "33")
@@ -578,9 +576,7 @@ def test_a_box_changed_after_it_was_sent_is_saved_as_changed(page: Any, live_ser
 
 
 def test_clearing_a_score_does_not_first_save_what_was_typed_in_its_own_box(page: Any, live_server: Any) -> None:
-    game_url = _start_game(page, live_server, ["Ann", "Bo", "Cy", "Di"])
-    api_game = game_url.replace(live_server.url, "/api")
-    page.goto(game_url + "/hands/1")
+    api_game = _hand_page(page, live_server, ["Ann", "Bo", "Cy", "Di"])
     page.fill("input[aria-label='Points for Di']", "9")
     page.click("button[aria-label=\"Save Di's points\"]")
     page.wait_for_selector("button[aria-label=\"Clear Di's score\"]")
