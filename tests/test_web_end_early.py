@@ -137,6 +137,8 @@ def test_the_sheet_offers_to_end_says_it_ended_and_offers_to_play_on(client: Any
     _score_hand(api, game_id, 3, [1, None, None, None])
     page = client.get(f"/games/{game_id}").get_data(as_text=True)
     assert "End the game after hand 2</button>" in page
+    # Named by its hand: "so far" would be the sheet's "Total so far", which counts hand 3's score.
+    assert "Stopping early? The lowest total after hand 2 wins" in page
     assert "The score saved in hand 3 is kept, not counted." in page        # the question asked first
     response = client.post(f"/games/{game_id}/end", data={"csrf_token": token}, follow_redirects=True)
     page = response.get_data(as_text=True)
