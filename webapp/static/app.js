@@ -23,25 +23,36 @@ window.onze = (function () {
     return { ok: response.ok, status: response.status, data: data };
   }
 
+  // fetch, given up after ``ms`` (an answer that never comes must not hold the page):
+  // rejects as fetch does when there is no answer, with {late: true} when it was given up.
+  async function fetchWithin(url, init, ms) {
+    const stop = typeof AbortController === "function" ? new AbortController() : null;
+    let late = false;
+    const timer = stop ? setTimeout(function () { late = true; stop.abort(); }, ms) : null;
+    try {
+      return await fetch(url, Object.assign({}, init, stop ? { signal: stop.signal } : {}));
+    } catch (error) {
+      throw { late: late, error: error };
+    } finally {
+      if (timer) clearTimeout(timer);
+    }
+  }
+
   // Whether the score sheet answers at all (any status will do: a HEAD of a form's own address).
   async function isReachable(url) {
-    const stop = typeof AbortController === "function" ? new AbortController() : null;
-    // Given up before a form's send-once guard lets a second tap through (4 s): one check at a time.
-    const timer = stop ? setTimeout(function () { stop.abort(); }, 3500) : null;
     try {
-      await fetch(url, { method: "HEAD", cache: "no-store", credentials: "same-origin", signal: stop ? stop.signal : undefined });
+      // Given up before a form's send-once guard lets a second tap through (4 s): one check at a time.
+      await fetchWithin(url, { method: "HEAD", cache: "no-store", credentials: "same-origin" }, 3500);
       return true;
     } catch (error) {
       return false;
-    } finally {
-      if (timer) clearTimeout(timer);
     }
   }
 
   const UNREACHABLE = "The score sheet can't be reached (is the laptop asleep, or the Wi-Fi off?): nothing was " +
     "sent, and what you typed is still here. Try again once it is back.";
 
-  return { csrf: csrf, postJSON: postJSON, isReachable: isReachable, UNREACHABLE: UNREACHABLE };
+  return { csrf: csrf, postJSON: postJSON, fetchWithin: fetchWithin, isReachable: isReachable, UNREACHABLE: UNREACHABLE };
 })();
 
 document.documentElement.classList.add("js");
@@ -195,42 +206,43 @@ document.addEventListener("DOMContentLoaded", function () {
     // phone that left the Wi-Fi mid-send must not leave the page waiting for ever; it may have
     // been saved, and sent again the same score is no change).
     const send = async function (form) {
-      const stop = typeof AbortController === "function" ? new AbortController() : null;
-      let late = false;
-      const timer = stop ? setTimeout(function () { late = true; stop.abort(); }, 15000) : null;
       try {
-        const response = await fetch(form.action, { method: "POST", body: new FormData(form), credentials: "same-origin",
-                                                    redirect: "manual", signal: stop ? stop.signal : undefined });
+        const response = await window.onze.fetchWithin(form.action, { method: "POST", body: new FormData(form),
+                                                                       credentials: "same-origin", redirect: "manual" }, 15000);
         return response.type === "opaqueredirect" || response.ok ? "saved" : "refused";
       } catch (error) {
-        return late ? "late" : "unreachable";
-      } finally {
-        if (timer) clearTimeout(timer);
+        return error.late ? "late" : "unreachable";
       }
     };
-    // The live sheet counts the game's changes to tell another phone's saves: this phone's own
-    // are counted in as they are made, and no more (another phone's save meanwhile is still
-    // told), from the count the page had when the round began.
+    // After each of this page's own saves in the background, the game as it is now, read once:
+    // the live sheet counts this save in (it tells another phone's saves by the game's count of
+    // changes), and no more than this page's own since the round began (another phone's save
+    // meanwhile is still told); a player's points form takes its score's new version (changed
+    // once more and sent, it would be told "saved from this phone since this page was opened").
     let countAtStart = null;
     let ownSaves = 0;
-    const countOwnSave = async function () {
+    const afterOwnSave = async function (form) {
       ownSaves += 1;
       const live = document.getElementById("live");
-      if (!live || !live.dataset.changesUrl) return;
-      if (countAtStart === null) countAtStart = Number(live.dataset.changes);
+      if (live && countAtStart === null) countAtStart = Number(live.dataset.changes);
+      const where = form.action.match(/^(.*)\/games\/(\d+)\/hands\/(\d+)(?:\/players\/(\d+))?/);
+      if (!where) return;
       try {
-        const response = await fetch(live.dataset.changesUrl, { credentials: "same-origin", cache: "no-store" });
-        if (response.ok) {
-          const now = (await response.json()).changes;
-          live.dataset.changes = String(Math.min(now, countAtStart + ownSaves));
+        const response = await fetch(where[1] + "/api/games/" + where[2], { credentials: "same-origin", cache: "no-store" });
+        if (!response.ok) return;
+        const game = await response.json();
+        if (live) live.dataset.changes = String(Math.min(game.changes, countAtStart + ownSaves));
+        if (isTyped(form)) {
+          const score = game.hands[Number(where[3]) - 1].scores[Number(where[4]) - 1];
+          if (score && score.version) form.querySelector("input[name=was]").value = score.version;
         }
-      } catch (error) { /* the live sheet asks again itself */ }
+      } catch (error) { /* the live sheet asks again itself; sent again, a score is told as changed */ }
     };
     const saveHandFirst = async function () {
       const outcome = await send(handForm);
       if (outcome === "saved") {
         unsaved = false;
-        await countOwnSave();
+        await afterOwnSave(handForm);
       }
       return outcome;
     };
@@ -245,19 +257,6 @@ document.addEventListener("DOMContentLoaded", function () {
         return form !== except && !(own && form.closest("li") === own) && !(tried && tried.get(form) === box.value) &&
           box.value.trim() !== "" && box.value !== box.defaultValue;
       });
-    };
-    // A score saved in the background is this page's to change again: its form's ``was`` takes
-    // the version just saved (else, changed once more and sent, it would be told "saved from
-    // this phone since this page was opened").
-    const takeNewVersion = async function (form) {
-      const where = form.action.match(/^(.*)\/games\/(\d+)\/hands\/(\d+)\/players\/(\d+)$/);
-      if (!where) return;
-      try {
-        const response = await fetch(where[1] + "/api/games/" + where[2], { credentials: "same-origin", cache: "no-store" });
-        if (!response.ok) return;
-        const score = (await response.json()).hands[Number(where[3]) - 1].scores[Number(where[4]) - 1];
-        if (score && score.version) form.querySelector("input[name=was]").value = score.version;
-      } catch (error) { /* sent again, it is told as changed: one more tap saves it */ }
     };
     // Each sent by its own form, one after another: {saved: how many, refused: [forms],
     // failed: "unreachable" or "late" where the sheet stopped answering}. One that asks first
@@ -276,8 +275,7 @@ document.addEventListener("DOMContentLoaded", function () {
         if (outcome === "refused") { result.refused.push(form); continue; }
         box.defaultValue = sent;   // saved: not sent again
         result.saved += 1;
-        await countOwnSave();
-        await takeNewVersion(form);
+        await afterOwnSave(form);
       }
       return result;
     };
@@ -386,7 +384,7 @@ document.addEventListener("DOMContentLoaded", function () {
       for (let i = 0; i < queued.length; i++) {
         const outcome = await send(queued[i]);
         const form = queued[i];
-        if (outcome === "saved") await countOwnSave();
+        if (outcome === "saved") await afterOwnSave(form);
         else if (outcome === "refused") return function () { form.submit(); };
         else { cantReach(form, 0, outcome); return null; }
       }
