@@ -250,7 +250,7 @@ def test_a_backlog_of_old_photos_goes_a_few_per_transaction_after_each_photo_kep
         cleared.append(forget(db, limit=limit))
         return cleared[-1]
 
-    monkeypatch.setattr(model, "forget_unused_photos", watched)
+    monkeypatch.setattr(model.photos, "forget_unused_photos", watched)   # as store_photo calls it
     newest = [max(backlog) + 1]
     upload()
     assert cleared == [model.PHOTOS_FORGOTTEN_AT_ONCE] * model.CLEARINGS_PER_SAVE == [4] * 8
@@ -271,7 +271,7 @@ def test_a_clearing_the_book_refuses_now_is_left_for_later_and_the_photo_is_kept
     def busy(db: sqlite3.Connection, limit: int) -> int:
         raise sqlite3.OperationalError("database is locked")
 
-    monkeypatch.setattr(model, "forget_unused_photos", busy)
+    monkeypatch.setattr(model.photos, "forget_unused_photos", busy)
     response = client.post("/api/photos", data={"game_id": str(game_id), "photo": (io.BytesIO(jpeg_bytes), "h.jpg")},
                            headers={"X-CSRF-Token": token})
     assert response.status_code == 201
@@ -294,8 +294,8 @@ def _another_phone_just_before_the_write(monkeypatch: pytest.MonkeyPatch, change
     from contextlib import contextmanager
 
     from webapp import model
+    from webapp.db import transaction as real_transaction
 
-    real_transaction = model.transaction
     pending = [change]
 
     @contextmanager
@@ -305,7 +305,8 @@ def _another_phone_just_before_the_write(monkeypatch: pytest.MonkeyPatch, change
         with real_transaction(*args, **kwargs) as db:
             yield db
 
-    monkeypatch.setattr(model, "transaction", change_then_write)
+    for part in (model.games, model.scores, model.edits, model.photos, model.housekeeping):
+        monkeypatch.setattr(part, "transaction", change_then_write)   # each module's own name for it
 
 
 def test_a_score_saved_while_the_splash_is_ticked_is_doubled(app: Any, api: Any, game_id: int,

@@ -348,9 +348,9 @@ def test_a_photo_that_waits_too_long_for_its_turn_is_refused_as_busy_and_loses_n
         where: str) -> None:
     from webapp import model
 
-    monkeypatch.setattr(model, "READING_WAIT_SECONDS", 0.05)
+    monkeypatch.setattr(model.photos, "READING_WAIT_SECONDS", 0.05)
     for _ in range(model.PHOTOS_READ_AT_ONCE):   # every slot taken by photos read elsewhere
-        assert model._reading_slots.acquire(timeout=1)
+        assert model.photos._reading_slots.acquire(timeout=1)
     try:
         if where == "api":
             response = client.post("/api/detect", data={"photo": (io.BytesIO(jpeg_bytes), "a.jpg")})
@@ -364,7 +364,7 @@ def test_a_photo_that_waits_too_long_for_its_turn_is_refused_as_busy_and_loses_n
             assert "busy reading other photos" in page and 'value="QH 9S"' in page
     finally:
         for _ in range(model.PHOTOS_READ_AT_ONCE):
-            model._reading_slots.release()
+            model.photos._reading_slots.release()
     assert client.get("/api/photos/1").status_code == 404   # nothing kept
 
 
@@ -373,7 +373,7 @@ def test_an_upload_waits_for_one_reading_slot_and_keeps_it_for_the_copy_and_the_
     from webapp import model
 
     taken: list[int] = []
-    real = model._reading_slots
+    real = model.photos._reading_slots
 
     class Counted:
         def acquire(self, timeout: float | None = None) -> bool:
@@ -383,7 +383,7 @@ def test_an_upload_waits_for_one_reading_slot_and_keeps_it_for_the_copy_and_the_
         def release(self) -> None:
             real.release()
 
-    monkeypatch.setattr(model, "_reading_slots", Counted())
+    monkeypatch.setattr(model.photos, "_reading_slots", Counted())
     response = client.post(f"/games/{game_id}/hands/1/players/2/photo",
                            data={"csrf_token": token, "photo": (io.BytesIO(jpeg_bytes), "a.jpg")})
     assert response.status_code == 302 and taken == [1]
@@ -397,10 +397,10 @@ def test_a_four_corner_deck_said_while_the_sheet_is_busy_still_reads_the_photo_a
     response = client.post(f"/games/{game_id}/hands/1/players/2/photo",
                            data={"csrf_token": token, "photo": (io.BytesIO(jpeg_bytes), "a.jpg")})
     photo_id = response.location.split("photo=")[1]
-    monkeypatch.setattr(model, "READING_WAIT_SECONDS", 0.05)
+    monkeypatch.setattr(model.photos, "READING_WAIT_SECONDS", 0.05)
     for _ in range(model.PHOTOS_READ_AT_ONCE):   # both slots busy for a moment
-        assert model._reading_slots.acquire(timeout=1)
-    freed = threading.Timer(0.3, lambda: [model._reading_slots.release() for _ in range(model.PHOTOS_READ_AT_ONCE)])
+        assert model.photos._reading_slots.acquire(timeout=1)
+    freed = threading.Timer(0.3, lambda: [model.photos._reading_slots.release() for _ in range(model.PHOTOS_READ_AT_ONCE)])
     freed.start()
     response = client.post(f"/games/{game_id}/hands/1/players/2/four-corners",
                            data={"csrf_token": token, "photo_id": photo_id})

@@ -16,6 +16,7 @@ from typing import Any
 from flask import Blueprint, Response, abort, current_app, flash, redirect, render_template, request, url_for
 
 from onze_vision.messages import quoted
+from onze_vision.variants import get_variant
 
 from . import model
 from .db import get_db, remove_snapshot, rescue_copy, snapshot
@@ -43,7 +44,7 @@ def index() -> str:
     return render_template("history.html", games=model.list_games(g["id"] for g in on_page),
                            rescues=model.rescues(),
                            standings=model.standings(counted), rules=rules,
-                           rules_played=[model.variant_info(model.get_variant(name)) for name in played],
+                           rules_played=[model.variant_info(get_variant(name)) for name in played],
                            finished=sum(game["finished"] for game in counted),
                            page=page, pages=pages, total=len(every_game),
                            first=(page - 1) * GAMES_PER_PAGE + 1,

@@ -1,0 +1,60 @@
+"""The score sheet's data: games, hands, scores, notes and photos.
+
+Pages and the JSON API both go through these functions, so they accept the same input
+and fail with the same messages. Rules (values, contracts, doubling, what is possible)
+come from the rules engine in :mod:`onze_vision`; this package only stores and adds up.
+Bad input raises :class:`InputError` (or the engine's own ``ValueError`` subclasses);
+a game, hand or player that does not exist aborts with 404.
+
+One module each:
+
+- :mod:`.inputs`: the limits, the refusals and the parsing of what is typed;
+- :mod:`.names`: players' names, cleaned and compared;
+- :mod:`.engine`: the rules engine as the sheet asks it;
+- :mod:`.games`: games read from the book, whole or summed up;
+- :mod:`.scores`: a hand's scores and marks, saved and cleared;
+- :mod:`.edits`: a game started, ended, deleted, its players, rules, note and deck changed;
+- :mod:`.photos`: photos read, kept and read again;
+- :mod:`.housekeeping`: what the book clears by itself.
+
+Callers use the names below (``model.save_score``); a test that replaces one the package
+itself calls replaces it in the module that calls it.
+"""
+
+from __future__ import annotations
+
+from .inputs import (DECK_CORNERS, GameEndedError, HANDS, HandChangedError, InputError, MAX_NAME_LENGTH,
+    MAX_NOTE_LENGTH, NamesChangedError, NoteChangedError, ScoreChangedError, SeatingChangedError, TypedScoresError,
+    parse_flag, parse_hand_number, parse_points, parse_splash)
+from .names import name_key, names_to_save
+from .engine import (DEFAULT_VARIANT, MAX_PLAYERS, all_variants, check_go_down, is_doubled, max_card_value,
+    max_points, parse_card_list, score_cards, variant_info, variant_summary)
+from .housekeeping import (CLEARINGS_PER_SAVE, DELETED_GAME_DAYS, GAMES_FORGOTTEN_AT_ONCE, PHOTOS_FORGOTTEN_AT_ONCE,
+    UNUSED_PHOTO_DAYS, clear_old, forget_deleted_games, forget_unused_photos)
+from .games import (MAX_ROW_ID, ROW_ID_DIGITS, TWIN_MINUTES, check_hand_and_seat, check_seating, deal_warnings,
+    deleted_games, game_changes, game_summaries, games_by_rules, list_games, load_game, mark_rescue_seen, recent_twin,
+    rescues, result_text, score_version, score_words, seating_token, short_deal_text, standings)
+from .scores import delete_score, hand_fields, save_hand, save_score
+from .edits import (TYPED_SCORES_NAMED, create_game, delete_game, delete_game_for_good, end_game, move_player,
+    play_on, restore_game, set_first_dealer, set_game_corners, set_game_note, set_player_names, set_variant)
+from .photos import (DetectorUnavailableError, EARLIER_PHOTOS_SHOWN, PHOTOS_READ_AT_ONCE, READING_WAIT_SECONDS,
+    ReadingBusyError, earlier_photos, game_photo, get_photo, keep_list_with_photo, read_photo, read_photo_again,
+    reading_slot, store_photo)
+
+__all__ = [
+    "DECK_CORNERS", "GameEndedError", "HANDS", "HandChangedError", "InputError", "MAX_NAME_LENGTH", "MAX_NOTE_LENGTH",
+    "NamesChangedError", "NoteChangedError", "ScoreChangedError", "SeatingChangedError", "TypedScoresError",
+    "parse_flag", "parse_hand_number", "parse_points", "parse_splash", "name_key", "names_to_save", "DEFAULT_VARIANT",
+    "MAX_PLAYERS", "all_variants", "check_go_down", "is_doubled", "max_card_value", "max_points", "parse_card_list",
+    "score_cards", "variant_info", "variant_summary", "CLEARINGS_PER_SAVE", "DELETED_GAME_DAYS",
+    "GAMES_FORGOTTEN_AT_ONCE", "PHOTOS_FORGOTTEN_AT_ONCE", "UNUSED_PHOTO_DAYS", "clear_old", "forget_deleted_games",
+    "forget_unused_photos", "MAX_ROW_ID", "ROW_ID_DIGITS", "TWIN_MINUTES", "check_hand_and_seat", "check_seating",
+    "deal_warnings", "deleted_games", "game_changes", "game_summaries", "games_by_rules", "list_games", "load_game",
+    "mark_rescue_seen", "recent_twin", "rescues", "result_text", "score_version", "score_words", "seating_token",
+    "short_deal_text", "standings", "delete_score", "hand_fields", "save_hand", "save_score", "TYPED_SCORES_NAMED",
+    "create_game", "delete_game", "delete_game_for_good", "end_game", "move_player", "play_on", "restore_game",
+    "set_first_dealer", "set_game_corners", "set_game_note", "set_player_names", "set_variant",
+    "DetectorUnavailableError", "EARLIER_PHOTOS_SHOWN", "PHOTOS_READ_AT_ONCE", "READING_WAIT_SECONDS",
+    "ReadingBusyError", "earlier_photos", "game_photo", "get_photo", "keep_list_with_photo", "read_photo",
+    "read_photo_again", "reading_slot", "store_photo",
+]
