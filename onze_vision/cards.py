@@ -7,7 +7,7 @@ A card is written as a rank (``A 2 3 4 5 6 7 8 9 10 J Q K``) followed by a suit
     >>> str(card)
     'QH'
     >>> parse_cards("10s, ah JK")
-    [Card('10S'), Card('AH'), Card('JK')]
+    [Card.from_code('10S'), Card.from_code('AH'), Card.from_code('JK')]
 
 Parsing is forgiving (lower case, ``T`` for ten, suit symbols, ``joker``); printing
 is always the canonical code.
@@ -81,6 +81,10 @@ class Card:
     suit: str | None
 
     def __post_init__(self) -> None:
+        # A rank that is not a whole number (True, 12.0, "Q") would index the rank table
+        # wrongly or fail deep inside it: refused here, quoting what was given.
+        if type(self.rank) is not int or not (self.suit is None or isinstance(self.suit, str)):
+            raise InvalidCardError(f"rank {self.rank!r} suit {self.suit!r}")
         if self.rank == 0:
             if self.suit is not None:
                 raise InvalidCardError(f"joker of {self.suit}")
@@ -174,7 +178,8 @@ class Card:
         return self.code
 
     def __repr__(self) -> str:
-        return f"Card({self.code!r})"
+        # As python-chess writes Move.from_uci('e2e4'): what is shown evaluates to the card.
+        return f"Card.from_code({self.code!r})"
 
 
 JOKER: Card = Card(0, None)
@@ -194,6 +199,11 @@ def parse_cards(codes: str | Iterable[str | Card]) -> list[Card]:
     return [Card.from_code(code) for code in codes]
 
 
-def format_cards(cards: Iterable[Card]) -> str:
-    """Cards as space-separated canonical codes, e.g. ``"7H JK AH"``."""
-    return " ".join(card.code for card in cards)
+def format_cards(cards: str | Iterable[str | Card]) -> str:
+    """Cards (or codes, read as :func:`parse_cards` reads them) as space-separated
+    canonical codes, e.g. ``"7H JK AH"``.
+
+    Raises:
+        InvalidCardError: for the first code that is not a card, quoting it.
+    """
+    return " ".join(card.code for card in parse_cards(cards))

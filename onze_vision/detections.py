@@ -14,10 +14,15 @@ from typing import Any, Union
 
 import numpy as np
 
+from onze_vision.messages import quoted
+
+__all__ = ["Detections", "box_iou", "box_ioa", "box_ios", "non_max_suppression", "reading_order"]
+
 Index = Union[int, slice, list[int], np.ndarray]
 
 
-@dataclass
+# eq=False: the generated == would compare arrays element-wise and fail on their truth value.
+@dataclass(eq=False)
 class Detections:
     """N boxes with scores and classes, plus optional per-box arrays in ``data``.
 
@@ -42,6 +47,8 @@ class Detections:
         columns: list[tuple[str, np.ndarray]] = [("confidence", self.confidence), ("class_id", self.class_id),
                                                  *((f"data[{k!r}]", v) for k, v in self.data.items())]
         for name, array in columns:
+            if array.ndim == 0:   # a lone number has no rows at all (len() would raise TypeError)
+                raise ValueError(f"{name} must hold one row per box, not the single value {quoted(array.item())}")
             if len(array) != n:
                 raise ValueError(f"{name} has {len(array)} rows but xyxy has {n}")
 
@@ -56,6 +63,16 @@ class Detections:
 
     def __len__(self) -> int:
         return len(self.xyxy)
+
+    def __eq__(self, other: object) -> bool:
+        """Equal boxes, scores, classes and ``data`` arrays (as ``supervision.Detections`` compares)."""
+        if not isinstance(other, Detections):
+            return NotImplemented
+        return (np.array_equal(self.xyxy, other.xyxy) and np.array_equal(self.confidence, other.confidence)
+                and np.array_equal(self.class_id, other.class_id) and self.data.keys() == other.data.keys()
+                and all(np.array_equal(value, other.data[key]) for key, value in self.data.items()))
+
+    __hash__ = None  # type: ignore[assignment]   # mutable arrays: not a dict key
 
     def __getitem__(self, index: Index) -> Detections:
         """Select detections by int, slice, index list or boolean mask; always a Detections."""
@@ -220,7 +237,8 @@ def non_max_suppression(
         iou_threshold: A box overlapping a kept box by more than this is dropped. Named
             for IoU, but it is a threshold on whatever ``overlap`` measures: with
             :func:`box_ios`, on the intersection over the smaller box
-            (:meth:`Detections.without_nested` passes ``nested_overlap`` here).
+            (:meth:`Detections.without_nested` passes its ``threshold``, the
+            detector config's ``nested_overlap``, here).
         class_id: When given, boxes only suppress boxes of their own class.
         overlap: How overlap is measured: :func:`box_iou`, or :func:`box_ios` to also
             drop a box that lies inside a better one (IoU stays low for nested boxes).

@@ -976,5 +976,6 @@ def detect_cards(src: ImageSource | LoadedImage, *, corners: str = "auto") -> Ph
 __all__: Sequence[str] = (
     "CARD_CODES", "DECK_CORNERS", "CardDetector", "DetectedCard", "DetectorConfig", "IndexDetector",
     "CornerGrouping", "InvalidImageError", "InvalidModelError", "ModelNotFoundError", "PhotoReading", "UnknownDeckCornersError",
-    "detect_cards", "get_detector", "index_size", "letterbox", "pair_grouping", "pair_groups", "pair_indices",
+    "default_model_dir", "detect_cards", "get_detector", "index_size", "letterbox", "pair_grouping", "pair_groups",
+    "pair_indices", "recorded_model_dir",
 )

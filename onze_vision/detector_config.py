@@ -16,6 +16,11 @@ from pathlib import Path
 from typing import Any
 
 from onze_vision.cards import CARD_CODES
+from onze_vision.messages import quoted
+
+__all__ = ["ModelNotFoundError", "InvalidModelError", "UnknownDeckCornersError", "UnknownConfigKeyError",
+           "DECK_CORNERS", "CONFIG_KEYS", "NOTE_KEYS", "DETECTOR_FILE", "CLASSIFIER_FILE", "CONFIG_FILE",
+           "DetectorConfig"]
 
 
 class ModelNotFoundError(FileNotFoundError):
@@ -317,9 +322,12 @@ class DetectorConfig:
         Raises:
             UnknownDeckCornersError: ``corners`` is none of those.
         """
-        if corners not in DECK_CORNERS:
+        said = corners.strip().lower() if isinstance(corners, str) else corners   # "Four" as get_variant reads "Once"
+        if said not in DECK_CORNERS:
             raise UnknownDeckCornersError(
-                f"a deck's indices are in 'two' or 'four' corners (or 'auto': tell from the photo), not {corners!r}")
+                f"a deck's indices are in 'two' or 'four' corners (or 'auto': tell from the photo), "
+                f"not {quoted(corners)}")
+        corners = said
         if corners == "two":
             return replace(self, four_corners=False, four_corner_deck=False)
         if corners == "four":

@@ -33,6 +33,11 @@ from PIL import Image, ImageFile, JpegImagePlugin, PngImagePlugin, WebPImagePlug
 
 from onze_vision.metadata import sniff_mime
 
+__all__ = ["ImageSource", "MAX_PIXELS", "MIN_SIDE", "MAX_FILE_BYTES", "InvalidImageError", "ImageNotFoundError", "EmptyImageError",
+           "NotAnImageError", "TruncatedImageError", "TooManyPixelsError", "TooFewPixelsError", "FileTooLargeError",
+           "UnsupportedArrayError", "UnsupportedSourceError", "LoadedImage", "load_image", "read_image_file",
+           "fit_long_side", "decode_finer", "is_colourless"]
+
 #: Photos with more pixels than this are refused from their header (a 200 MP phone
 #: photo is 200_000_000; 50 MP covers every common phone camera's default mode).
 MAX_PIXELS = 50_000_000

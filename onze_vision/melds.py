@@ -256,12 +256,20 @@ def is_valid_meld(meld: Meld, variant: Variant | str) -> bool:
 
 
 def is_valid_set(cards: Iterable[Card | str], variant: Variant | str) -> bool:
-    """True if ``cards``, in any order, make one valid set (wilds placed as needed)."""
+    """True if ``cards``, in any order, make one valid set (wilds placed as needed).
+
+    The meld's shape only: whether the game's decks hold that many copies is
+    :func:`~onze_vision.scoring.check_possible`'s to say (:func:`check_down` asks both).
+    """
     return arrange(variant, Contract(("set",)), parse_cards(cards), use_all=True) is not None
 
 
 def is_valid_run(cards: Iterable[Card | str], variant: Variant | str) -> bool:
-    """True if ``cards``, in any order, make one valid run (wilds placed as needed)."""
+    """True if ``cards``, in any order, make one valid run (wilds placed as needed).
+
+    The meld's shape only: whether the game's decks hold that many copies is
+    :func:`~onze_vision.scoring.check_possible`'s to say (:func:`check_down` asks both).
+    """
     return arrange(variant, Contract(("run",)), parse_cards(cards), use_all=True) is not None
 
 
@@ -643,7 +651,7 @@ class _Search:
 def arrange(
     variant: Variant | str,
     contract: Contract,
-    cards: Sequence[Card],
+    cards: Iterable[Card | str],
     *,
     use_all: bool,
 ) -> tuple[list[Meld], list[Card], int] | None:
@@ -653,7 +661,7 @@ def arrange(
     the fewest points is returned.
     """
     v = get_variant(variant)
-    cards = list(cards)
+    cards = parse_cards(cards)
     if use_all and (
         len(cards) < contract.min_cards or (v.exact_melds and len(cards) != contract.min_cards)
     ):
@@ -837,11 +845,11 @@ def _missing(contract: Contract, found: Contract) -> Contract:
     return Contract(tuple(rest))
 
 
-def explain(variant: Variant | str, hand: int, cards: Sequence[Card], *, use_all: bool = True) -> str:
+def explain(variant: Variant | str, hand: int, cards: Iterable[Card | str], *, use_all: bool = True) -> str:
     """Why ``cards`` do not make hand ``hand``'s contract, in a player's words."""
     v = get_variant(variant)
     contract = v.contract(hand)
-    cards = list(cards)
+    cards = parse_cards(cards)
     head = f"Hand {hand} needs {contract}"
     if not cards:
         return f"{head}; no cards were given."

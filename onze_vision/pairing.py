@@ -54,6 +54,10 @@ from onze_vision.cards import CARD_CODES, RED_SUITS
 from onze_vision.detections import Detections, box_iou
 from onze_vision.detector_config import DetectorConfig
 
+__all__ = ["DetectedCard", "index_size", "unit_vectors", "CORNER_LINKS", "CornerGrouping", "corner_grouping",
+           "read_corners_together", "pair_groups", "pair_grouping", "pair_indices", "runner_up", "other_colour",
+           "split_at_operating_point", "MAYBE_MAX_IOU", "possibly_missed"]
+
 
 #: What two corners of one card must agree on: rank and suit colour ("10H" -> "10 red").
 #: A suit is most often misread as the other suit of its colour (hearts/diamonds,

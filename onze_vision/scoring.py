@@ -12,9 +12,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from onze_vision.cards import Card, parse_cards
+from onze_vision.messages import quoted
 from onze_vision.variants import ImpossibleHandError, Variant, get_variant
 
-__all__ = ["MAX_HAND_CARDS", "HandScore", "ImpossibleHandError", "TooManyCardsError", "check_hand_size",
+__all__ = ["MAX_HAND_CARDS", "HandScore", "ImpossibleHandError", "InvalidDeckCountError", "TooManyCardsError",
+           "check_hand_size",
            "check_possible", "resolve_decks", "score_hand"]
 
 #: The most cards one player's hand (or go-down) may hold: the 13 dealt in hand 7 and as
@@ -27,15 +29,24 @@ class TooManyCardsError(ValueError):
     """More than :data:`MAX_HAND_CARDS` cards were given as one player's hand or go-down."""
 
 
-def check_hand_size(cards: Sequence[Card | str]) -> None:
+class InvalidDeckCountError(ValueError):
+    """A number of decks that is not a whole number of one or more; the message quotes it."""
+
+    def __init__(self, decks: object) -> None:
+        self.decks = decks
+        super().__init__(f"decks must be a positive whole number, not {quoted(decks)}")
+
+
+def check_hand_size(cards: Iterable[Card | str]) -> None:
     """Refuse more cards than one player can hold.
 
     Raises:
         TooManyCardsError: more than :data:`MAX_HAND_CARDS` cards, saying how many.
     """
-    if len(cards) > MAX_HAND_CARDS:
+    count = len(parse_cards(cards))   # a string of codes counts its cards, not its letters
+    if count > MAX_HAND_CARDS:
         raise TooManyCardsError(
-            f"{len(cards)} cards: a hand holds at most {MAX_HAND_CARDS} "
+            f"{count} cards: a hand holds at most {MAX_HAND_CARDS} "
             f"(13 dealt and as many drawn or bought), so these cannot be one player's hand or go-down"
         )
 
@@ -43,8 +54,8 @@ def check_hand_size(cards: Sequence[Card | str]) -> None:
 def resolve_decks(variant: Variant, *, players: int | None = None, decks: int | None = None) -> int:
     """Decks in play: ``decks`` if given, else from ``players``, else the variant's most."""
     if decks is not None:
-        if not isinstance(decks, int) or decks < 1:
-            raise ValueError(f"decks must be a positive whole number, not {decks!r}")
+        if type(decks) is not int or decks < 1:   # True is not one deck
+            raise InvalidDeckCountError(decks)
         return decks
     if players is not None:
         return variant.decks_for(players)

@@ -55,7 +55,7 @@ class UnknownVariantError(ValueError):
     def __init__(self, name: object) -> None:
         self.name = name
         super().__init__(
-            f"unknown variant {name!r}: choose one of {', '.join(VARIANTS)}"
+            f"unknown variant {quoted(name)}: choose one of {', '.join(VARIANTS)}"
         )
 
 
@@ -77,7 +77,7 @@ class InvalidPlayerCountError(ValueError):
         self.players = players
         super().__init__(
             f"{variant.name} is played by {variant.min_players} to {variant.max_players} "
-            f"players, not {players!r}"
+            f"players, not {quoted(players)}"
         )
 
 
@@ -336,18 +336,21 @@ class Variant:
         return splash
 
     # -- cards -------------------------------------------------------------
-    def is_wild(self, card: Card) -> bool:
-        """True if ``card`` is wild in this variant."""
+    def is_wild(self, card: Card | str) -> bool:
+        """True if ``card`` (a :class:`Card` or its code) is wild in this variant."""
+        card = Card.from_code(card)
         if card.is_joker:
             return self.jokers_wild
         return self.red_aces_wild and card.is_red_ace
 
-    def card_value(self, card: Card) -> int:
-        """Points of ``card`` left in hand.
+    def card_value(self, card: Card | str) -> int:
+        """Points of ``card`` (a :class:`Card` or its code) left in hand.
 
         Raises:
+            InvalidCardError: ``card`` is a code that is not a card.
             ImpossibleHandError: a Joker in a variant played without Jokers.
         """
+        card = Card.from_code(card)
         if card.is_joker:
             if self.joker_value is None:
                 raise ImpossibleHandError(

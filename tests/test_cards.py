@@ -110,7 +110,8 @@ def test_cards_are_immutable_and_hashable_values() -> None:
         card.rank = 5  # type: ignore[misc]
     assert card == Card(12, "H")
     assert len({card, Card.from_code("qh"), Card.from_code("Q♥")}) == 1
-    assert repr(card) == "Card('QH')"
+    assert repr(card) == "Card.from_code('QH')"
+    assert eval(repr(card)) == card   # what is shown is how to make it, as python-chess shows a Move
 
 
 def test_constructing_a_card_that_does_not_exist_is_an_error() -> None:
@@ -119,6 +120,18 @@ def test_constructing_a_card_that_does_not_exist_is_an_error() -> None:
         Card(14, "H")
     with pytest.raises(InvalidCardError, match="'rank 5 suit X' is not a card"):
         Card(5, "X")
+
+
+@pytest.mark.parametrize(("rank", "suit"), [("Q", "H"), (None, None), (12.0, "H"), (True, "H"), (12, 3)])
+def test_a_card_made_of_anything_but_a_rank_number_and_a_suit_letter_is_refused(rank: object, suit: object) -> None:
+    with pytest.raises(InvalidCardError, match=re.escape(f"rank {rank!r} suit {suit!r}")):
+        Card(rank, suit)  # type: ignore[arg-type]
+
+
+def test_cards_are_written_from_cards_or_from_codes_alike() -> None:
+    assert format_cards(["qh", Card.from_code("10S"), "joker"]) == format_cards("QH 10S JK") == "QH 10S JK"
+    with pytest.raises(InvalidCardError, match="'QX' is not a card"):
+        format_cards(["QH", "QX"])
 
 
 def test_cards_sort_by_rank_then_suit_with_jokers_last() -> None:

@@ -210,3 +210,16 @@ def test_from_ultralytics_is_duck_typed() -> None:
 ])
 def test_reading_order_reads_rows_top_down_and_each_left_to_right(boxes: list[list[float]], order: list[int]) -> None:
     assert reading_order(boxes) == order
+
+
+def test_detections_are_equal_when_their_arrays_are() -> None:
+    one = Detections([[0, 0, 1, 1]], [0.9], [1], {"down": np.array([[0.1, 0.9]])})
+    assert one == Detections([[0, 0, 1, 1]], [0.9], [1], {"down": np.array([[0.1, 0.9]])})
+    assert one != Detections([[0, 0, 1, 1]], [0.8], [1], {"down": np.array([[0.1, 0.9]])})
+    assert one != Detections([[0, 0, 1, 1]], [0.9], [1])
+    assert Detections.empty() == Detections.empty() and one != "boxes"
+
+
+def test_a_single_value_given_for_a_per_box_array_is_refused_by_name() -> None:
+    with pytest.raises(ValueError, match=r"^data\['x'\] must hold one row per box, not the single value 3$"):
+        Detections([[0, 0, 1, 1]], [0.9], [1], {"x": 3})

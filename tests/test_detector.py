@@ -42,7 +42,7 @@ DATA = Path(__file__).parent / "data"
 needs_models = pytest.mark.skipif(not SHIPPED, reason="models/ has no trained ONNX models yet")
 
 
-@pytest.mark.parametrize("corners", ["three", "", "Four", None])
+@pytest.mark.parametrize("corners", ["three", "", "fours", None])
 def test_a_deck_with_other_corners_is_refused(tmp_path: Path, corners: object) -> None:
     said = f"'two' or 'four' corners .*not {corners!r}"
     with pytest.raises(UnknownDeckCornersError, match=said):
@@ -52,7 +52,8 @@ def test_a_deck_with_other_corners_is_refused(tmp_path: Path, corners: object) -
         CardDetector(tmp_path).detect_cards(b"not a photo: the deck is refused first", corners=corners)  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize(("corners", "cards", "four_seen"), [("auto", 2, False), ("two", 2, False), ("four", 1, True)])
+@pytest.mark.parametrize(("corners", "cards", "four_seen"), [("auto", 2, False), ("two", 2, False), ("four", 1, True),
+                                                           (" Four ", 1, True)])
 def test_the_detector_reads_a_photo_as_the_deck_is_said_to_be(tmp_path: Path, corners: str, cards: int,
                                                               four_seen: bool) -> None:
     # Two upright QH indices side by side: one four-corner card's top strip, or two cards.

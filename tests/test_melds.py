@@ -13,7 +13,9 @@ from onze_vision.cards import Card, parse_cards
 from onze_vision.melds import (
     GoDown,
     Meld,
+    arrange,
     check_down,
+    explain,
     find_contract,
     is_valid_meld,
     is_valid_run,
@@ -21,7 +23,7 @@ from onze_vision.melds import (
     meld_problem,
 )
 from onze_vision.scoring import ImpossibleHandError
-from onze_vision.variants import VARIANTS, InvalidRoundError, UnknownVariantError, get_variant
+from onze_vision.variants import VARIANTS, Contract, InvalidRoundError, UnknownVariantError, get_variant
 
 
 def rule(variant: str, cards: str, valid: bool, why: str):  # type: ignore[no-untyped-def]
@@ -404,6 +406,12 @@ def test_a_run_with_an_ace_at_both_ends_goes_round_the_corner(variant: str, card
 def test_a_wild_in_a_set_of_aces_never_stands_for_a_wild_card(variant: str, cards: str, stands_for: str) -> None:
     aces = check_down(variant, 1 if "7D" in cards else 2, cards).melds[0]
     assert [str(card) for card in aces.wilds.values()] == [stands_for]
+
+
+def test_the_search_and_its_explanation_take_codes_as_they_take_cards() -> None:
+    assert explain("once", 1, ["QH"]) == explain("once", 1, parse_cards("QH"))
+    found = arrange("once", Contract(("set",)), ["QH", "QS", "QD"], use_all=True)
+    assert found is not None and sorted(str(card) for card in found[0][0].cards) == ["QD", "QH", "QS"]
 
 
 def test_meld_problem_checks_an_arrangement_as_laid() -> None:

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from onze_vision.cards import Card, parse_cards
-from onze_vision.scoring import MAX_HAND_CARDS, HandScore, ImpossibleHandError, TooManyCardsError, check_possible, score_hand
+from onze_vision.scoring import (MAX_HAND_CARDS, HandScore, ImpossibleHandError, InvalidDeckCountError, TooManyCardsError,
+                                 check_hand_size, check_possible, score_hand)
 from onze_vision.variants import InvalidPlayerCountError, NoSplashError
 
 
@@ -111,6 +114,20 @@ def test_more_cards_than_a_player_can_hold_are_not_one_hand() -> None:
     with pytest.raises(TooManyCardsError, match=r"^27 cards: a hand holds at most 26 \(13 dealt and as many "
                                                 r"drawn or bought\), so these cannot be one player's hand or go-down$"):
         score_hand([*_TWENTY_SIX, "9C"], "llenroc")
+
+
+def test_a_hand_is_counted_in_cards_however_it_is_given() -> None:
+    check_hand_size("QH " * 26)   # 26 cards, not 78 characters
+    with pytest.raises(TooManyCardsError, match="^27 cards"):
+        check_hand_size(iter(["QH"] * 27))
+
+
+@pytest.mark.parametrize(("decks", "shown"), [(0, "0"), (-1, "-1"), (True, "True"), (1.0, "1.0"), ("2", "'2'"),
+                                              (-10**5000, "a number of about 5001 digits")],
+                         ids=["none", "fewer than none", "True", "a float", "text", "a 5001-digit number below none"])
+def test_a_number_of_decks_is_a_whole_number_of_one_or_more(decks: object, shown: str) -> None:
+    with pytest.raises(InvalidDeckCountError, match=f"^decks must be a positive whole number, not {re.escape(shown)}$"):
+        score_hand(["QH"], "once", decks=decks)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("splash", ["yes", "no", 1, None])

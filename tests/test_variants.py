@@ -25,6 +25,21 @@ from onze_vision.variants import (
 ALL = list(VARIANTS)
 
 
+def test_a_card_is_valued_and_judged_wild_from_its_code_as_from_the_card() -> None:
+    once = get_variant("once")
+    for code in ("JK", "AH", "AS", "QH", "7C"):
+        assert once.card_value(code) == once.card_value(Card.from_code(code))
+        assert once.is_wild(code) == once.is_wild(Card.from_code(code))
+
+
+def test_a_long_unknown_name_is_quoted_cut_not_whole() -> None:
+    with pytest.raises(UnknownVariantError) as refused:
+        get_variant("x" * 100_000)
+    assert len(str(refused.value)) < 200 and "(100002 characters)" in str(refused.value)
+    with pytest.raises(InvalidPlayerCountError, match="not a number of about 5001 digits"):
+        get_variant("once").decks_for(10**5000)
+
+
 def test_the_five_variants_in_order() -> None:
     assert ALL == ["llenroc", "onze", "scorecard", "once", "ons"]
 

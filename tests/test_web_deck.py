@@ -69,7 +69,7 @@ def test_the_deck_can_be_changed_mid_game_and_later_photos_follow(
     assert detector.corners == ["four"]
 
 
-@pytest.mark.parametrize("bad", ["three", "", "FOUR"])
+@pytest.mark.parametrize("bad", ["three", "", "fours"])
 def test_a_deck_said_to_have_other_corners_is_refused_and_changes_nothing(
         client: Any, token: str, api: Any, game_id: int, bad: str) -> None:
     api.post(f"/api/games/{game_id}/corners", {"corners": "two"})
@@ -82,6 +82,10 @@ def test_a_deck_said_to_have_other_corners_is_refused_and_changes_nothing(
     assert f"The deck&#39;s indices are in &#39;two&#39; or &#39;four&#39; corners" in page.get_data(as_text=True)
     assert f"not &#39;{bad}&#39;." in page.get_data(as_text=True)
     assert client.get(f"/api/games/{game_id}").get_json()["corners"] == "two"
+
+
+def test_a_deck_is_said_in_any_letter_case_as_the_rules_are(api: Any, game_id: int) -> None:
+    assert api.post(f"/api/games/{game_id}/corners", {"corners": " FOUR "}).get_json()["corners"] == "four"
 
 
 def test_the_api_starts_and_changes_a_games_deck(api: Any) -> None:

@@ -122,8 +122,10 @@ def _one_line(text: str) -> str:
 
 
 def _deck_corners(value: Any) -> str:
-    """A :data:`DECK_CORNERS` key, or a clear refusal."""
-    corners = "auto" if value is None or value == "" else value
+    """A :data:`DECK_CORNERS` key (letter case and spaces aside, as a variant's name), or a
+    clear refusal."""
+    corners = value.strip().lower() if isinstance(value, str) else value
+    corners = "auto" if corners is None or corners == "" else corners
     if not isinstance(corners, str) or corners not in DECK_CORNERS:
         raise InputError(f"The deck's indices are in 'two' or 'four' corners (or 'auto': tell from "
                          f"each photo), not {quoted(value)}.")
