@@ -408,3 +408,52 @@ def test_init_db_reset_leaves_no_rescue_note(app: Any, client: Any, runner: Any)
     assert "rescued from a damaged one" in client.get("/").get_data(as_text=True)
     runner.invoke(args=["init-db", "--reset"])
     assert "rescued from a damaged one" not in client.get("/").get_data(as_text=True)
+
+
+def _played_by_rules_this_version_lacks(app: Any, game_id: int, rules: str = "dubbel") -> None:
+    """As a book made by a newer version (or a checkout with rules of its own) stores it."""
+    with sqlite3.connect(app.config["DATABASE"]) as other:
+        other.execute("UPDATE game SET variant = ? WHERE id = ?", (rules, game_id))
+
+
+def test_a_game_of_rules_this_version_does_not_know_is_named_apart_and_the_rest_is_shown(
+        app: Any, client: Any, api: Any, game_id: int) -> None:
+    assert api.post(f"/api/games/{game_id}/hands/1/scores/2", {"cards": "QH 7S"}).status_code == 200
+    other = api.post("/api/games", {"variant": "once", "players": ["Ed", "Flo"]}).get_json()["id"]
+    _played_by_rules_this_version_lacks(app, game_id)
+    said = (f"Game {game_id} is played by rules this version of Onze Vision does not know (dubbel), so it is "
+            "left out of the lists and the standings. Nothing of it is lost: open this book with the version "
+            "that made it to see it.")
+    for page in ("/", "/history"):
+        response = client.get(page)
+        text = " ".join(html.unescape(re.sub(r"<[^>]+>", " ", response.get_data(as_text=True))).split())
+        assert response.status_code == 200 and said in text
+        assert f"/games/{other}" in response.get_data(as_text=True)
+        assert f'href="/games/{game_id}"' not in response.get_data(as_text=True)
+    listed = client.get("/api/games").get_json()
+    assert [g["id"] for g in listed["games"]] == [other]
+    assert listed["unknown_rules"] == [{"id": game_id, "variant": "dubbel"}]
+    assert client.get("/api/games?page=1").get_json()["unknown_rules"] == [{"id": game_id, "variant": "dubbel"}]
+    assert client.get("/api/standings").status_code == 200
+    assert client.get(f"/games/{other}").status_code == 200
+
+
+@pytest.mark.parametrize("request_", [
+    ("get", "/games/{id}"), ("get", "/games/{id}/hands/1"), ("get", "/games/{id}/print"),
+    ("get", "/games/{id}/export.csv"), ("get", "/api/games/{id}"),
+    ("post", "/api/games/{id}/hands/1/scores/3", {"points": 5}), ("post", "/api/games/{id}/note", {"note": "x"}),
+    ("post", "/api/games/{id}/corners", {"corners": "four"}), ("delete", "/api/games/{id}"),
+], ids=lambda r: f"{r[0]} {r[1]}")
+def test_a_game_of_rules_this_version_does_not_know_says_why_and_is_not_changed(
+        app: Any, api: Any, game_id: int, request_: tuple[Any, ...]) -> None:
+    _played_by_rules_this_version_lacks(app, game_id)
+    method, url, *body = request_
+    with sqlite3.connect(app.config["DATABASE"]) as other:
+        before = other.execute("SELECT * FROM game").fetchall(), other.execute("SELECT * FROM score").fetchall()
+    response = getattr(api, method)(url.format(id=game_id), *body)
+    assert response.status_code == 409
+    assert (f"Game {game_id} is played by rules this version of Onze Vision does not know ('dubbel')"
+            in html.unescape(response.get_data(as_text=True)))
+    with sqlite3.connect(app.config["DATABASE"]) as other:
+        assert (other.execute("SELECT * FROM game").fetchall(), other.execute("SELECT * FROM score").fetchall()) == before
+

@@ -411,3 +411,14 @@ def test_a_book_with_a_damaged_photo_page_still_opens(tmp_path: Path, detector: 
     assert response.get_json()["players"][0]["name"] == "Ann"
     with app.app_context():   # a look changes nothing
         assert keepsake.keep_photos_smaller()["photos"] == 0
+
+
+def test_a_game_of_rules_this_version_does_not_know_keeps_its_photos_as_taken(
+        roomy: Any, client: Any, api: Any, token: str, game_id: int, big_photo: bytes) -> None:
+    # Whether it is over is the rules' to say: a book of a newer version is left as it is.
+    photo_id = _over_a_month_ago(roomy, client, api, token, game_id, big_photo)
+    with sqlite3.connect(roomy.config["DATABASE"]) as db:
+        db.execute("UPDATE game SET variant = 'dubbel' WHERE id = ?", (game_id,))
+    assert _keep_smaller(roomy)["photos"] == 0
+    with sqlite3.connect(roomy.config["DATABASE"]) as db:
+        assert db.execute("SELECT keepsake FROM photo WHERE id = ?", (photo_id,)).fetchone() == (None,)

@@ -212,12 +212,14 @@ def parse_cards() -> Response:
 def games() -> Response:
     """Every game, newest first; with ``?page=N``, 20 to a page (a book of years loads whole
     in seconds), with ``page``, ``pages`` and ``total``."""
+    # Games of rules this version does not know are named apart: they cannot be added up.
+    unknown = model.games_of_unknown_rules()
     if "page" not in request.args:
-        return jsonify(games=[_game_json(g) for g in model.list_games()])
+        return jsonify(games=[_game_json(g) for g in model.list_games()], unknown_rules=unknown)
     every_game = model.game_summaries()
     on_page, page, pages = page_of(every_game, request.args["page"], "the games")
     return jsonify(games=[_game_json(g) for g in model.list_games(g["id"] for g in on_page)],
-                   page=page, pages=pages, total=len(every_game))
+                   page=page, pages=pages, total=len(every_game), unknown_rules=unknown)
 
 
 @bp.get("/games/deleted")

@@ -42,7 +42,7 @@ def index() -> str:
     counted = model.games_by_rules(every_game, rules)
     played = sorted({game["variant_name"] for game in every_game if game["finished"]})
     return render_template("history.html", games=model.list_games(g["id"] for g in on_page),
-                           rescues=model.rescues(),
+                           rescues=model.rescues(), unknown_rules=model.games_of_unknown_rules(),
                            standings=model.standings(counted), rules=rules,
                            rules_played=[model.variant_info(get_variant(name)) for name in played],
                            finished=sum(game["finished"] for game in counted),

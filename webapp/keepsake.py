@@ -26,6 +26,8 @@ import click
 from flask import Flask, current_app
 from flask.cli import with_appcontext
 
+from onze_vision.variants import VARIANTS
+
 from . import model
 from .db import PHOTO_LEFT_AS_TAKEN, get_db, transaction
 
@@ -93,7 +95,8 @@ def games_due(days: int = WHOLE_PHOTO_DAYS) -> list[tuple[int, int]]:
     # can be over only when it was ended early or hand 7 has a score or a player out: the
     # others are not loaded.
     rows = db.execute(
-        "SELECT game.id, game.changes FROM game WHERE game.deleted IS NULL AND game.updated < datetime('now', ?)"
+        "SELECT game.id, game.changes, game.variant FROM game"
+        " WHERE game.deleted IS NULL AND game.updated < datetime('now', ?)"
         " AND (game.ended_after IS NOT NULL"
         "      OR EXISTS (SELECT 1 FROM score WHERE score.game_id = game.id AND score.hand = 7)"
         "      OR EXISTS (SELECT 1 FROM hand WHERE hand.game_id = game.id AND hand.number = 7"
@@ -102,7 +105,9 @@ def games_due(days: int = WHOLE_PHOTO_DAYS) -> list[tuple[int, int]]:
         "             AND photo.created < datetime('now', ?))"
         " ORDER BY game.updated, game.id",
         (_cutoff(days), _cutoff(days))).fetchall()
-    return [(r["id"], r["changes"]) for r in rows if model.load_game(r["id"])["finished"]]
+    # A game of rules this version does not know cannot be judged finished: left as it is.
+    return [(r["id"], r["changes"]) for r in rows
+            if r["variant"] in VARIANTS and model.load_game(r["id"])["finished"]]
 
 
 # Each photo is replaced only while its game is as it was found: not played on, changed or

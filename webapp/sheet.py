@@ -22,7 +22,8 @@ def index() -> str:
     shown = playing[:IN_PLAY_ON_HOME] + [g["id"] for g in summaries if g["finished"]][:FINISHED_ON_HOME]
     return render_template("index.html", games=model.list_games(shown), finished_on_home=FINISHED_ON_HOME,
                            more_in_play=max(0, len(playing) - IN_PLAY_ON_HOME),
-                           rescues=[r for r in model.rescues() if r["seen"] is None])
+                           rescues=[r for r in model.rescues() if r["seen"] is None],
+                           unknown_rules=model.games_of_unknown_rules())
 
 
 #: Finished games the home page lists (History has them all).

@@ -32,8 +32,9 @@ from .engine import (DEFAULT_VARIANT, MAX_PLAYERS, all_variants, check_go_down, 
 from .housekeeping import (CLEARINGS_PER_SAVE, DELETED_GAME_DAYS, GAMES_FORGOTTEN_AT_ONCE, PHOTOS_FORGOTTEN_AT_ONCE,
     UNUSED_PHOTO_DAYS, clear_old, forget_deleted_games, forget_unused_photos)
 from .games import (MAX_ROW_ID, ROW_ID_DIGITS, TWIN_MINUTES, check_hand_and_seat, check_seating, deal_warnings,
-    deleted_games, game_changes, game_summaries, games_by_rules, list_games, load_game, mark_rescue_seen, recent_twin,
-    rescues, result_text, score_version, score_words, seating_token, short_deal_text, standings)
+    deleted_games, game_changes, game_summaries, games_by_rules, games_of_unknown_rules, list_games, load_game,
+    mark_rescue_seen, recent_twin, rescues, result_text, score_version, score_words, seating_token, short_deal_text,
+    standings, unknown_rules_text)
 from .scores import delete_score, hand_fields, save_hand, save_score
 from .edits import (TYPED_SCORES_NAMED, create_game, delete_game, delete_game_for_good, end_game, move_player,
     play_on, restore_game, set_first_dealer, set_game_corners, set_game_note, set_player_names, set_variant)
@@ -42,16 +43,17 @@ from .photos import (DetectorUnavailableError, EARLIER_PHOTOS_SHOWN, PHOTOS_READ
     reading_slot, store_photo)
 
 __all__ = [
-    "DECK_CORNERS", "GameEndedError", "HANDS", "HandChangedError", "InputError", "MAX_NAME_LENGTH", "MAX_NOTE_LENGTH",
-    "NamesChangedError", "NoteChangedError", "ScoreChangedError", "SeatingChangedError", "TypedScoresError",
-    "parse_flag", "parse_hand_number", "parse_points", "parse_splash", "name_key", "names_to_save", "DEFAULT_VARIANT",
-    "MAX_PLAYERS", "all_variants", "check_go_down", "is_doubled", "max_card_value", "max_points", "parse_card_list",
-    "score_cards", "variant_info", "variant_summary", "CLEARINGS_PER_SAVE", "DELETED_GAME_DAYS",
-    "GAMES_FORGOTTEN_AT_ONCE", "PHOTOS_FORGOTTEN_AT_ONCE", "UNUSED_PHOTO_DAYS", "clear_old", "forget_deleted_games",
-    "forget_unused_photos", "MAX_ROW_ID", "ROW_ID_DIGITS", "TWIN_MINUTES", "check_hand_and_seat", "check_seating",
-    "deal_warnings", "deleted_games", "game_changes", "game_summaries", "games_by_rules", "list_games", "load_game",
-    "mark_rescue_seen", "recent_twin", "rescues", "result_text", "score_version", "score_words", "seating_token",
-    "short_deal_text", "standings", "delete_score", "hand_fields", "save_hand", "save_score", "TYPED_SCORES_NAMED",
+    "DECK_CORNERS", "GameEndedError", "HANDS", "HandChangedError", "InputError", "MAX_NAME_LENGTH",
+    "MAX_NOTE_LENGTH", "NamesChangedError", "NoteChangedError", "ScoreChangedError", "SeatingChangedError",
+    "TypedScoresError", "parse_flag", "parse_hand_number", "parse_points", "parse_splash", "name_key",
+    "names_to_save", "DEFAULT_VARIANT", "MAX_PLAYERS", "all_variants", "check_go_down", "is_doubled",
+    "max_card_value", "max_points", "parse_card_list", "score_cards", "variant_info", "variant_summary",
+    "CLEARINGS_PER_SAVE", "DELETED_GAME_DAYS", "GAMES_FORGOTTEN_AT_ONCE", "PHOTOS_FORGOTTEN_AT_ONCE",
+    "UNUSED_PHOTO_DAYS", "clear_old", "forget_deleted_games", "forget_unused_photos", "MAX_ROW_ID", "ROW_ID_DIGITS",
+    "TWIN_MINUTES", "check_hand_and_seat", "check_seating", "deal_warnings", "deleted_games", "game_changes",
+    "game_summaries", "games_by_rules", "games_of_unknown_rules", "list_games", "load_game", "mark_rescue_seen",
+    "recent_twin", "rescues", "result_text", "score_version", "score_words", "seating_token", "short_deal_text",
+    "standings", "unknown_rules_text", "delete_score", "hand_fields", "save_hand", "save_score", "TYPED_SCORES_NAMED",
     "create_game", "delete_game", "delete_game_for_good", "end_game", "move_player", "play_on", "restore_game",
     "set_first_dealer", "set_game_corners", "set_game_note", "set_player_names", "set_variant",
     "DetectorUnavailableError", "EARLIER_PHOTOS_SHOWN", "PHOTOS_READ_AT_ONCE", "READING_WAIT_SECONDS",

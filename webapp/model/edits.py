@@ -4,11 +4,12 @@ its players, seats and first dealer; its rules, note and deck.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
 import json
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from flask import abort
+
 from onze_vision.cards import parse_cards
 from onze_vision.messages import listed, quoted
 from onze_vision.scoring import ImpossibleHandError, check_possible, score_hand

@@ -4,8 +4,8 @@ what a hand may score, a hand's cards scored or a go-down checked.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from onze_vision.cards import CARD_CODES, Card, parse_cards

@@ -4,16 +4,17 @@ the home page and History, standings, the versions a page's change is checked ag
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
 import hashlib
 import json
 import math
 import sqlite3
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from flask import abort
+
 from onze_vision.messages import listed, quoted
-from onze_vision.variants import get_variant
+from onze_vision.variants import VARIANTS, get_variant
 
 from ..db import get_db, transaction
 from .engine import is_doubled, variant_info
@@ -75,7 +76,8 @@ def _inserted_id(cursor: sqlite3.Cursor) -> int:
 
 
 def _game_row(game_id: int, *, deleted: bool = False) -> sqlite3.Row:
-    """The game's row, in the book or (``deleted``) among the deleted games; else a 404."""
+    """The game's row, in the book or (``deleted``) among the deleted games; else a 404 (a
+    409 for a game of rules this version does not know: :func:`games_of_unknown_rules`)."""
     row = _row_by_id("SELECT * FROM game WHERE id = ?", game_id)
     if row is None or (row["deleted"] is not None) != deleted:
         if deleted:
@@ -84,12 +86,22 @@ def _game_row(game_id: int, *, deleted: bool = False) -> sqlite3.Row:
             abort(404, f"Game {game_id} was deleted ({row['deleted']} UTC): History keeps it "
                        f"{DELETED_GAME_DAYS} days from then, to bring back.")
         abort(404, f"Game {game_id} doesn't exist.")
+    if row["variant"] not in VARIANTS:   # refused before anything is read or written
+        abort(409, unknown_rules_text(game_id, row["variant"]))
     return row
+
+
+def unknown_rules_text(game_id: int, variant_name: str) -> str:
+    """Why a game played by rules this version does not know is not shown, and what to do."""
+    return (f"Game {game_id} is played by rules this version of Onze Vision does not know ({quoted(variant_name)}): "
+            "the book was made by another version, or those rules were taken out of this one. Open the book "
+            "with the version that made the game to see it; every other game is shown as it was.")
 
 
 def load_game(game_id: int, *, deleted: bool = False) -> dict[str, Any]:
     """Everything the sheet shows about a game, JSON-ready; 404 if it does not exist (or,
-    with ``deleted``, is not among the deleted games)."""
+    with ``deleted``, is not among the deleted games), 409 if it is played by rules this
+    version does not know (:func:`games_of_unknown_rules`)."""
     db = get_db()
     game = _game_row(game_id, deleted=deleted)
     variant = get_variant(game["variant"])
@@ -256,10 +268,23 @@ def _is_going_out_row(row: sqlite3.Row) -> bool:
 
 
 def list_games(ids: Iterable[int] | None = None) -> list[dict[str, Any]]:
-    """The games ``ids`` (every game in the book where None), newest first, fully loaded."""
+    """The games ``ids`` (every game in the book where None), newest first, fully loaded;
+    those played by rules this version does not know are left out (they cannot be added up)."""
     if ids is None:
-        ids = [r["id"] for r in get_db().execute("SELECT id FROM game WHERE deleted IS NULL")]
+        ids = [r["id"] for r in get_db().execute("SELECT id, variant FROM game WHERE deleted IS NULL")
+               if r["variant"] in VARIANTS]
     return [load_game(game_id) for game_id in sorted(ids, reverse=True)]
+
+
+def games_of_unknown_rules(*, deleted: bool = False) -> list[dict[str, Any]]:
+    """The games in the book (or, ``deleted``, kept to bring back) played by rules this
+    version does not know, oldest first, as ``{"id", "variant"}``: a book made by a newer
+    version, with rules added since, or by a checkout with rules of its own. The lists,
+    totals and standings leave them out, and their pages say why (409); nothing is lost."""
+    where = "deleted IS NOT NULL" if deleted else "deleted IS NULL"
+    return [{"id": r["id"], "variant": r["variant"]}
+            for r in get_db().execute(f"SELECT id, variant FROM game WHERE {where} ORDER BY id")
+            if r["variant"] not in VARIANTS]
 
 
 def game_summaries() -> list[dict[str, Any]]:
@@ -299,7 +324,8 @@ def game_summaries() -> list[dict[str, Any]]:
         best = min(game["totals"], default=0)
         game["winners"] = [p["seat"] for p, total in zip(game["players"], game["totals"])
                            if total == best] if game["finished"] else []
-    return list(games.values())
+    # Games of rules this version does not know are left out: their totals cannot be judged.
+    return [game for game in games.values() if game["variant_name"] in VARIANTS]
 
 
 #: What a row of each table holds, for a rescued book's note: (one, several).
@@ -349,8 +375,8 @@ def deleted_games() -> list[dict[str, Any]]:
     next look for what is old (:mod:`webapp.keepsake`), whichever comes first. One past its
     days and not yet removed is not offered."""
     ids = [r["id"] for r in get_db().execute(
-        "SELECT id FROM game WHERE deleted >= datetime('now', ?) ORDER BY deleted DESC, id DESC",
-        (f"-{DELETED_GAME_DAYS} days",))]
+        "SELECT id, variant FROM game WHERE deleted >= datetime('now', ?) ORDER BY deleted DESC, id DESC",
+        (f"-{DELETED_GAME_DAYS} days",)) if r["variant"] in VARIANTS]
     return [load_game(game_id, deleted=True) for game_id in ids]
 
 

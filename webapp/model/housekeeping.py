@@ -4,8 +4,8 @@ a time after a save, so no phone waits on it.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 import sqlite3
+from collections.abc import Callable
 
 from flask import current_app
 

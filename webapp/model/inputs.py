@@ -5,8 +5,8 @@ parsing of typed text, numbers and flags shared by the pages and the JSON API.
 from __future__ import annotations
 
 import re
-from typing import Any
 import unicodedata
+from typing import Any
 
 from onze_vision.messages import quoted
 

@@ -4,11 +4,11 @@ full-width letters and invisible marks aside), refused where blank or taken.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 import functools
 import re
-from typing import Any
 import unicodedata
+from collections.abc import Sequence
+from typing import Any
 
 from onze_vision.messages import quoted
 

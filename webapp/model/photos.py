@@ -4,20 +4,21 @@ added to an earlier photo of the same hand.
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
 import json
 import sqlite3
 import threading
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from flask import abort, current_app
+from werkzeug.exceptions import NotFound
+
 from onze_vision.cards import parse_cards
 from onze_vision.metadata import private_copy, sniff_mime
 from onze_vision.scoring import check_hand_size, check_possible
 from onze_vision.variants import get_variant
-from werkzeug.exceptions import NotFound
 
 from ..db import PHOTO_LEFT_AS_TAKEN, get_db, transaction
 from .engine import parse_card_list
