@@ -28,6 +28,7 @@ __all__ = [
     "ImpossibleHandError",
     "InvalidPlayerCountError",
     "InvalidRoundError",
+    "InvalidVariantError",
     "MeldKind",
     "NoSplashError",
     "UnknownVariantError",
@@ -87,6 +88,11 @@ class ImpossibleHandError(ValueError):
     def __init__(self, message: str, card: Card | None = None) -> None:
         self.card = card
         super().__init__(message)
+
+
+class InvalidVariantError(ValueError):
+    """A :class:`Variant` entry that cannot describe a game of hands 1-7 (a contributor's slip,
+    caught when the table is read rather than in the middle of a game)."""
 
 
 class NoSplashError(ValueError):
@@ -215,6 +221,20 @@ class Variant:
     face_value: int = 10
     contracts: tuple[Contract, ...] = CONTRACTS
     notes: tuple[str, ...] = field(default=())
+
+    def __post_init__(self) -> None:
+        # A contract list of 9 would leave two unplayed without a word; one of 5 would fail
+        # in hand 6 of a real game.
+        for what, values in (("deal", self.deal), ("contracts", self.contracts)):
+            if len(values) != len(HANDS):
+                raise InvalidVariantError(f"{self.name}: {what} gives {len(values)} hands; a game has "
+                                          f"{len(HANDS)} (hands 1-7), one entry each")
+        if not 1 <= self.min_players <= self.max_players:
+            raise InvalidVariantError(f"{self.name}: {self.min_players}-{self.max_players} players is no range")
+        if not self.decks_by_players or self.decks_by_players[-1][0] < self.max_players:
+            raise InvalidVariantError(f"{self.name}: decks_by_players does not reach {self.max_players} players")
+        if any(hand not in HANDS for hand in self.splash_hands):
+            raise InvalidVariantError(f"{self.name}: splash_hands {self.splash_hands} names a hand outside 1-7")
 
     # -- players and decks -------------------------------------------------
     def check_players(self, players: int) -> int:

@@ -17,6 +17,7 @@ from onze_vision.variants import (
     Contract,
     InvalidPlayerCountError,
     InvalidRoundError,
+    InvalidVariantError,
     UnknownVariantError,
     Variant,
     get_variant,
@@ -242,6 +243,18 @@ def test_a_sixth_variant_is_one_more_entry() -> None:
     assert sixth.card_value(Card.from_code("AS")) == 5
     assert check_down(sixth, 2, "7H 7S JK 3C 4D 5H 6S").valid
     assert not check_down(sixth, 2, "7H 7S JK 3C 4D 5H 6S 7C").valid
+
+
+@pytest.mark.parametrize(("change", "said"), [
+    ({"contracts": CONTRACTS + CONTRACTS[-2:]}, "sixth: contracts gives 9 hands; a game has 7 (hands 1-7), one entry each"),
+    ({"deal": (11, 11, 11, 12, 12)}, "sixth: deal gives 5 hands; a game has 7 (hands 1-7), one entry each"),
+    ({"max_players": 100}, "sixth: decks_by_players does not reach 100 players"),
+    ({"min_players": 5, "max_players": 4}, "sixth: 5-4 players is no range"),
+    ({"has_splash": True, "splash_hands": (8,)}, "sixth: splash_hands (8,) names a hand outside 1-7"),
+])
+def test_a_variant_entry_that_cannot_describe_a_game_is_refused_when_made(change: dict[str, object], said: str) -> None:
+    with pytest.raises(InvalidVariantError, match=f"^{re.escape(said)}$"):
+        dataclasses.replace(VARIANTS["onze"], name="sixth", **change)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(

@@ -208,7 +208,8 @@ def _progress(done: int, total: int, started: float) -> None:
     sys.stderr.flush()
 
 
-# The names of the deck designs' splits, as make-dataset's --val-designs takes them.
+# The deck designs' splits by the names callers use (deck_names; make-dataset's --val-designs
+# offers three of them, its --number-decks and --glyph-decks add two to the training designs).
 DESIGN_SPLITS = {"training": "train", "number-cards": "numbers", "glyph-cards": "glyphs", "held-out": "val",
                  "four-corner": "four"}
 
