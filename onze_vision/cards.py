@@ -87,7 +87,7 @@ class Card:
             raise InvalidCardError(f"rank {self.rank!r} suit {self.suit!r}")
         if self.rank == 0:
             if self.suit is not None:
-                raise InvalidCardError(f"joker of {self.suit}")
+                raise InvalidCardError(f"rank {self.rank!r} suit {self.suit!r}")   # a Joker has no suit
         elif not (1 <= self.rank <= 13) or self.suit not in SUITS:
             raise InvalidCardError(f"rank {self.rank} suit {self.suit}")
 

@@ -26,6 +26,7 @@ __all__ = [
     "VARIANTS",
     "Contract",
     "ImpossibleHandError",
+    "InvalidContractError",
     "InvalidPlayerCountError",
     "InvalidRoundError",
     "InvalidVariantError",
@@ -110,6 +111,10 @@ def _count_words(count: int, noun: str) -> str:
     return f"{word} {noun}{'' if count == 1 else 's'}"
 
 
+class InvalidContractError(ValueError):
+    """A contract of melds other than sets and runs, or of fewer than none; quotes it."""
+
+
 @dataclass(frozen=True)
 class Contract:
     """The melds a hand asks for, in the order the rules state them.
@@ -120,9 +125,21 @@ class Contract:
 
     melds: tuple[MeldKind, ...]
 
+    def __post_init__(self) -> None:
+        if not isinstance(self.melds, tuple) or any(kind not in ("set", "run") for kind in self.melds):
+            raise InvalidContractError(f"a contract is a tuple of 'set' and 'run', not {quoted(self.melds)}")
+
     @classmethod
     def of(cls, sets: int = 0, runs: int = 0) -> Contract:
-        """A contract of ``sets`` sets then ``runs`` runs."""
+        """A contract of ``sets`` sets then ``runs`` runs.
+
+        Raises:
+            InvalidContractError: a count that is not a whole number of none or more.
+        """
+        for what, count in (("sets", sets), ("runs", runs)):
+            if type(count) is not int or count < 0:
+                raise InvalidContractError(f"a contract has a whole number of {what}, none or more, "
+                                           f"not {quoted(count)}")
         set_kind: MeldKind = "set"
         run_kind: MeldKind = "run"
         return cls((set_kind,) * sets + (run_kind,) * runs)

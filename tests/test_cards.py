@@ -122,7 +122,8 @@ def test_constructing_a_card_that_does_not_exist_is_an_error() -> None:
         Card(5, "X")
 
 
-@pytest.mark.parametrize(("rank", "suit"), [("Q", "H"), (None, None), (12.0, "H"), (True, "H"), (12, 3)])
+@pytest.mark.parametrize(("rank", "suit"), [("Q", "H"), (None, None), (12.0, "H"), (True, "H"), (12, 3),
+                                           (0, "S")])
 def test_a_card_made_of_anything_but_a_rank_number_and_a_suit_letter_is_refused(rank: object, suit: object) -> None:
     with pytest.raises(InvalidCardError, match=re.escape(f"rank {rank!r} suit {suit!r}")):
         Card(rank, suit)  # type: ignore[arg-type]

@@ -15,6 +15,7 @@ from onze_vision.variants import (
     CONTRACTS,
     VARIANTS,
     Contract,
+    InvalidContractError,
     InvalidPlayerCountError,
     InvalidRoundError,
     InvalidVariantError,
@@ -232,6 +233,17 @@ def test_to_dict_states_every_rule_as_json_data() -> None:
     assert data["wild_limits"]["max_set_wilds"] == 1
     assert data["contracts"][5]["text"] == "two runs + one set"
     assert data["decks"] == {str(p): 2 for p in range(2, 7)}
+
+
+@pytest.mark.parametrize(("make", "said"), [
+    (lambda: Contract(("set", "pair")), "a contract is a tuple of 'set' and 'run', not ('set', 'pair')"),
+    (lambda: Contract(["set"]), "a contract is a tuple of 'set' and 'run', not ['set']"),  # a list would be unhashable
+    (lambda: Contract.of(sets=-1), "a contract has a whole number of sets, none or more, not -1"),
+    (lambda: Contract.of(runs=1.5), "a contract has a whole number of runs, none or more, not 1.5"),
+])
+def test_a_contract_is_of_sets_and_runs_only(make: object, said: str) -> None:
+    with pytest.raises(InvalidContractError, match=f"^{re.escape(said)}$"):
+        make()  # type: ignore[operator]
 
 
 def test_a_sixth_variant_is_one_more_entry() -> None:
