@@ -421,9 +421,9 @@ def test_a_game_of_rules_this_version_does_not_know_is_named_apart_and_the_rest_
     assert api.post(f"/api/games/{game_id}/hands/1/scores/2", {"cards": "QH 7S"}).status_code == 200
     other = api.post("/api/games", {"variant": "once", "players": ["Ed", "Flo"]}).get_json()["id"]
     _played_by_rules_this_version_lacks(app, game_id)
-    said = (f"Game {game_id} is played by rules this version of Onze Vision does not know (dubbel), so it is "
-            "left out of the lists and the standings. Nothing of it is lost: open this book with the version "
-            "that made it to see it.")
+    said = (f"Game {game_id} is played by rules this version of Onze Vision does not know (dubbel): kept in the "
+            "book as it was, but left out of the lists and the standings. Update Onze Vision (or open the book "
+            "where it was made) to see it.")
     for page in ("/", "/history"):
         response = client.get(page)
         text = " ".join(html.unescape(re.sub(r"<[^>]+>", " ", response.get_data(as_text=True))).split())
@@ -443,6 +443,7 @@ def test_a_game_of_rules_this_version_does_not_know_is_named_apart_and_the_rest_
     ("get", "/games/{id}/export.csv"), ("get", "/api/games/{id}"),
     ("post", "/api/games/{id}/hands/1/scores/3", {"points": 5}), ("post", "/api/games/{id}/note", {"note": "x"}),
     ("post", "/api/games/{id}/corners", {"corners": "four"}), ("delete", "/api/games/{id}"),
+    ("get", "/api/games/{id}/changes"),
 ], ids=lambda r: f"{r[0]} {r[1]}")
 def test_a_game_of_rules_this_version_does_not_know_says_why_and_is_not_changed(
         app: Any, api: Any, game_id: int, request_: tuple[Any, ...]) -> None:
@@ -457,3 +458,57 @@ def test_a_game_of_rules_this_version_does_not_know_says_why_and_is_not_changed(
     with sqlite3.connect(app.config["DATABASE"]) as other:
         assert (other.execute("SELECT * FROM game").fetchall(), other.execute("SELECT * FROM score").fetchall()) == before
 
+
+
+def test_the_photos_of_a_game_of_unknown_rules_say_why_they_are_not_shown(
+        app: Any, client: Any, token: str, api: Any, game_id: int, jpeg_bytes: bytes) -> None:
+    import io
+
+    sent = client.post("/api/photos", data={"game_id": str(game_id), "photo": (io.BytesIO(jpeg_bytes), "h.jpg")},
+                       headers={"X-CSRF-Token": token})
+    assert sent.status_code == 201
+    _played_by_rules_this_version_lacks(app, game_id)
+    for url in (f"/api/photos/{sent.get_json()['id']}", f"/photos/{sent.get_json()['id']}"):
+        answer = client.get(url)
+        assert answer.status_code == 409 and "does not know" in answer.get_data(as_text=True)
+
+
+def test_a_new_game_of_rules_this_version_does_not_know_is_refused_as_bad_input_not_taken_for_a_twin(
+        app: Any, client: Any, token: str, game_id: int) -> None:
+    _played_by_rules_this_version_lacks(app, game_id)
+    page = client.post("/games/new", data={"csrf_token": token, "variant": "dubbel",
+                                           "names": ["Ann", "Bo", "Cy", "Di"], "first_dealer": "1"})
+    assert page.status_code == 400 and "unknown variant &#39;dubbel&#39;" in page.get_data(as_text=True)
+
+
+def test_deleted_games_of_unknown_rules_are_named_with_the_day_they_go_for_good(
+        app: Any, client: Any, api: Any, game_id: int) -> None:
+    assert api.delete(f"/api/games/{game_id}").status_code == 200
+    _played_by_rules_this_version_lacks(app, game_id)
+    with sqlite3.connect(app.config["DATABASE"]) as other:
+        other.execute("UPDATE game SET deleted = '2026-11-01 10:00:00' WHERE id = ?", (game_id,))
+        kept_until = other.execute("SELECT datetime(deleted, '+30 days') FROM game").fetchone()[0]
+    if kept_until < other_now(app):   # the test's fixed day has passed: the game is gone already
+        pytest.skip("the fixed deletion day is over 30 days ago")
+    text = " ".join(html.unescape(re.sub(r"<[^>]+>", " ", client.get("/history").get_data(as_text=True))).split())
+    assert (f"Deleted game {game_id} is played by rules this version of Onze Vision does not know (dubbel): it "
+            f"cannot be brought back here, and goes for good from {kept_until} UTC, as every deleted game does "
+            "after 30 days. Update Onze Vision (or open the book where it was made) to see it.") in text
+    assert client.get("/api/games/deleted").get_json() == {
+        "games": [], "unknown_rules": [{"id": game_id, "variant": "dubbel", "kept_until": kept_until}]}
+
+
+def other_now(app: Any) -> str:
+    with sqlite3.connect(app.config["DATABASE"]) as other:
+        return str(other.execute("SELECT datetime('now')").fetchone()[0])
+
+
+def test_a_note_of_many_games_of_unknown_rules_names_a_few_and_counts_the_rest(app: Any) -> None:
+    from webapp import model
+
+    games = [{"id": n, "variant": "dubbel" if n % 2 else "x" * 300} for n in range(1, 301)]
+    note = model.unknown_rules_note(games)
+    assert note.startswith("Games 1, 2, 3, 4, 5, 6, 7, 8 and 292 more are played by rules this version of Onze "
+                           "Vision does not know (dubbel and xxxxxxxxxxxxxxxxxx…xxxxxxxxxxxxxxxxxx): kept in the book as "
+                           "they were")
+    assert len(note) < 400 and model.unknown_rules_note([]) == ""

@@ -293,7 +293,7 @@ def _another_phone_just_before_the_write(monkeypatch: pytest.MonkeyPatch, change
     write over it."""
     from contextlib import contextmanager
 
-    from webapp import model
+    from webapp import db as book
     from webapp.db import transaction as real_transaction
 
     pending = [change]
@@ -305,8 +305,7 @@ def _another_phone_just_before_the_write(monkeypatch: pytest.MonkeyPatch, change
         with real_transaction(*args, **kwargs) as db:
             yield db
 
-    for part in (model.games, model.scores, model.edits, model.photos, model.housekeeping):
-        monkeypatch.setattr(part, "transaction", change_then_write)   # each module's own name for it
+    monkeypatch.setattr(book, "transaction", change_then_write)   # the model calls it as book.transaction()
 
 
 def test_a_score_saved_while_the_splash_is_ticked_is_doubled(app: Any, api: Any, game_id: int,

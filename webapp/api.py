@@ -1,7 +1,8 @@
 """The JSON API under /api/: everything the pages do, with the same messages.
 
 Errors are ``{"error": "..."}`` with 400 (bad input), 404 (no such game, hand,
-player or photo), 409 (a score changed since its "was") or 413 (upload or JSON body too large). Calls that change data need the CSRF
+player or photo), 409 (a score changed since its "was"; a game of rules this version does
+not know) or 413 (upload or JSON body too large). Calls that change data need the CSRF
 token from ``GET /api/csrf`` in the ``X-CSRF-Token`` header (same session cookie).
 """
 
@@ -226,7 +227,8 @@ def games() -> Response:
 def deleted_games() -> Response:
     """The deleted games kept to bring back (History's "Deleted games"), last deleted first:
     each as it was, with the time of its deletion (``deleted``, UTC)."""
-    return jsonify(games=[_game_json(g) for g in model.deleted_games()])
+    return jsonify(games=[_game_json(g) for g in model.deleted_games()],
+                   unknown_rules=model.games_of_unknown_rules(deleted=True))
 
 
 @bp.get("/standings")

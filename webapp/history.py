@@ -41,8 +41,11 @@ def index() -> str:
     rules = request.args.get("rules", "")
     counted = model.games_by_rules(every_game, rules)
     played = sorted({game["variant_name"] for game in every_game if game["finished"]})
+    unknown_rules = model.unknown_rules_note(model.games_of_unknown_rules())
+    deleted_unknown_rules = model.unknown_rules_note(model.games_of_unknown_rules(deleted=True), deleted=True)
     return render_template("history.html", games=model.list_games(g["id"] for g in on_page),
-                           rescues=model.rescues(), unknown_rules=model.games_of_unknown_rules(),
+                           rescues=model.rescues(), unknown_rules=unknown_rules,
+                           deleted_unknown_rules=deleted_unknown_rules,
                            standings=model.standings(counted), rules=rules,
                            rules_played=[model.variant_info(get_variant(name)) for name in played],
                            finished=sum(game["finished"] for game in counted),

@@ -23,7 +23,7 @@ def index() -> str:
     return render_template("index.html", games=model.list_games(shown), finished_on_home=FINISHED_ON_HOME,
                            more_in_play=max(0, len(playing) - IN_PLAY_ON_HOME),
                            rescues=[r for r in model.rescues() if r["seen"] is None],
-                           unknown_rules=model.games_of_unknown_rules())
+                           unknown_rules=model.unknown_rules_note(model.games_of_unknown_rules()))
 
 
 #: Finished games the home page lists (History has them all).

@@ -15,12 +15,21 @@ from onze_vision.messages import listed, quoted
 from onze_vision.scoring import ImpossibleHandError, check_possible, score_hand
 from onze_vision.variants import get_variant
 
-from ..db import transaction
+from .. import db as book
 from .engine import is_doubled, max_points, variant_info
 from .games import _game_row, _inserted_id, _player_name, _row_by_id, _touch, check_seating, load_game
 from .housekeeping import GAMES_FORGOTTEN_AT_ONCE, clear_old, forget_deleted_games
-from .inputs import (InputError, MAX_NOTE_LENGTH, NamesChangedError, NoteChangedError, TypedScoresError, _as_stored,
-    _clean_text, _deck_corners, _whole_number)
+from .inputs import (
+    MAX_NOTE_LENGTH,
+    InputError,
+    NamesChangedError,
+    NoteChangedError,
+    TypedScoresError,
+    _as_stored,
+    _clean_text,
+    _deck_corners,
+    _whole_number,
+)
 from .names import _check_different, _check_visible, _clean_name, name_key, names_to_save
 from .scores import _typed_final
 
@@ -45,7 +54,7 @@ def create_game(variant_name: str, names: Iterable[Any], first_dealer: Any = 1, 
     decks = variant.decks_for(len(players))
     note = _clean_text(note, "game note", MAX_NOTE_LENGTH)
     corners = _deck_corners(corners)
-    with transaction() as db:
+    with book.transaction() as db:
         cur = db.execute("INSERT INTO game (variant, decks, first_dealer, note, corners) VALUES (?, ?, ?, ?, ?)",
                          (variant.name, decks, dealer, note, corners))
         game_id = _inserted_id(cur)
@@ -75,7 +84,7 @@ def delete_game(game_id: int) -> dict[str, Any]:
     """Take a game out of the book; return it as it was (404 if none). It is kept
     :data:`DELETED_GAME_DAYS` days, so a tap on the wrong game can be undone."""
     game = load_game(game_id)
-    with transaction() as db:
+    with book.transaction() as db:
         db.execute("UPDATE game SET deleted = strftime('%Y-%m-%d %H:%M:%S', 'now') WHERE id = ?", (game_id,))
         _touch(db, game_id)   # a page open on another phone learns of it
     clear_old(forget_deleted_games, GAMES_FORGOTTEN_AT_ONCE)
@@ -89,7 +98,7 @@ def restore_game(game_id: int) -> dict[str, Any]:
     if row is not None and row["deleted"] is None:
         return load_game(game_id)
     _game_row(game_id, deleted=True)
-    with transaction() as db:
+    with book.transaction() as db:
         db.execute("UPDATE game SET deleted = NULL WHERE id = ?", (game_id,))
         _touch(db, game_id)
     return load_game(game_id)
@@ -101,7 +110,7 @@ def end_game(game_id: int, after: Any = None) -> dict[str, Any]:
     are kept and not counted; :func:`play_on` takes the end back. A game ended already is
     returned as it is (the same tap sent twice). ``after``: the hand the player was asked
     about; refused where the game would now end after another (a score changed meanwhile)."""
-    with transaction() as db:
+    with book.transaction() as db:
         # Judged inside the write transaction: a score saved a moment ago on another phone counts.
         game = load_game(game_id)
         if game["ended_after"] is not None:
@@ -128,7 +137,7 @@ def end_game(game_id: int, after: Any = None) -> dict[str, Any]:
 def play_on(game_id: int) -> dict[str, Any]:
     """Take back :func:`end_game`: the game runs to hand 7 again, every kept score counting."""
     _game_row(game_id)
-    with transaction() as db:
+    with book.transaction() as db:
         db.execute("UPDATE game SET ended_after = NULL WHERE id = ?", (game_id,))
         _touch(db, game_id)
     return load_game(game_id)
@@ -137,7 +146,7 @@ def play_on(game_id: int) -> dict[str, Any]:
 def delete_game_for_good(game_id: int) -> dict[str, Any]:
     """Remove a deleted game with its hands, scores and photos; return it as it was."""
     game = load_game(game_id, deleted=True)
-    with transaction() as db:
+    with book.transaction() as db:
         db.execute("DELETE FROM game WHERE id = ?", (game_id,))   # the rest cascades
     return game
 
@@ -154,7 +163,7 @@ def set_player_names(game_id: int, names: Any, *, shown: Sequence[str | None] | 
     """
     if isinstance(names, (str, bytes)) or not isinstance(names, Sequence):
         raise InputError(f"The players' names come as a list in seat order, not {quoted(names)}.")
-    with transaction() as db:
+    with book.transaction() as db:
         game = load_game(game_id)   # the names saved now, read inside the write transaction
         count = len(game["players"])
         if len(names) != count:
@@ -190,7 +199,7 @@ def set_first_dealer(game_id: int, dealer: Any, *, seating: str | None = None) -
     for :func:`save_score`."""
     game = load_game(game_id)
     seat = _dealer_seat(dealer, [p["name"] for p in game["players"]])
-    with transaction() as db:
+    with book.transaction() as db:
         check_seating(db, game_id, seating)
         if seat == _game_row(game_id)["first_dealer"]:
             return load_game(game_id)   # no change: nothing for the other phones to reload
@@ -220,7 +229,7 @@ def move_player(game_id: int, seat: Any, to: Any, *, seating: str | None = None)
         return game
     # Two steps, through seats no game has, so that no two rows share a seat on the way.
     aside = 100
-    with transaction() as db:
+    with book.transaction() as db:
         check_seating(db, game_id, seating)
         for before, after in moved.items():
             db.execute("UPDATE player SET seat = ? WHERE game_id = ? AND seat = ?", (after + aside, game_id, before))
@@ -258,7 +267,7 @@ def set_variant(game_id: int, variant_name: Any, *, keep_typed: bool = False) ->
     if variant.name == game["variant"]["name"]:
         # The rules it has: nothing to count again, so nothing to refuse (a PUT sent twice).
         return game
-    with transaction() as db:
+    with book.transaction() as db:
         # Judged on what is saved now, inside the write transaction.
         rows = db.execute("SELECT * FROM score WHERE game_id = ? ORDER BY hand, seat", (game_id,)).fetchall()
         marks = db.execute("SELECT number, out_seat, splash FROM hand WHERE game_id = ?", (game_id,)).fetchall()
@@ -318,7 +327,7 @@ def set_game_note(game_id: int, note: Any, *, was: str | None = None) -> dict[st
     """Replace the game's note (the Onze Book's margin). ``was``: the note as the sending
     page showed it; one changed to another since on another device is not saved over
     (:class:`NoteChangedError`); None: the sender showed none (the API)."""
-    with transaction() as db:
+    with book.transaction() as db:
         row = _game_row(game_id)   # judged on the note saved now, inside the write transaction
         text = _clean_text(note, "game note", MAX_NOTE_LENGTH)
         if text == row["note"]:
@@ -338,7 +347,7 @@ def set_game_corners(game_id: int, corners: Any) -> dict[str, Any]:
     value = _deck_corners(corners)
     if value == row["corners"]:
         return load_game(game_id)   # no change: nothing for the other phones to reload
-    with transaction() as db:
+    with book.transaction() as db:
         db.execute("UPDATE game SET corners = ? WHERE id = ?", (value, game_id))
         _touch(db, game_id)
     return load_game(game_id)

@@ -16,7 +16,6 @@ from onze_vision.variants import VARIANTS, Variant, get_variant
 
 from .inputs import HANDS, InputError, parse_hand_number
 
-
 #: The most players the sheet has room for: as many as any variant is played by (its
 #: new-game form has a name slot for each).
 MAX_PLAYERS = max(variant.max_players for variant in VARIANTS.values())

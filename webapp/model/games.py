@@ -1,5 +1,6 @@
 """Reading games from the book: one game whole (:func:`load_game`), lists and summaries for
-the home page and History, standings, the versions a page's change is checked against.
+the home page and History, standings, the versions a page's change is checked against; and
+the count every change adds to (:func:`_touch`), which a page open on another phone watches.
 """
 
 from __future__ import annotations
@@ -16,12 +17,11 @@ from flask import abort
 from onze_vision.messages import listed, quoted
 from onze_vision.variants import VARIANTS, get_variant
 
-from ..db import get_db, transaction
+from ..db import get_db
 from .engine import is_doubled, variant_info
 from .housekeeping import DELETED_GAME_DAYS
 from .inputs import HANDS, SeatingChangedError
 from .names import name_key
-
 
 #: How recent a game of the same players and rules must be for a new one to be asked about.
 TWIN_MINUTES = 30
@@ -31,6 +31,8 @@ def recent_twin(variant_name: str, names: Sequence[str]) -> dict[str, Any] | Non
     """The newest game in the book started in the last :data:`TWIN_MINUTES` minutes with the
     same rules and players in the same seats (letter case and spaces aside) and not finished,
     as ``{"id", "minutes"}``: the same table started on a second phone. None where there is none."""
+    if str(variant_name or "").strip().lower() not in VARIANTS:
+        return None   # no game of rules this version does not know is started here to be a twin
     wanted = [name_key(str(name).strip()) for name in names]
     rows = get_db().execute(
         "SELECT id, CAST((julianday('now') - julianday(created)) * 1440 AS INTEGER) AS minutes FROM game"
@@ -91,11 +93,42 @@ def _game_row(game_id: int, *, deleted: bool = False) -> sqlite3.Row:
     return row
 
 
+#: What a player can do about a game of rules this version does not know.
+UNKNOWN_RULES_REMEDY = "Update Onze Vision (or open the book where it was made) to see"
+
+
 def unknown_rules_text(game_id: int, variant_name: str) -> str:
     """Why a game played by rules this version does not know is not shown, and what to do."""
     return (f"Game {game_id} is played by rules this version of Onze Vision does not know ({quoted(variant_name)}): "
-            "the book was made by another version, or those rules were taken out of this one. Open the book "
-            "with the version that made the game to see it; every other game is shown as it was.")
+            f"the book comes from a newer version, or one with rules of its own. {UNKNOWN_RULES_REMEDY} it; "
+            "it is kept as it was, and every other game is shown.")
+
+
+#: The most game numbers a note names (a book of years may hold hundreds of such games).
+NAMED_AT_MOST = 8
+
+
+def unknown_rules_note(games: Sequence[dict[str, Any]], *, deleted: bool = False) -> str:
+    """The note the home page and History show for :func:`games_of_unknown_rules` ("" for none):
+    which games, which rules, what is done with them and what to do."""
+    if not games:
+        return ""
+    one = len(games) == 1
+    numbers = [str(game["id"]) for game in games[:NAMED_AT_MOST]]
+    if len(games) > NAMED_AT_MOST:
+        numbers.append(f"{len(games) - NAMED_AT_MOST} more")
+    # A name is shown as stored, its middle cut where long (a book may hold anything there).
+    rules = listed([name if len(name) <= 40 else f"{name[:18]}…{name[-18:]}"
+                    for name in dict.fromkeys(str(g["variant"]) for g in games)])
+    who = f"{'Deleted game' if deleted else 'Game'}{'' if one else 's'} {listed(numbers)} {'is' if one else 'are'}"
+    if deleted:
+        last = min(game["kept_until"] for game in games)
+        done = (f"{'it' if one else 'they'} cannot be brought back here, and {'goes' if one else 'go'} for good "
+                f"from {last} UTC, as every deleted game does after {DELETED_GAME_DAYS} days")
+    else:
+        done = f"kept in the book as {'it was' if one else 'they were'}, but left out of the lists and the standings"
+    return (f"{who} played by rules this version of Onze Vision does not know ({rules}): {done}. "
+            f"{UNKNOWN_RULES_REMEDY} {'it' if one else 'them'}.")
 
 
 def load_game(game_id: int, *, deleted: bool = False) -> dict[str, Any]:
@@ -220,7 +253,7 @@ def _token(seen: str) -> str:
 
 def score_words(score: dict[str, Any] | sqlite3.Row | None) -> str:
     """A saved score as the pages say it: "35 with Q♥ 7♠ K♦", "a typed 35", or "no score"."""
-    from ..ui import card_label   # display words, as the chips show cards
+    from ..ui import card_label  # display words, as the chips show cards
 
     if score is None:
         return "no score"
@@ -277,13 +310,21 @@ def list_games(ids: Iterable[int] | None = None) -> list[dict[str, Any]]:
 
 
 def games_of_unknown_rules(*, deleted: bool = False) -> list[dict[str, Any]]:
-    """The games in the book (or, ``deleted``, kept to bring back) played by rules this
-    version does not know, oldest first, as ``{"id", "variant"}``: a book made by a newer
-    version, with rules added since, or by a checkout with rules of its own. The lists,
-    totals and standings leave them out, and their pages say why (409); nothing is lost."""
-    where = "deleted IS NOT NULL" if deleted else "deleted IS NULL"
+    """The games in the book played by rules this version does not know, oldest first, as
+    ``{"id", "variant"}``: a book made by a newer version, with rules added since, or by a
+    checkout with rules of its own. The lists, totals and standings leave them out, and
+    every request on one answers 409 saying why; nothing of them is changed.
+
+    ``deleted``: those among the deleted games instead, with ``kept_until`` (UTC), when
+    they go for good as every deleted game does (:data:`DELETED_GAME_DAYS`)."""
+    if deleted:
+        rows = get_db().execute("SELECT id, variant, datetime(deleted, ?) AS kept_until FROM game"
+                                " WHERE deleted >= datetime('now', ?) ORDER BY id",
+                                (f"+{DELETED_GAME_DAYS} days", f"-{DELETED_GAME_DAYS} days"))
+        return [{"id": r["id"], "variant": r["variant"], "kept_until": r["kept_until"]}
+                for r in rows if r["variant"] not in VARIANTS]
     return [{"id": r["id"], "variant": r["variant"]}
-            for r in get_db().execute(f"SELECT id, variant FROM game WHERE {where} ORDER BY id")
+            for r in get_db().execute("SELECT id, variant FROM game WHERE deleted IS NULL ORDER BY id")
             if r["variant"] not in VARIANTS]
 
 
@@ -326,47 +367,6 @@ def game_summaries() -> list[dict[str, Any]]:
                            if total == best] if game["finished"] else []
     # Games of rules this version does not know are left out: their totals cannot be judged.
     return [game for game in games.values() if game["variant_name"] in VARIANTS]
-
-
-#: What a row of each table holds, for a rescued book's note: (one, several).
-_ROW_WORDS = {"game": ("game", "games"),
-              "player": ("player's name (shown as \"Player\" and the seat)", "players' names (shown as \"Player\" "
-                         "and the seat)"),
-              "hand": ("hand's record (who went out, the splash, the note)", "hands' records (who went out, "
-                       "the splash, the note)"),
-              "score": ("score", "scores"), "photo": ("photo", "photos"),
-              "photo_addition": ("record of which photo another's cards were added to (that earlier photo goes a "
-                                 "week after it was taken, unless a score uses it)",
-                                 "records of which photos others' cards were added to (those earlier photos go "
-                                 "a week after they were taken, unless a score uses them)")}
-
-
-def rescues() -> list[dict[str, Any]]:
-    """The rescues that made this book of what could be read of a damaged one, oldest first:
-    ``id``, ``made`` (UTC), ``seen`` (UTC or None), ``lost`` ({table: rows; -1: all}) and
-    ``lost_words`` ("3 scores and 1 photo"; "" where everything could be read)."""
-    found = []
-    for row in get_db().execute("SELECT id, made, lost, seen FROM rescue ORDER BY id"):
-        lost = {table: int(n) for table, n in json.loads(row["lost"]).items()}
-        parts = []
-        for table, n in lost.items():
-            one, several = _ROW_WORDS.get(table, (table, table + "s"))
-            parts.append(f"all the {several}" if n < 0 else f"{n} {one if n == 1 else several}")
-        words = listed(parts)
-        found.append({"id": row["id"], "made": row["made"], "seen": row["seen"], "lost": lost, "lost_words": words})
-    return found
-
-
-def mark_rescue_seen(rescue_id: int) -> None:
-    """Say a rescue's note was read (the home page stops showing it; History keeps it).
-    404 if there is no such rescue."""
-    if not 0 <= rescue_id <= MAX_ROW_ID:
-        abort(404, f"Rescue {rescue_id} doesn't exist.")
-    with transaction() as db:
-        cur = db.execute("UPDATE rescue SET seen = COALESCE(seen, strftime('%Y-%m-%d %H:%M:%S', 'now'))"
-                         " WHERE id = ?", (rescue_id,))
-    if not cur.rowcount:
-        abort(404, f"Rescue {rescue_id} doesn't exist.")
 
 
 def deleted_games() -> list[dict[str, Any]]:

@@ -9,8 +9,7 @@ from collections.abc import Callable
 
 from flask import current_app
 
-from ..db import transaction
-
+from .. import db as book
 
 #: Days a deleted game is kept to bring back (:func:`restore_game`) before it goes for good.
 DELETED_GAME_DAYS = 30
@@ -36,7 +35,7 @@ def clear_old(forget: Callable[..., int], at_once: int) -> int:
     cleared = 0
     for _ in range(CLEARINGS_PER_SAVE):
         try:
-            with transaction() as db:
+            with book.transaction() as db:
                 gone = forget(db, limit=at_once)
         except sqlite3.Error as error:
             current_app.logger.warning("Clearing old photos or games is left for later: %s", error)

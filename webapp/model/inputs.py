@@ -10,7 +10,6 @@ from typing import Any
 
 from onze_vision.messages import quoted
 
-
 HANDS: tuple[int, ...] = tuple(range(1, 8))
 MAX_NAME_LENGTH = 40
 MAX_NOTE_LENGTH = 5000

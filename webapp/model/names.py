@@ -12,8 +12,7 @@ from typing import Any
 
 from onze_vision.messages import quoted
 
-from .inputs import InputError, MAX_NAME_LENGTH, _clean_text, _one_line
-
+from .inputs import MAX_NAME_LENGTH, InputError, _clean_text, _one_line
 
 #: Invisible format characters a name may keep: the joiners within emoji and some scripts' words.
 _NAME_JOINERS = frozenset("\u200c\u200d")

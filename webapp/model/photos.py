@@ -18,11 +18,12 @@ from werkzeug.exceptions import NotFound
 from onze_vision.cards import parse_cards
 from onze_vision.metadata import private_copy, sniff_mime
 from onze_vision.scoring import check_hand_size, check_possible
-from onze_vision.variants import get_variant
+from onze_vision.variants import VARIANTS, get_variant
 
-from ..db import PHOTO_LEFT_AS_TAKEN, get_db, transaction
+from .. import db as book
+from ..db import PHOTO_LEFT_AS_TAKEN, get_db
 from .engine import parse_card_list
-from .games import _game_row, _inserted_id, _row_by_id
+from .games import _game_row, _inserted_id, _row_by_id, unknown_rules_text
 from .housekeeping import DELETED_GAME_DAYS, PHOTOS_FORGOTTEN_AT_ONCE, clear_old, forget_unused_photos
 from .inputs import InputError, _deck_corners
 
@@ -90,7 +91,7 @@ def _read_in_slot(data: bytes | None, corners: Any) -> dict[str, Any]:
     try:
         reading = _detector()(data, corners=corners)
     except FileNotFoundError:  # the detector's ModelNotFoundError: models/ not installed
-        from onze_vision.detector import DEFAULT_MODEL_DIR   # where they were looked for (ONZE_VISION_MODELS)
+        from onze_vision.detector import DEFAULT_MODEL_DIR  # where they were looked for (ONZE_VISION_MODELS)
 
         raise DetectorUnavailableError(
             f"The card detector's model files are not installed ({DEFAULT_MODEL_DIR}): type the cards instead."
@@ -131,7 +132,7 @@ def store_photo(data: bytes | None, game_id: int | None = None, *,
         # The kept copy is what is read, now and when read again: the same pixels (a HEIC's
         # JPEG copy also decodes reduced, several times faster than the HEIC).
         reading = _read_in_slot(kept, corners)
-    with transaction() as db:
+    with book.transaction() as db:
         cur = db.execute("INSERT INTO photo (game_id, mime, data, reading) VALUES (?, ?, ?, ?)",
                          (game_id, sniff_mime(kept), kept, json.dumps(reading)))
         photo_id = _inserted_id(cur)
@@ -160,7 +161,7 @@ def keep_list_with_photo(photo_id: int, cards: str | Sequence[str]) -> None:
         InputError, InvalidCardError, TooManyCardsError: ``cards`` are no hand's cards.
     """
     codes = _list_before(cards, None)
-    with transaction() as db:
+    with book.transaction() as db:
         db.execute("INSERT OR IGNORE INTO photo_addition (photo_id, earlier_id, cards_before) VALUES (?, NULL, ?)",
                    (photo_id, json.dumps(codes)))
 
@@ -221,7 +222,7 @@ def read_photo_again(photo_id: int, game_id: int) -> dict[str, Any]:
         lists_now.append(listed_now if follows else cards_before)
         listed_before = cards_before + [card["card"] for card in shown["cards"]]
         listed_now = lists_now[-1] + [card["card"] for card in reading["cards"]]
-    with transaction() as db:
+    with book.transaction() as db:
         for shown, reading, list_now in zip(chain, readings, lists_now):
             db.execute("UPDATE photo SET reading = ? WHERE id = ?", (json.dumps(reading), shown["id"]))
             if shown["added_to"] is not None and list_now != shown["added_to"]["cards_before"]:
@@ -233,11 +234,14 @@ def read_photo_again(photo_id: int, game_id: int) -> dict[str, Any]:
 
 
 def get_photo(photo_id: int, *, with_data: bool = False) -> dict[str, Any]:
-    """A stored photo's reading (and bytes); 404 if there is none, or its game is deleted."""
-    row = _row_by_id("SELECT photo.*, game.deleted AS game_deleted FROM photo"
+    """A stored photo's reading (and bytes); 404 if there is none, or its game is deleted; 409
+    if its game is played by rules this version does not know."""
+    row = _row_by_id("SELECT photo.*, game.deleted AS game_deleted, game.variant AS game_variant FROM photo"
                      " LEFT JOIN game ON game.id = photo.game_id WHERE photo.id = ?", photo_id)
     if row is None:
         abort(404, f"Photo {photo_id} doesn't exist.")
+    if row["game_variant"] is not None and row["game_variant"] not in VARIANTS:   # as its game's pages
+        abort(409, unknown_rules_text(row["game_id"], row["game_variant"]))
     if row["game_deleted"] is not None:   # not shown, but not said to be gone either: it can come back
         abort(404, f"Photo {photo_id} is of game {row['game_id']}, which was deleted: History keeps it "
                    f"{DELETED_GAME_DAYS} days from then, to bring back.")

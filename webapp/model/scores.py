@@ -13,12 +13,32 @@ from onze_vision.messages import quoted
 from onze_vision.scoring import ImpossibleHandError, check_possible, score_hand
 from onze_vision.variants import Variant, get_variant
 
-from ..db import transaction
+from .. import db as book
 from .engine import all_variants, is_doubled, max_points, parse_card_list
-from .games import (_is_going_out_row, _player_name, _row_by_id, _touch, check_hand_and_seat, check_seating,
-    load_game, score_version, score_words)
-from .inputs import (GameEndedError, HandChangedError, InputError, MAX_NOTE_LENGTH, ScoreChangedError, _UNSET,
-    _as_stored, _clean_text, _whole_number, parse_points, parse_splash)
+from .games import (
+    _is_going_out_row,
+    _player_name,
+    _row_by_id,
+    _touch,
+    check_hand_and_seat,
+    check_seating,
+    load_game,
+    score_version,
+    score_words,
+)
+from .inputs import (
+    _UNSET,
+    MAX_NOTE_LENGTH,
+    GameEndedError,
+    HandChangedError,
+    InputError,
+    ScoreChangedError,
+    _as_stored,
+    _clean_text,
+    _whole_number,
+    parse_points,
+    parse_splash,
+)
 
 
 def _saved_score(db: sqlite3.Connection, game_id: int, hand: int, seat: int) -> sqlite3.Row | None:
@@ -50,7 +70,7 @@ def save_score(game_id: int, hand: int, seat: int, *, cards: Any = None, points:
     not replaced (:class:`ScoreChangedError`); ``seating``: the players as the page showed
     them (:func:`seating_token`), refused if they moved since. Returns the reloaded game.
     """
-    with transaction() as db:
+    with book.transaction() as db:
         # The game is read inside the write transaction: rules changed a moment ago on
         # another phone are the rules this score is counted under.
         game = load_game(game_id)
@@ -155,7 +175,7 @@ def delete_score(game_id: int, hand: int, seat: int, *, was: str | None = None,
     :func:`save_score`."""
     game = load_game(game_id)
     check_hand_and_seat(game, hand, seat)
-    with transaction() as db:
+    with book.transaction() as db:
         _check_hand_played(db, game_id, hand)
         check_seating(db, game_id, seating)
         out = db.execute("SELECT out_seat FROM hand WHERE game_id = ? AND number = ?", (game_id, hand)).fetchone()
@@ -185,7 +205,7 @@ def save_hand(game_id: int, hand: int, *, out: Any = _UNSET, splash: Any = _UNSE
     changed here that another device changed to something else since is not saved over
     (:class:`HandChangedError`, nothing saved). ``seating`` as for :func:`save_score`.
     """
-    with transaction() as db:
+    with book.transaction() as db:
         # Read inside the write transaction: the rules and marks saved a moment ago on
         # another phone are those this change is judged and scored under.
         game = load_game(game_id)
