@@ -112,8 +112,9 @@ class HandScore:
         variant: the variant's name.
         cards: the cards scored, in the order given.
         breakdown: each card with its points (before any doubling).
-        doubled: the total was doubled (a splash).
+        doubled: the total was doubled: a splash, or a hand whose rules always double it.
         points: the hand's score.
+        splash: the hand was said to be a splash (Llenroc's hand 7 doubles without one).
     """
 
     variant: str
@@ -121,20 +122,17 @@ class HandScore:
     breakdown: list[tuple[Card, int]]
     doubled: bool
     points: int
-
-    @property
-    def splash(self) -> bool:
-        """Alias of :attr:`doubled`, the name the JSON uses."""
-        return self.doubled
+    splash: bool = False
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready: variant, cards, points, breakdown, splash."""
+        """JSON-ready: variant, cards, points, breakdown, doubled, splash."""
         return {
             "variant": self.variant,
             "cards": [card.code for card in self.cards],
             "points": self.points,
             "breakdown": [{"card": card.code, "points": points} for card, points in self.breakdown],
-            "splash": self.doubled,
+            "doubled": self.doubled,
+            "splash": self.splash,
         }
 
 
@@ -176,4 +174,5 @@ def score_hand(
         breakdown=breakdown,
         doubled=doubled,
         points=total * 2 if doubled else total,
+        splash=splash,
     )

@@ -169,6 +169,7 @@ def test_score_json(capsys: pytest.CaptureFixture[str]) -> None:
         "cards": ["QH", "10H"],
         "points": 20,
         "breakdown": [{"card": "QH", "points": 10}, {"card": "10H", "points": 10}],
+        "doubled": False,
         "splash": False,
     }
 

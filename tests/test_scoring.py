@@ -44,18 +44,20 @@ def test_breakdown_gives_each_card_its_points_in_order() -> None:
             {"card": "JK", "points": 30},
             {"card": "7S", "points": 7},
         ],
+        "doubled": False,
         "splash": False,
     }
 
 
 def test_a_splash_doubles_the_score_in_llenroc() -> None:
     result = score_hand(["9H", "KS"], "llenroc", splash=True)
-    assert result.points == 38 and result.splash
+    assert result.points == 38 and result.splash and result.doubled
     assert [points for _, points in result.breakdown] == [9, 10]  # per card, before doubling
 
 
 def test_llenroc_hand_7_always_doubles_because_it_ends_in_a_splash() -> None:
-    assert score_hand(["9H"], "llenroc", hand=7).points == 18
+    result = score_hand(["9H"], "llenroc", hand=7)
+    assert result.points == 18 and result.doubled and not result.splash
     assert score_hand(["9H"], "llenroc", hand=6).points == 9
 
 

@@ -146,11 +146,27 @@ def test_game_note(api: Any, game_id: int) -> None:
     assert response.status_code == 400 and response.get_json()["error"] == '"note" is text (a JSON string), not 5.'
 
 
+@pytest.mark.parametrize(("url", "sent", "named"), [
+    ("/api/score", {"variant": "once"}, '"variant"'),
+    ("/api/score", {"players": 1, "decks": 9}, '"players" and "decks"'),
+    ("/api/godown", {"variant": "ons", "hand": 1}, '"variant"'),
+])
+def test_a_game_brings_its_own_rules_and_a_call_that_also_sends_them_is_refused(
+        client: Any, game_id: int, url: str, sent: dict[str, Any], named: str) -> None:
+    response = client.post(url, json={"game_id": game_id, "cards": ["JK"], **sent})
+    assert response.status_code == 400
+    assert response.get_json()["error"] == (f'Send "game_id" or {named}, not both: a game brings its own rules, '
+                                            "players and decks.")
+
+
 def test_score_computation(client: Any, game_id: int) -> None:
     result = client.post("/api/score", json={"variant": "once", "cards": ["QH", "JK", "7S"]}).get_json()
     assert result["points"] == 47 and result["breakdown"][1] == {"card": "JK", "points": 30}
     result = client.post("/api/score", json={"variant": "llenroc", "cards": ["QH"], "hand": 7}).get_json()
-    assert result["points"] == 20 and result["splash"] is True
+    # Hand 7 of Llenroc doubles without a splash: the reply says which.
+    assert result["points"] == 20 and result["doubled"] is True and result["splash"] is False
+    result = client.post("/api/score", json={"variant": "llenroc", "cards": ["QH"], "splash": True}).get_json()
+    assert result["points"] == 20 and result["doubled"] is True and result["splash"] is True
     result = client.post("/api/score", json={"game_id": game_id, "cards": ["qh", "10d"]}).get_json()
     assert result["cards"] == ["QH", "10D"] and result["points"] == 20
 

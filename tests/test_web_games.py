@@ -302,7 +302,7 @@ def test_the_api_deletes_and_restores_a_game(api: Any, game_id: int) -> None:
 
 
 def test_the_api_lists_the_deleted_games_and_deletes_one_for_good(api: Any, app: Any, game_id: int) -> None:
-    assert api.get("/api/games/deleted").get_json() == {"games": []}
+    assert api.get("/api/games/deleted").get_json() == {"games": [], "unknown_rules": []}
     # A game in the book is never removed by one call: it is deleted first.
     in_play = api.post(f"/api/games/{game_id}/delete-for-good")
     assert in_play.status_code == 404
@@ -314,7 +314,7 @@ def test_the_api_lists_the_deleted_games_and_deletes_one_for_good(api: Any, app:
     assert [p["name"] for p in listed["players"]] == ["Ann", "Bo", "Cy", "Di"]
     gone = api.post(f"/api/games/{game_id}/delete-for-good")
     assert gone.status_code == 200 and gone.get_json()["id"] == game_id and gone.get_json()["url"] == f"/games/{game_id}"
-    assert api.get("/api/games/deleted").get_json() == {"games": []}
+    assert api.get("/api/games/deleted").get_json() == {"games": [], "unknown_rules": []}
     assert api.post(f"/api/games/{game_id}/restore").status_code == 404
     with app.app_context():
         from webapp.db import get_db

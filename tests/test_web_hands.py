@@ -49,7 +49,8 @@ def test_saved_score_can_be_edited(client: Any, token: str, game_id: int) -> Non
     assert _score(client, game_id, 1, 2)["points"] == 25
     _save_cards(client, token, game_id, 1, 2, "QH 7S")
     assert _score(client, game_id, 1, 2) | {"updated": None, "version": None} == {
-        "points": 17, "base": 17, "cards": ["QH", "7S"], "photo_id": None, "updated": None, "version": None}
+        "points": 17, "base": 17, "cards": ["QH", "7S"], "photo_id": None, "updated": None, "version": None,
+        "set_aside": None}
 
 
 def test_score_can_be_cleared(client: Any, token: str, game_id: int) -> None:

@@ -384,8 +384,9 @@ def delete_score(game_id: int, hand: int, seat: int) -> Response:
 def score_cards() -> Response:
     """Points of cards: {"variant", "cards", "players"?, "decks"?, "splash"?, "hand"?, "game_id"?}.
 
-    With ``game_id`` the game's variant, players and decks are used. Returns the
-    engine's HandScore (points, breakdown, splash); an impossible hand is a 400.
+    With ``game_id`` the game's variant, players and decks are used (sending them too is a
+    400). Returns the engine's HandScore (points, breakdown, doubled, splash); an impossible
+    hand is a 400.
     """
     data = _json(("variant", "cards", "players", "decks", "splash", "hand", "game_id"),
                  nullable=("players", "decks", "hand", "game_id"),
@@ -395,6 +396,7 @@ def score_cards() -> Response:
     kwargs: dict[str, Any] = {"splash": model.parse_splash(data.get("splash", False))}
     variant = data.get("variant", "")
     if data.get("game_id") is not None:
+        _game_brings_its_own(data, ("variant", "players", "decks"))
         g = _game_in_the_body(data["game_id"])
         variant, kwargs["players"], kwargs["decks"] = g["variant"]["name"], len(g["players"]), g["decks"]
     else:
@@ -404,6 +406,15 @@ def score_cards() -> Response:
     if data.get("hand") is not None:
         kwargs["hand"] = model.parse_hand_number(data["hand"])
     return jsonify(model.score_cards(variant, data.get("cards"), **kwargs))
+
+
+def _game_brings_its_own(data: dict[str, Any], fields: tuple[str, ...]) -> None:
+    """Refuse ``fields`` sent beside a ``game_id``, which brings its own: one of them would be
+    ignored, and a caller who sent it would not learn that it was."""
+    sent = [field for field in fields if data.get(field) is not None]
+    if sent:
+        named = listed([f'"{field}"' for field in sent])
+        raise model.InputError(f'Send "game_id" or {named}, not both: a game brings its own rules, players and decks.')
 
 
 def _int(value: Any, name: str) -> int:
@@ -427,6 +438,7 @@ def godown() -> Response:
     variant, hand = data.get("variant", ""), data.get("hand")
     in_game: dict[str, int] = {}
     if data.get("game_id") is not None:
+        _game_brings_its_own(data, ("variant",))
         g = _game_in_the_body(data["game_id"])
         variant = g["variant"]["name"]
         in_game = {"players": len(g["players"]), "decks": g["decks"]}   # the game's decks bound the cards

@@ -163,6 +163,8 @@ def load_game(game_id: int, *, deleted: bool = False) -> dict[str, Any]:
                 "points": s["points"], "base": s["base"],
                 "cards": json.loads(s["cards"]) if s["cards"] is not None else None,
                 "photo_id": s["photo_id"], "updated": s["updated"], "version": score_version(s)}
+            # Every score has the same keys: only the going-out 0's may hold one set aside.
+            shown = None if saved is None else {**saved, "set_aside": None}
             if player["seat"] == out_seat:
                 # Going out scores 0. A score saved before the mark is set aside, not
                 # overwritten, so undoing a mistaken mark brings it back.
@@ -176,7 +178,7 @@ def load_game(game_id: int, *, deleted: bool = False) -> dict[str, Any]:
                 continue
             if counted:
                 totals[i] += saved["points"]
-            scores.append(saved)
+            scores.append(shown)
         hands.append({
             "number": number,
             "contract": str(variant.contract(number)),

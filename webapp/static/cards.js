@@ -119,10 +119,10 @@
     editor.appendChild(said);
     let lastChange = "";
     function sayChange(words) { lastChange = lastChange ? lastChange + " " + words : words; }   // two before one answer: both
-    function saySummary(points, splash) {
+    function saySummary(points, isDoubled) {
       const count = cards.length + (cards.length === 1 ? " card" : " cards");
       const words = (lastChange ? lastChange + " " : "") +
-        (points === null ? count + "." : "Points: " + points + (splash ? ", doubled" : "") + ", " + count + ".");
+        (points === null ? count + "." : "Points: " + points + (isDoubled ? ", doubled" : "") + ", " + count + ".");
       lastChange = "";
       if (said.textContent !== words) said.textContent = words;
     }
@@ -332,8 +332,8 @@
         if (canonical !== cards.join(" ")) { cards = result.cards.slice(); render(); }
       }
       if (total.textContent !== String(result.points)) total.textContent = result.points;
-      saySummary(result.points, result.splash);
-      doubled.hidden = !result.splash;
+      saySummary(result.points, result.doubled);
+      doubled.hidden = !result.doubled;
       const items = result.breakdown.map(function (item) { return (labels[item.card] || item.card) + " " + item.points; });
       const shown = Array.prototype.map.call(breakdown.children, function (li) { return li.textContent; });
       if (items.join("|") !== shown.join("|")) {
