@@ -322,7 +322,7 @@ def test_rescue_book_copies_what_can_be_read_and_says_what_could_not(capsys: pyt
     assert main(["rescue-book", str(book), str(out_book)]) == 0
     out = capsys.readouterr().out
     assert out.splitlines() == [
-        f"Rescued into {out_book}: 1 game rows, 2 player rows, 0 hand rows, 0 photo rows, 0 photo addition rows, "
+        f"Rescued into {out_book}: 1 game row, 2 player rows, 0 hand rows, 0 photo rows, 0 photo addition rows, "
         "0 score rows.",
         "Every row could be read.",
         f"Serve it with: onze-vision serve --database {out_book}",

@@ -505,3 +505,29 @@ def test_a_note_of_many_games_of_unknown_rules_names_a_few_and_counts_the_rest(a
                            "Vision does not know (dubbel and xxxxxxxxxxxxxxxxxx…xxxxxxxxxxxxxxxxxx): kept in the book as "
                            "they were")
     assert len(note) < 400 and model.unknown_rules_note([]) == ""
+
+
+def test_a_rescued_game_whose_players_were_all_lost_has_as_many_as_its_rules_need(tmp_path: Any) -> None:
+    # An onze game of three whose scores name two seats: two stand-ins left it a game onze
+    # is not played by, and its sums took the whole book's pages down (500).
+    from webapp import create_app
+    from webapp.db import connect, remove_snapshot, rescue_copy, schema_sql
+
+    book = tmp_path / "book.sqlite"
+    db = connect(str(book))
+    db.executescript(schema_sql())
+    db.execute("INSERT INTO game (variant, decks, first_dealer) VALUES ('onze', 2, 1)")
+    db.executemany("INSERT INTO player VALUES (1, ?, ?)", [(1, "Ann"), (2, "Bo"), (3, "Cy")])
+    db.executemany("INSERT INTO score (game_id, hand, seat, points, base) VALUES (1, 1, ?, 10, 10)", [(1,), (2,)])
+    db.execute("DROP TABLE player")   # as a table whose pages can no longer be listed
+    db.commit()
+    db.row_factory = sqlite3.Row
+    path, lost = rescue_copy(db)
+    db.close()
+    assert lost["player"] == -1
+    with sqlite3.connect(path) as copy:
+        assert copy.execute("SELECT seat, name FROM player ORDER BY seat").fetchall() == [
+            (1, "Player 1"), (2, "Player 2"), (3, "Player 3")]
+    client = create_app({"TESTING": True, "DATABASE": str(path), "SECRET_KEY": "t"}).test_client()
+    assert client.get("/").status_code == 200 and client.get("/games/1").status_code == 200
+    remove_snapshot(path)

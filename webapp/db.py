@@ -25,6 +25,7 @@ from flask import Flask, current_app, g
 from flask.cli import with_appcontext
 
 from onze_vision.metadata import private_copy, sniff_mime
+from onze_vision.variants import VARIANTS
 
 _schema_ready: set[str] = set()
 _schema_lock = threading.Lock()
@@ -598,14 +599,16 @@ def rescue_copy(db: sqlite3.Connection) -> tuple[Path, dict[str, int]]:
 
 def _seat_lost_players(copy: sqlite3.Connection) -> None:
     """Give each seat of a rescued game whose player's row was lost a player named for it
-    ("Player 3"): a game's sheet needs every seat its scores, hands and deal name, and at
-    least two."""
-    for (game_id, first_dealer) in copy.execute("SELECT id, first_dealer FROM game").fetchall():
+    ("Player 3"): a game's sheet needs every seat its scores, hands and deal name, and as
+    many players as its rules are played by at least (a game of onze with two could not be
+    added up, and took the whole book's pages down with it)."""
+    for (game_id, first_dealer, variant) in copy.execute("SELECT id, first_dealer, variant FROM game").fetchall():
+        fewest = VARIANTS[variant].min_players if variant in VARIANTS else 2
         seats = {row[0] for row in copy.execute("SELECT seat FROM player WHERE game_id = ?", (game_id,))}
         named = copy.execute(
             "SELECT MAX(seat) FROM (SELECT seat FROM score WHERE game_id = ?1"
             " UNION ALL SELECT out_seat FROM hand WHERE game_id = ?1)", (game_id,)).fetchone()[0] or 0
-        for seat in range(1, max(2, first_dealer, named, *seats) + 1):
+        for seat in range(1, max(fewest, first_dealer, named, *seats) + 1):
             if seat not in seats:
                 copy.execute("INSERT INTO player (game_id, seat, name) VALUES (?, ?, ?)",
                              (game_id, seat, f"Player {seat}"))

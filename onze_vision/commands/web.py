@@ -350,12 +350,16 @@ def rescue_book(args: argparse.Namespace) -> int:
     counts = sqlite3.connect(out)
     kept = json.loads(counts.execute("SELECT kept FROM rescue ORDER BY id DESC LIMIT 1").fetchone()[0])
     counts.close()
-    print(f"Rescued into {args.out}: " + ", ".join(f"{kept[t]} {t.replace('_', ' ')} rows" for t in TABLES) + ".")
+    def rows(count: int, table: str) -> str:
+        return f"{count} {table.replace('_', ' ')} row{'' if count == 1 else 's'}"
+
+    print(f"Rescued into {args.out}: " + ", ".join(rows(kept[t], t) for t in TABLES) + ".")
     if lost:
         print("Could not be read: " + ", ".join(
-            f"the whole {t.replace('_', ' ')} table" if n < 0 else f"{n} {t.replace('_', ' ')} row{'s' if n != 1 else ''}"
-            for t, n in lost.items())
-            + ". A score whose photo was lost keeps its cards.")
+            f"the whole {t.replace('_', ' ')} table" if n < 0 else rows(n, t) for t, n in lost.items()) + "."
+            + (" A player whose row was lost is named for their seat (\"Player 3\") in the new book, each game "
+               "with as many as its scores and its rules need." if "player" in lost else "")
+            + (" A score whose photo was lost keeps its cards." if "photo" in lost else ""))
     else:
         print("Every row could be read.")
     if left_out:
