@@ -49,6 +49,21 @@ class Parser(argparse.ArgumentParser):
     for JSON also says an option it cannot read as ``{"error": ...}`` on stdout: a script
     reading the JSON gets JSON for every error, not only those found after the options were read."""
 
+    _intermixing = False
+
+    def parse_known_args(self, args: Sequence[str] | None = None,  # type: ignore[override]
+                         namespace: argparse.Namespace | None = None) -> tuple[argparse.Namespace, list[str]]:
+        # A subcommand reads its cards or photos wherever they stand among its options
+        # (score --variant once QH --json 7S): plain argparse took those after an option for
+        # unknown arguments. The top level, which holds the subcommands, reads as argparse does.
+        if self._intermixing or self._subparsers is not None:
+            return super().parse_known_args(args, namespace)
+        self._intermixing = True   # parse_known_intermixed_args calls back here
+        try:
+            return self.parse_known_intermixed_args(args, namespace)
+        finally:
+            self._intermixing = False
+
     def error(self, message: str) -> NoReturn:
         if _JSON_ERRORS.get() and any("--json" in action.option_strings for action in self._actions):
             print(json.dumps({"error": message}, indent=2))

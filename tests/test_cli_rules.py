@@ -8,6 +8,7 @@ import sys
 import types
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -174,6 +175,20 @@ def test_score_json(capsys: pytest.CaptureFixture[str]) -> None:
     }
 
 
+@pytest.mark.parametrize(("argv", "key", "read"), [
+    (("score", "--variant", "once", "QH", "--json", "7S"), "cards", ["QH", "7S"]),
+    (("score", "QH", "--variant", "once", "7S", "--json"), "cards", ["QH", "7S"]),
+    (("check-down", "--variant", "onze", "7H", "7S", "7C", "--round", "1", "8H", "8S", "8C", "--json"), "melds",
+     [["7S", "7H", "7C"], ["8S", "8H", "8C"]]),
+], ids=["cards on both sides of --json", "cards around --variant", "a go-down around --round"])
+def test_cards_are_read_wherever_they_stand_among_the_options(capsys: pytest.CaptureFixture[str],
+                                                              argv: tuple[str, ...], key: str, read: list[Any]) -> None:
+    code, out, err = run(capsys, *argv)
+    assert code == 0 and not err
+    found = json.loads(out)[key]
+    assert (found if key == "cards" else [meld["cards"] for meld in found]) == read
+
+
 def test_one_argument_may_hold_several_codes(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "score", "--variant", "once", "QH,10s", "7D 2C", "--json")
     assert code == 0 and json.loads(out)["cards"] == ["QH", "10S", "7D", "2C"]
@@ -246,8 +261,24 @@ def test_check_down_json(capsys: pytest.CaptureFixture[str]) -> None:
         "leftover": [],
         "leftover_points": 0,
         "reason": None,
+        "variant": "once",
+        "hand": 1,
+        "contract": "two sets",
+        "cards": ["7H", "7S", "JK", "9C", "9D", "9H"],
+        "mode": "down",
         "going_out": False,
     }
+
+
+@pytest.mark.parametrize("whole_hand", [False, True])
+def test_check_down_json_is_the_object_the_api_answers_with(capsys: pytest.CaptureFixture[str],
+                                                            whole_hand: bool) -> None:
+    from webapp.model import check_go_down
+
+    cards = "3H 4H 5H 6H 8S 9S 10S JS 2C 3C 4C JK KD".split()
+    _, out, _ = run(capsys, "check-down", "--variant", "once", "--round", "7", *(["--whole-hand"] * whole_hand),
+                    "--json", *cards)
+    assert json.loads(out) == check_go_down("once", 7, cards, whole_hand=whole_hand)
 
 
 def test_a_whole_hand_7_of_llenroc_says_in_json_that_it_goes_out(capsys: pytest.CaptureFixture[str]) -> None:
@@ -269,7 +300,7 @@ def test_check_down_not_valid_exits_1_with_the_reason(capsys: pytest.CaptureFixt
 
 def test_check_down_hand_finds_the_contract_in_a_whole_hand(capsys: pytest.CaptureFixture[str]) -> None:
     cards = "3H 4H 5H 6H 8S 9S 10S JS 2C 3C 4C JK KD".split()
-    code, out, _ = run(capsys, "check-down", "--variant", "onze", "--round", "7", "--hand", "--json", *cards)
+    code, out, _ = run(capsys, "check-down", "--variant", "onze", "--round", "7", "--whole-hand", "--json", *cards)
     data = json.loads(out)
     assert code == 0 and data["valid"] and data["leftover"] == ["KD"]
     assert [m["kind"] for m in data["melds"]] == ["run", "run", "run"]
@@ -370,7 +401,7 @@ def test_a_missing_photo_exits_2(
     capsys: pytest.CaptureFixture[str], fake_detector: list[str], tmp_path: Path, command: list[str]
 ) -> None:
     code, out, err = run(capsys, *command, "--variant", "once", "--photo", str(tmp_path / "nope.jpg"))
-    assert code == 2 and out == "" and "photo not found" in err and fake_detector == []
+    assert code == 2 and out == "" and "no such file" in err and fake_detector == []
 
 
 @pytest.mark.parametrize("command", [["score"], ["check-down", "--round", "1"]])
@@ -461,7 +492,7 @@ def test_the_installed_command_runs_as_a_module() -> None:
         text=True,
         check=False,
     )
-    assert done.returncode == 1 and "Hand 1 needs two sets" in done.stdout
+    assert done.returncode == 1 and "Not valid: hand 1 needs two sets" in done.stdout
 
 
 @pytest.mark.parametrize("argv", [["variants"], ["score", "--variant", "once", "QH", "10S", "JK"]])

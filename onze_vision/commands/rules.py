@@ -78,7 +78,7 @@ def _read_cards(args: argparse.Namespace) -> list[str]:
         if args.cards:
             raise ValueError("give either CARD... or --photo, not both")
         if not Path(args.photo).exists():
-            raise ValueError(f"photo not found: {args.photo!r}")
+            raise ValueError(f"no such file: {args.photo!r}")   # as detect says it
         # Lazy: the detector pulls in OpenCV and ONNX Runtime, which scoring codes never needs.
         try:
             from onze_vision.detector import InvalidModelError, ModelNotFoundError, detect_cards
@@ -207,15 +207,17 @@ def _cmd_score(args: argparse.Namespace) -> int:
 
 # -- check-down -------------------------------------------------------------------
 def _cmd_check_down(args: argparse.Namespace) -> int:
-    """Check a go-down (or, with --hand, find the contract in a whole hand)."""
+    """Check a go-down (or, with --whole-hand, find the contract in a whole hand)."""
     variant = get_variant(args.variant)
     cards = parse_cards(_read_cards(args))
     search = find_contract if args.hand else check_down
     result = search(variant, args.round, cards, players=args.players)
     # A splash-only hand found in a whole hand goes out: what is left is the discard, not points.
     going_out = result.goes_out(whole_hand=args.hand)
-    if args.json:
-        _print_json({**result.to_dict(), "going_out": going_out})
+    if args.json:   # the object /api/godown answers with
+        _print_json({**result.to_dict(), "variant": variant.name, "hand": args.round,
+                     "contract": str(variant.contract(args.round)), "cards": [card.code for card in cards],
+                     "mode": "hand" if args.hand else "down", "going_out": going_out})
     elif result.valid:
         print(f"Valid: hand {args.round} in {variant.name} is {variant.contract(args.round)}.")
         for meld in result.melds:
@@ -230,7 +232,9 @@ def _cmd_check_down(args: argparse.Namespace) -> int:
                 f"   {result.leftover_points} points"
             )
     else:
-        print(f"Not valid: {result.reason}")
+        reason = result.reason or ""
+        # "Hand 1 needs ..." reads on after the colon as the valid line's "Valid: hand 1 in ..." does.
+        print(f"Not valid: {reason[:1].lower() + reason[1:] if reason.startswith('Hand ') else reason}")
     return EXIT_OK if result.valid else EXIT_INVALID
 
 
@@ -240,7 +244,7 @@ def _round(text: str) -> int:
     try:
         return int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"round must be a number from 1 to 7, not {text!r}") from None
+        raise argparse.ArgumentTypeError(f"the hand's number is 1 to 7, not {text!r}") from None
 
 
 def _players(text: str) -> int:
@@ -336,12 +340,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="check a go-down against the hand's contract",
         description="Decide whether the cards laid down form exactly the contract of hand N\n"
         "(every card used) and show the melds and what each wild card stands for,\n"
-        "or say why not. With --hand the cards are a whole hand: find the contract\n"
+        "or say why not. With --whole-hand the cards are a whole hand: find the contract\n"
         "in it, leaving the fewest points.\n\n"
         "exit status: 0 valid, 1 not valid, 2 bad input",
         epilog="examples:\n"
         "  onze-vision check-down --variant onze --round 2 7H 7S JK 3C 4C 5C 6C\n"
-        "  onze-vision check-down --variant once --round 7 --hand --json \\\n"
+        "  onze-vision check-down --variant once --round 7 --whole-hand --json \\\n"
         "      3H 4H 5H 6H 8S 9S 10S JS 2C 3C 4C JK KD\n"
         f"\nvariants: {_VARIANT_NAMES}",
         formatter_class=formatter,
@@ -349,9 +353,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--variant", required=True, metavar="V", help=f"one of {_VARIANT_NAMES}")
     p.add_argument("--round", type=_round, required=True, metavar="N", help="the hand, 1-7")
     p.add_argument(
-        "--hand",
+        "--whole-hand", "--hand",
+        dest="hand",
         action="store_true",
-        help="the cards are a whole hand: find the contract inside it",
+        help="the cards are a whole hand: find the contract inside it (--hand, its older name, works too)",
     )
     _add_card_inputs(p)
     p.set_defaults(handler=_guarded(_cmd_check_down))

@@ -344,7 +344,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     make = subparsers.add_parser(
         "make-dataset",
         help="render synthetic training photos of Onze hands",
-        description="Render an Ultralytics-format dataset of synthetic Onze scenes from installed card art.",
+        description="Render an Ultralytics-format dataset of synthetic Onze scenes from installed card art.\n\n"
+        "The first run renders every deck design once (about 900 MB, a few minutes) into the art cache,\n"
+        "datasets/art/ in a checkout (~/.cache/onze-vision/art/ for an installed package), not under\n"
+        "--out; later runs read it. The dataset's summary is printed as JSON.",
         epilog="example:\n  onze-vision make-dataset --out datasets/onze --train 12000 --val 600 --seed 0",
         formatter_class=fmt,
     )

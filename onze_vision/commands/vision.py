@@ -59,7 +59,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     detect.add_argument("photos", nargs="+", metavar="PHOTO", help="photo file(s)")
     detect.add_argument("--json", action="store_true",
-                        help='print [{"image", "cards": [{"card", "confidence", "box"}]}], one entry '
+                        help='print [{"image", "width", "height", "cards": [{"card", "confidence", "box"}]}], one entry '
                              'per photo, in order; a photo that could not be read gets {"image", "error"}')
     detect.add_argument("--annotate", metavar="OUT.png", type=file_name,
                         help="write the photo with the card boxes and codes drawn on it")
@@ -261,10 +261,10 @@ def run_detect(args: argparse.Namespace) -> int:
             # Keep one entry per photo, in order, so a script reading the JSON sees which failed.
             results.append({"image": _shown_name(photo), "error": str(error)})
             continue
-        # The reading's own JSON ("cards", and "maybe", "colourless", "light_gains", "blurred"
-        # when they apply), named by its photo instead of sized.
-        read = reading.to_dict()
-        results.append({"image": _shown_name(photo), **{key: value for key, value in read.items() if key not in ("width", "height")}})
+        # The reading's own JSON ("width" and "height", the photo as read, upright, which the
+        # boxes are in; "cards", and "maybe", "colourless", "light_gains", "blurred" when they
+        # apply), named by its photo.
+        results.append({"image": _shown_name(photo), **reading.to_dict()})
         if not args.json:
             print(f"{photo} ({reading.width}x{reading.height}): {len(reading.cards)} card"
                   f"{'' if len(reading.cards) == 1 else 's'}")
