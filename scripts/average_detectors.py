@@ -16,7 +16,7 @@ import os
 import shutil
 from pathlib import Path
 
-os.environ.setdefault("YOLO_OFFLINE", "true")  # before ultralytics is imported: nothing is fetched
+os.environ["YOLO_OFFLINE"] = "true"  # before ultralytics is imported: nothing is fetched ("1" is not honoured)
 
 
 def average_checkpoints(first: Path, second: Path, weight: float, out: Path) -> Path:

@@ -8,12 +8,17 @@ generator's: a card-art cache and the anglo deck, once per test module.
 from __future__ import annotations
 
 import importlib.util
+import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
+
+# Before any test imports Ultralytics (it reads the word "true" once, on import): no test may
+# reach for the network, whichever test file imports it first.
+os.environ["YOLO_OFFLINE"] = "true"
 
 from onze_vision.detector import DetectedCard, PhotoReading
 from onze_vision.imageio import load_image

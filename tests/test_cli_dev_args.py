@@ -252,6 +252,14 @@ def test_detector_weights_that_are_not_a_checkpoint_are_refused(tmp_path: Path, 
     assert no_training == []
 
 
+def test_resuming_a_run_that_is_not_there_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                     no_training: list[argparse.Namespace]) -> None:
+    assert main(train(tmp_path, "--stage", "detector", "--resume")) == 2
+    assert (f"--resume: no run to resume in --runs '{tmp_path / 'runs'}' (no detector/weights/last.pt)"
+            in refusal(capsys, "train"))
+    assert no_training == []
+
+
 def test_a_pt_file_ultralytics_cannot_load_is_not_detector_weights(tmp_path: Path,
                                                                    capsys: pytest.CaptureFixture[str],
                                                                    no_training: list[argparse.Namespace],

@@ -341,6 +341,15 @@ def test_dataset_is_valid_ultralytics_format(tiny_dataset: Path):
     assert (tiny_dataset / "contact_sheet_train.png").stat().st_size > 10_000
 
 
+def test_a_dataset_says_which_table_photos_its_scenes_were_drawn_with(tiny_dataset: Path):
+    # A seed draws other scenes with other photos installed: the summary tells two datasets apart.
+    from onze_vision.synth.backgrounds import find_background_files
+
+    summary = json.loads((tiny_dataset / "summary.json").read_text())
+    assert summary["backgrounds"] == len(find_background_files())
+    assert (summary["backgrounds_digest"] == "") == (summary["backgrounds"] == 0)
+
+
 def test_every_label_lies_inside_its_image(tiny_dataset: Path):
     lines = [
         line.split()

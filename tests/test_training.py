@@ -156,8 +156,10 @@ def test_extra_datasets_must_name_the_same_classes(tiny_dataset: Path, tmp_path:
         detector_data_yaml(tiny_dataset, [other], tmp_path)
 
 
+@pytest.mark.parametrize(("width", "top"), [(32, None), (16, None), (32, 160)],
+                         ids=["as shipped", "another width (a GPU run's)", "a widened top"])
 def test_a_classifier_recovered_from_its_onnx_export_reads_crops_as_the_export_does(
-    tiny_dataset: Path, tmp_path: Path
+    tiny_dataset: Path, tmp_path: Path, width: int, top: int | None
 ):
     import onnxruntime as ort
     import torch
@@ -166,7 +168,7 @@ def test_a_classifier_recovered_from_its_onnx_export_reads_crops_as_the_export_d
     from onze_vision.training.crops import build_crops
 
     torch.manual_seed(0)
-    original = IndexClassifier()
+    original = IndexClassifier(width=width, top=top)
     with torch.no_grad():  # batch norms with non-trivial statistics, as after training
         for module in original.modules():
             if isinstance(module, torch.nn.BatchNorm2d):
@@ -334,7 +336,12 @@ def test_train_ensembles_the_trained_classifier_with_the_named_one(tiny_dataset:
         data=str(tiny_dataset), out=str(tmp_path / "out"), runs=str(tmp_path / "runs"), stage="classifier",
         classifier_minutes=0, classifier_init=str(tmp_path / "second.pt"), ensemble_with=str(tmp_path / "first.pt"),
     )
+    # The operating point chosen for these models (sweep_thresholds.py --write) outlives a new classifier.
+    (tmp_path / "out").mkdir()
+    chosen = (tmp_path / "out" / "detector.json")
+    chosen.write_text('{"detector_conf": 0.45, "operating_point": "chosen on every 4th photo"}')
     assert train_all(args) == 0
+    assert chosen.read_text() == '{"detector_conf": 0.45, "operating_point": "chosen on every 4th photo"}'
     assert len(load_classifier_members(tmp_path / "out" / "index_classifier.pt")) == 2
     metrics = json.loads((tmp_path / "runs" / "classifier_metrics.json").read_text())
     assert metrics["members"] == 2 and set(metrics["ensemble"]) >= {"code_accuracy", "rank_accuracy"}
@@ -502,3 +509,33 @@ def test_a_dataset_missing_a_scene_says_which(tmp_path: Path) -> None:
     (tmp_path / "meta" / "train.jsonl").write_text(json.dumps(record) + "\n")
     with pytest.raises(InvalidImageError, match=r"cannot read the scene '.*train_00000\.jpg': no such file"):
         build_crops(tmp_path, "train")
+
+
+def test_mined_crops_are_read_back_only_for_the_same_detector_and_the_same_scenes(tiny_dataset: Path, tmp_path: Path,
+                                                                                  monkeypatch: pytest.MonkeyPatch):
+    import shutil
+
+    import onze_vision.training.crops as crops_module
+    from fake_models import make_fake_models
+    from onze_vision.training.recipe import mined_crops
+
+    dataset = tmp_path / "onze"   # a copy: its summary is rewritten below, as a new rendering's is
+    shutil.copytree(tiny_dataset, dataset)
+    (tmp_path / "models").mkdir()
+    (tmp_path / "runs").mkdir()
+    make_fake_models(tmp_path / "models", [[100, 100, 20, 30, 0.9]], 320, "QH")
+    mined: list[int] = []
+    real = crops_module.mine_detector_crops
+
+    def counted(*args, **kwargs):
+        mined.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(crops_module, "mine_detector_crops", counted)
+    first = mined_crops(dataset, tmp_path / "models", tmp_path / "runs", 2)
+    again = mined_crops(dataset, tmp_path / "models", tmp_path / "runs", 2)
+    assert len(mined) == 1 and len(again) == len(first)
+    # The same name made again with another recipe (a warm GPU machine's datasets/gpu).
+    (dataset / "summary.json").write_text((dataset / "summary.json").read_text().replace("{", '{"again": 1, ', 1))
+    mined_crops(dataset, tmp_path / "models", tmp_path / "runs", 2)
+    assert len(mined) == 2

@@ -173,6 +173,10 @@ def _train_args_problem(args: argparse.Namespace) -> str | None:
                 "an untrained classifier would be shipped")
     if mining := _mine_with_problem(args):
         return mining
+    last = Path(args.runs) / "detector" / "weights" / "last.pt"
+    if args.resume and args.stage in ("all", "detector") and not last.is_file():
+        # Ultralytics would start over from the yaml without a word: hours spent not resuming.
+        return f"--resume: no run to resume in --runs '{args.runs}' (no {last.relative_to(args.runs)})"
     for option, folders in (("--detector-data", args.detector_data), ("--classifier-data", args.classifier_data)):
         for folder in folders:
             if not (Path(folder) / "data.yaml").is_file():
@@ -423,7 +427,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     train.add_argument("--imgsz", type=int, default=320, help="detector training size (default 320)")
     train.add_argument("--batch", type=int, default=16, help="detector batch (default 16)")
     train.add_argument("--device", default="cpu",
-                       help="where both stages train: cpu or a CUDA device such as 0 (default cpu)")
+                       help="where the detector and the classifier train: cpu or a CUDA device such as 0 (default cpu; "
+                            "the blur gauge trains on the CPU)")
     train.add_argument("--workers", type=int, default=2, help="dataloader workers (default 2)")
     train.add_argument("--fraction", type=float, default=1.0, help="share of the training images to use (default 1.0)")
     train.add_argument("--detector-data", nargs="*", default=[], metavar="DIR",
@@ -455,7 +460,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     train.add_argument("--classifier-init", default=None, metavar="PT",
                        help="continue the classifier from a state dict (models/index_classifier.pt) or an ONNX export")
     train.add_argument("--classifier-widen", type=int, default=None, metavar="C",
-                       help="grow the last stage of the --classifier-init network to C channels (it has 128) "
+                       help="grow the last stage of the --classifier-init network to C channels (4 x its width: 128 as shipped) "
                             "before training on, keeping what it computes")
     train.add_argument("--ensemble-with", default=None, metavar="PT",
                        help="ship the trained classifier averaged with the classifier(s) in this .pt "

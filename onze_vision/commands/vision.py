@@ -80,7 +80,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     evaluate.add_argument("--report-dir", type=Path, default=Path("reports"), metavar="DIR",
                           help="where to write the report (default: reports/ in the current folder)")
     evaluate.add_argument("--realphotos", type=Path, default=DEFAULT_REALPHOTOS, metavar="DIR",
-                          help="real photos with manifest.json (default: ../shared/realphotos/edje)")
+                          help="real photos with manifest.json (default: realphotos/edje in $ONZE_SHARED, else in "
+                               "the shared/ folder beside the checkout)")
     evaluate.add_argument("--synthetic-val", type=Path, default=DEFAULT_SYNTHETIC_VAL, metavar="DIR",
                           help="Ultralytics-format held-out-deck dataset; its images/val/ when it has "
                                f"one (default: datasets/onze-val, else datasets/onze, {WHERE})")

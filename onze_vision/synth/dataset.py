@@ -8,8 +8,8 @@ Layout under ``out_dir``::
     meta/{train,val}.jsonl         per scene: layout, cards (id, code, deck, centre) and
                                    labels (code, card_id, corner, box, visible, down,
                                    rank_visible)
-    contact_sheet.png              sample scenes with their labels drawn
-    summary.json                   counts, decks, seed and measured speed
+    contact_sheet_{train,val}.png  sample scenes with their labels drawn
+    summary.json                   counts, decks, seed, table photos and measured speed
 
 The training split uses only the training deck designs and the validation split only
 the held-out ones. Each scene's random state is derived from (seed, split, index), so
@@ -18,6 +18,7 @@ the bytes do not depend on the number of worker processes.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import multiprocessing as mp
 import os
@@ -32,7 +33,7 @@ import numpy as np
 
 from onze_vision.imageio import read_image_file
 from onze_vision.synth.art import DECKS, DeckArt, four_cornered, load_decks
-from onze_vision.synth.backgrounds import BackgroundBank
+from onze_vision.synth.backgrounds import BackgroundBank, find_background_files
 from onze_vision.synth.blur import camera_blur
 from onze_vision.synth.codes import CARD_CODES, CLASS_ID
 from onze_vision.synth.scenes import INDEX_PX, Scene, render_scene
@@ -61,6 +62,10 @@ class DatasetSummary:
     blurred_share: float = 0.0
     four_corner_share: float = 0.0
     joker_share: float = 0.0
+    #: Table photos installed (backgrounds.py): the scenes a seed draws differ with them, so
+    #: a dataset says what it was drawn with (0: every surface generated).
+    backgrounds: int = 0
+    backgrounds_digest: str = ""
 
 
 def scene_rng(seed: int, split: str, index: int) -> np.random.Generator:
@@ -272,6 +277,13 @@ def make_dataset(
         (out_dir / "images" / split).mkdir(parents=True, exist_ok=True)
         (out_dir / "labels" / split).mkdir(parents=True, exist_ok=True)
     (out_dir / "meta").mkdir(parents=True, exist_ok=True)
+    tables = find_background_files()
+    if not tables:
+        # Allowed (every surface is generated then), but a seed draws other scenes than on a
+        # machine that has them: say so where it is made, and in summary.json.
+        print("make-dataset: no table photos installed (datasets/README.md: apt-get install "
+              "plasma-workspace-wallpapers mate-backgrounds pokerth-data gimp-data): every table surface is "
+              "generated, and this seed's scenes differ from those of a machine that has them", file=sys.stderr)
     # Render the art once in this process so workers only read the cache.
     for names in split_decks.values():
         load_decks(names=names, cache=art_cache)
@@ -341,6 +353,9 @@ def make_dataset(
         blurred_share=blurred_share,
         four_corner_share=four_corner_share,
         joker_share=joker_share,
+        backgrounds=len(tables),
+        backgrounds_digest=hashlib.sha256("\n".join(path.name for path in tables).encode()).hexdigest()[:16]
+        if tables else "",
     )
     (out_dir / "summary.json").write_text(json.dumps(asdict(summary), indent=2) + "\n")
     return summary

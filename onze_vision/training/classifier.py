@@ -403,13 +403,17 @@ def load_classifier(path: Path, calibration: CropSet | None = None) -> IndexClas
     """
     if Path(path).suffix != ".onnx":
         return load_classifier_members(path)[-1].train()
-    model = IndexClassifier()
     import onnx
     from onnx import numpy_helper
 
     graph = onnx.load(str(path)).graph
     tensors = {t.name: torch.from_numpy(numpy_helper.to_array(t).copy()) for t in graph.initializer}
     convs = [node for node in graph.node if node.op_type == "Conv"]
+    # Its sizes as exported (a lent GPU's run trains at width 64): the second convolution's
+    # outputs are the width, the heads' inputs the top stage.
+    width = int(tensors[convs[1].input[1]].shape[0]) if len(convs) > 1 and convs[1].input[1] in tensors else 32
+    top = int(tensors["model.rank.weight"].shape[1]) if "model.rank.weight" in tensors else None
+    model = IndexClassifier(width=width, top=top)
     blocks = [m for m in model.features if isinstance(m, nn.Sequential)]
     if len(convs) != len(blocks):
         hint = " (an ensemble's export: continue from its .pt)" if len(convs) % len(blocks) == 0 else ""

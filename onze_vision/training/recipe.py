@@ -4,7 +4,8 @@ Stage 1, the detector: Ultralytics YOLO built from ``yolo11n.yaml`` (no download
 weights), trained as ONE class, "a corner index", on the generated scenes. One class
 localises fast on a CPU; telling 53 cards apart is the classifier's job.
 Stage 2, the classifier: :mod:`onze_vision.training.classifier` on crops cut from the
-same scenes. Export: both to ONNX in ``models/`` plus ``detector.json``.
+same scenes. Export: both to ONNX in ``--out`` (``runs/ship`` by default; ``models/`` is
+what ships) plus ``detector.json``.
 """
 
 from __future__ import annotations
@@ -258,7 +259,7 @@ def write_detector_json(out_dir: Path, dataset: Path, extra: dict[str, object] |
         "blur_warn_from": 0.08,
         "center_offset": [offset["a"], offset["b"]],
         # Two corners of one card see each other on the card's diagonal (the direction of
-        # center_offset) within this many degrees, 1.5-12 index sizes apart: on the true
+        # center_offset) within this many degrees, 1-12 index sizes apart (pair_distance): on the true
         # boxes 0.999 of training-design cards and 0.996 of held-out ones group right. 20,
         # not 15: a photo taken from lower down bends the diagonal (real photos with their
         # far edge at half the near one: cards read twice 15 -> 2 of 226; the true boxes of
@@ -341,11 +342,16 @@ def _cached(cache: Path, stamp: str, compute):
     return crops
 
 
+def _dataset_stamp(dataset: Path) -> str:
+    """What tells one rendering of ``dataset`` from another: its summary (recipe, counts, time)."""
+    return (dataset / "summary.json").read_text() if (dataset / "summary.json").exists() else ""
+
+
 def cached_crops(dataset: Path, split: str, runs: Path, seed: int):
     """Cut a split's classifier crops once; later runs read them back (minutes saved)."""
     from onze_vision.training.crops import build_crops
 
-    stamp = (dataset / "summary.json").read_text() if (dataset / "summary.json").exists() else ""
+    stamp = _dataset_stamp(dataset)
     return _cached(runs / f"crops_{dataset.name}_{split}.npz", stamp, lambda: build_crops(dataset, split, seed=seed))
 
 
@@ -363,7 +369,9 @@ def mined_crops(dataset: Path, model_dir: Path, runs: Path, scenes: int):
     detector_file = model_dir / DETECTOR_FILE
     if not detector_file.exists():
         raise FileNotFoundError(f"--mine-with {model_dir}: no {DETECTOR_FILE} there")
-    stamp = f"{detector_file.stat().st_mtime_ns}:{detector_file.stat().st_size}"
+    # The detector and the scenes it mined: a dataset made again under the same name (a warm
+    # GPU machine's datasets/gpu with other SCENES) is mined again, not read back.
+    stamp = f"{detector_file.stat().st_mtime_ns}:{detector_file.stat().st_size}:{_dataset_stamp(dataset)}"
 
     def mine():
         detector = IndexDetector(detector_file)
@@ -498,7 +506,12 @@ def train_all(args: argparse.Namespace) -> int:
                   "train one with --stage detector, or name the --runs that holds it", file=sys.stderr)
             return 2
         export_detector(last, out_dir)
-    write_detector_json(out_dir, dataset)
+    if args.stage == "classifier" and (out_dir / "detector.json").is_file():
+        # A classifier changes none of its constants, and the operating point chosen there
+        # (scripts/sweep_thresholds.py --write) must not be written over by the defaults.
+        print(f"{out_dir / 'detector.json'} kept as it is", flush=True)
+    else:
+        write_detector_json(out_dir, dataset)
     print(f"models written to {out_dir}: read photos with them with onze-vision detect --models {out_dir} PHOTO",
           flush=True)
     if not (out_dir / GAUGE_FILE).exists():
