@@ -58,11 +58,18 @@ class Parser(argparse.ArgumentParser):
         # unknown arguments. The top level, which holds the subcommands, reads as argparse does.
         if self._intermixing or self._subparsers is not None:
             return super().parse_known_args(args, namespace)
+        words = list(sys.argv[1:] if args is None else args)
         self._intermixing = True   # parse_known_intermixed_args calls back here
         try:
-            return self.parse_known_intermixed_args(args, namespace)
+            # After "--" every word is a card or a file ("-hand.jpg"): Python 3.11's intermixed
+            # parsing reads on past it as options, so such a command line is read as argparse reads it.
+            found, unknown = (super().parse_known_args(words, namespace) if "--" in words
+                              else self.parse_known_intermixed_args(words, namespace))
         finally:
             self._intermixing = False
+        if unknown:   # said by this command, with its usage (and as JSON when asked), not by the top level
+            self.error(f"unrecognized arguments: {' '.join(unknown)}")
+        return found, unknown
 
     def error(self, message: str) -> NoReturn:
         if _JSON_ERRORS.get() and any("--json" in action.option_strings for action in self._actions):

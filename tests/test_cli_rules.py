@@ -162,6 +162,23 @@ def test_json_asked_in_short_is_json_and_a_command_without_json_prints_none(caps
     assert out == "" and "unrecognized arguments: --json" in err
 
 
+def test_an_option_a_command_does_not_take_is_refused_by_that_command_in_json_when_asked(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as refused:
+        main(["score", "--variant", "once", "--json", "QH", "--bogus"])
+    out, err = capsys.readouterr()
+    assert refused.value.code == 2 and json.loads(out) == {"error": "unrecognized arguments: --bogus"}
+    assert err.startswith("usage: onze-vision score ")   # the command's own usage, not the top level's
+
+
+def test_after_a_double_dash_every_word_is_a_card(capsys: pytest.CaptureFixture[str]) -> None:
+    # As argparse reads it: "--" lets a card or a file name (-hand.jpg) start with a dash.
+    code, _, err = run(capsys, "score", "--variant", "once", "--", "--json")
+    assert code == 2 and "'--json' is not a card" in err
+    code, out, err = run(capsys, "detect", "--json", "--", "-hand.jpg")
+    assert code == 2 and json.loads(out) == [{"image": "-hand.jpg", "error": "no such file: '-hand.jpg'"}]
+
+
 def test_score_json(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "score", "--variant", "once", "qh", "10♥", "--json")
     assert code == 0

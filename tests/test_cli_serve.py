@@ -342,6 +342,14 @@ def test_rescue_book_copies_what_can_be_read_and_says_what_could_not(capsys: pyt
     assert "nothing of" in capsys.readouterr().err
 
 
+def test_rescue_book_says_how_many_players_it_seated_for_lost_ones(capsys: pytest.CaptureFixture[str],
+                                                                  tmp_path: Path) -> None:
+    book = _book_of_one_game(tmp_path / "onze.sqlite", last=["DROP TABLE player"])
+    assert main(["rescue-book", str(book), str(tmp_path / "rescued.sqlite")]) == 0
+    assert ("Could not be read: the whole player table. 2 players are seated for the lost ones, each named for "
+            "their seat (\"Player 3\"): a game has as many as its scores and its rules need.") in capsys.readouterr().out
+
+
 @pytest.mark.parametrize(("args", "said"), [
     pytest.param(["serve", "--database", ""], "argument --database: an empty name", id="serve --database ''"),
     pytest.param(["serve", "--allow-host", " "], "argument --allow-host: an empty name", id="serve --allow-host ' '"),

@@ -586,8 +586,8 @@ def rescue_copy(db: sqlite3.Connection) -> tuple[Path, dict[str, int]]:
                                  f"VALUES ({', '.join('?' * len(values))})", tuple(values.values()))
                 if missed:
                     lost[table] = missed
-            _seat_lost_players(copy)
-            _record_rescue(db, copy, lost)
+            stand_ins = _seat_lost_players(copy)
+            _record_rescue(db, copy, lost, stand_ins)
             copy.commit()
         except BaseException:
             copy.close()
@@ -597,11 +597,12 @@ def rescue_copy(db: sqlite3.Connection) -> tuple[Path, dict[str, int]]:
     return path, lost
 
 
-def _seat_lost_players(copy: sqlite3.Connection) -> None:
+def _seat_lost_players(copy: sqlite3.Connection) -> int:
     """Give each seat of a rescued game whose player's row was lost a player named for it
     ("Player 3"): a game's sheet needs every seat its scores, hands and deal name, and as
     many players as its rules are played by at least (a game of onze with two could not be
-    added up, and took the whole book's pages down with it)."""
+    added up, and took the whole book's pages down with it). Returns how many were seated."""
+    seated = 0
     for (game_id, first_dealer, variant) in copy.execute("SELECT id, first_dealer, variant FROM game").fetchall():
         fewest = VARIANTS[variant].min_players if variant in VARIANTS else 2
         seats = {row[0] for row in copy.execute("SELECT seat FROM player WHERE game_id = ?", (game_id,))}
@@ -612,18 +613,23 @@ def _seat_lost_players(copy: sqlite3.Connection) -> None:
             if seat not in seats:
                 copy.execute("INSERT INTO player (game_id, seat, name) VALUES (?, ?, ?)",
                              (game_id, seat, f"Player {seat}"))
+                seated += 1
+    return seated
 
 
-def _record_rescue(db: sqlite3.Connection, copy: sqlite3.Connection, lost: dict[str, int]) -> None:
+def _record_rescue(db: sqlite3.Connection, copy: sqlite3.Connection, lost: dict[str, int],
+                   stand_ins: int = 0) -> None:
     """Write into the rescued ``copy`` that it was rescued and what could not be read (its
-    home page and History say so), after the records of earlier rescues ``db`` still holds."""
+    home page and History say so), after the records of earlier rescues ``db`` still holds;
+    its ``kept`` counts each table's rows and the players seated for lost ones (``stand_ins``)."""
     try:
         earlier = db.execute("SELECT made, lost, kept, seen FROM rescue ORDER BY id").fetchall()
     except sqlite3.DatabaseError:   # a book from before the table, or the table damaged too
         earlier = []
     copy.executemany("INSERT INTO rescue (made, lost, kept, seen) VALUES (?, ?, ?, ?)",
                      [tuple(row) for row in earlier])
-    kept = {table: copy.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0] for table in TABLES}
+    kept: dict[str, int] = {table: copy.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0] for table in TABLES}
+    kept["stand_ins"] = stand_ins
     copy.execute("INSERT INTO rescue (lost, kept) VALUES (?, ?)", (json.dumps(lost), json.dumps(kept)))
 
 

@@ -357,8 +357,9 @@ def rescue_book(args: argparse.Namespace) -> int:
     if lost:
         print("Could not be read: " + ", ".join(
             f"the whole {t.replace('_', ' ')} table" if n < 0 else rows(n, t) for t, n in lost.items()) + "."
-            + (" A player whose row was lost is named for their seat (\"Player 3\") in the new book, each game "
-               "with as many as its scores and its rules need." if "player" in lost else "")
+            + (f" {kept['stand_ins']} player{' is' if kept['stand_ins'] == 1 else 's are'} seated for the lost ones, "
+               "each named for their seat (\"Player 3\"): a game has as many as its scores and its rules need."
+               if kept.get("stand_ins") else "")
             + (" A score whose photo was lost keeps its cards." if "photo" in lost else ""))
     else:
         print("Every row could be read.")

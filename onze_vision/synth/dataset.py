@@ -62,8 +62,9 @@ class DatasetSummary:
     blurred_share: float = 0.0
     four_corner_share: float = 0.0
     joker_share: float = 0.0
-    #: Table photos installed (backgrounds.py): the scenes a seed draws differ with them, so
-    #: a dataset says what it was drawn with (0: every surface generated).
+    #: Table photo files found (backgrounds.py), and a digest of their names and sizes: the
+    #: scenes a seed draws differ with them, so a dataset says what it was drawn with (0:
+    #: every surface generated).
     backgrounds: int = 0
     backgrounds_digest: str = ""
 
@@ -354,8 +355,8 @@ def make_dataset(
         four_corner_share=four_corner_share,
         joker_share=joker_share,
         backgrounds=len(tables),
-        backgrounds_digest=hashlib.sha256("\n".join(path.name for path in tables).encode()).hexdigest()[:16]
-        if tables else "",
+        backgrounds_digest=hashlib.sha256("\n".join(f"{path.name} {path.stat().st_size}" for path in tables)
+                                          .encode()).hexdigest()[:16] if tables else "",
     )
     (out_dir / "summary.json").write_text(json.dumps(asdict(summary), indent=2) + "\n")
     return summary
