@@ -43,7 +43,9 @@ def check_hand_size(cards: Iterable[Card | str]) -> None:
     Raises:
         TooManyCardsError: more than :data:`MAX_HAND_CARDS` cards, saying how many.
     """
-    count = len(parse_cards(cards))   # a string of codes counts its cards, not its letters
+    # A string of codes counts its cards, not its letters; a list (the callers' parsed cards)
+    # or an iterator is counted as it is, not parsed a second time.
+    count = len(parse_cards(cards)) if isinstance(cards, str) else sum(1 for _ in cards)
     if count > MAX_HAND_CARDS:
         raise TooManyCardsError(
             f"{count} cards: a hand holds at most {MAX_HAND_CARDS} "
