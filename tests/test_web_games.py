@@ -105,7 +105,10 @@ def test_unknown_variant_is_refused_with_the_engines_message(client: Any, token:
 
 def test_duplicate_names_and_nameless_dealer_are_refused(client: Any, token: str) -> None:
     response = client.post("/games/new", data=_new_game_form(token, player3="ann"))
-    assert "Two players are called" in response.get_data(as_text=True)
+    page = response.get_data(as_text=True)
+    assert "Two players are called" in page
+    # Both boxes of the name are marked and tied to the message (id'd once, the first refusal).
+    assert page.count('id="form-error"') == 1 and page.count('aria-invalid="true" aria-describedby="form-error"') == 2
     response = client.post("/games/new", data=_new_game_form(token, first_dealer="5"))
     assert "has no name" in response.get_data(as_text=True)
     assert _game_count(client) == 0
@@ -452,14 +455,14 @@ def test_two_players_may_swap_names_in_one_save(client: Any, token: str, game_id
     assert _names(client, game_id) == ["Bo", "Ann", "Cy", "Di"]
 
 
-@pytest.mark.parametrize(("player3", "says"), [
-    ("", "Player 3&#39;s name is blank: every player keeps a name (it was &#39;Cy&#39;)."),
-    ("bo", "Two players are called &#39;bo&#39;: give each a different name."),
-    ("\u200b", "shows nothing on the sheet: type a visible name"),
-    ("C" * 41, "The player name is 41 characters long; the limit is 40."),
+@pytest.mark.parametrize(("player3", "says", "boxes_at_fault"), [
+    ("", "Player 3&#39;s name is blank: every player keeps a name (it was &#39;Cy&#39;).", [3]),
+    ("bo", "Two players are called &#39;bo&#39;: give each a different name.", [2, 3]),
+    ("\u200b", "shows nothing on the sheet: type a visible name", [3]),
+    ("C" * 41, "The player name is 41 characters long; the limit is 40.", [3]),
 ])
 def test_a_refused_name_saves_none_and_comes_back_as_typed(client: Any, token: str, game_id: int, player3: str,
-                                                           says: str) -> None:
+                                                           says: str, boxes_at_fault: list[int]) -> None:
     form = {"csrf_token": token, "player1": "Annie", "player2": "Bo", "player3": player3, "player4": "Di"}
     response = client.post(f"/games/{game_id}/players", data=form)
     page = response.get_data(as_text=True)
@@ -467,6 +470,10 @@ def test_a_refused_name_saves_none_and_comes_back_as_typed(client: Any, token: s
     assert says in page
     assert 'name="player1" maxlength="40" required autocomplete="off"\n               value="Annie"' in page
     assert _names(client, game_id) == ["Ann", "Bo", "Cy", "Di"]   # Annie is not saved either
+    # The boxes to put right are marked, and tied to the message a screen reader reads with them.
+    assert 'id="form-error"' in page
+    marked = re.findall(r'name="player(\d)"[^>]*aria-invalid="true" aria-describedby="form-error"', page)
+    assert [int(seat) for seat in marked] == boxes_at_fault
 
 
 def test_names_of_a_game_that_does_not_exist_are_404(client: Any, token: str) -> None:
@@ -562,6 +569,9 @@ def test_a_game_of_the_same_table_started_again_soon_is_asked_about_first(
     assert f"Game {first} has these players and rules, started just now (on another phone?)." in \
         re.sub(r"<[^>]+>", "", page)
     assert f'href="/games/{first}">Open game {first}</a>' in page
+    # Said where a screen reader looks first: the page's title, and the note is focused (app.js).
+    assert f"<title>Not started: game {first} has these players · New game · Onze Vision</title>" in page
+    assert 'class="unsure-cards twin-game" role="note" tabindex="-1"' in page
     assert len(api.get("/api/games").get_json()["games"]) == 1          # nothing started unasked
     again = _start(client, token, names, variant, twin_ok=str(first))
     assert again.status_code == 302 and len(api.get("/api/games").get_json()["games"]) == 2

@@ -10,6 +10,11 @@ from typing import Any
 import pytest
 
 
+def said(shown: str, words: str) -> str:
+    """A card as the pages show it ("Q♥") and say it ("queen of hearts")."""
+    return f'<span aria-hidden="true">{shown}</span><span class="visually-hidden">{words}</span>'
+
+
 def _game(client: Any, game_id: int) -> dict[str, Any]:
     return client.get(f"/api/games/{game_id}").get_json()
 
@@ -277,7 +282,10 @@ def test_photo_upload_shows_boxes_and_chips(client: Any, token: str, game_id: in
     assert page.count("<rect ") == 3                        # one box per card read
     assert "Q♥" in page and "Joker" in page                 # boxes are named
     assert 'value="QH 7S JK"' in page                       # the list the chips edit
-    assert re.search(r"3 cards read\s+\(Q♥, 7♠, Joker\)", page)   # named as the chips name them, without how sure
+    # Named as the chips name them, without how sure: shown as "Q♥", said as "queen of hearts".
+    said = [f'<span aria-hidden="true">{shown}</span><span class="visually-hidden">{words}</span>'
+            for shown, words in (("Q♥", "queen of hearts"), ("7♠", "7 of spades"), ("Joker", "joker"))]
+    assert re.search(r"3 cards read\s+\(" + re.escape(", ".join(said)) + r"\)", page)
     # "Take or choose": the phone offers its camera and its photos (capture would force the camera).
     assert 'accept="image/*,.heic,.heif"' in page and "capture=" not in page
     assert "zoomed" not in page                             # cards fill the photo: shown whole
@@ -427,7 +435,7 @@ def test_an_unsure_card_is_dashed_and_offers_its_alternative(client: Any, token:
                        follow_redirects=True).get_data(as_text=True)
     assert page.count("stroke-dasharray") == 1 and "7♠?" in page     # only the unsure box is dashed
     assert "Check this card" in page
-    assert 'data-from="7S" data-to="7C"' in page and "It is 7♣" in page
+    assert 'data-from="7S" data-to="7C"' in page and 'It is ' + said("7♣", "7 of clubs") in page
     assert 'value="QH 7S JK"' in page                                  # the list keeps what was read
     stored = client.get("/api/photos/1").get_json()
     assert [c.get("alternative") for c in stored["cards"]] == [None, "7C", None]
@@ -535,7 +543,7 @@ def test_a_card_possibly_missed_is_offered_but_not_counted(client: Any, token: s
                        data={"csrf_token": token, "photo": (io.BytesIO(jpeg_bytes), "hand.jpg")},
                        follow_redirects=True).get_data(as_text=True)
     assert "Possibly missed" in page and 'class="box maybe' in page and "9♦?" in page
-    assert 'data-card="9D"' in page and "Add 9♦" in page
+    assert 'data-card="9D"' in page and 'Add ' + said("9♦", "9 of diamonds") in page
     assert 'value="QH 7S JK"' in page                                  # offered, not added
     assert client.get("/api/photos/1").get_json()["maybe"][0]["card"] == "9D"
 
@@ -546,7 +554,7 @@ def test_a_photo_with_only_cards_possibly_missed_says_so(client: Any, token: str
     page = client.post(f"/games/{game_id}/hands/1/players/2/photo",
                        data={"csrf_token": token, "photo": (io.BytesIO(jpeg_bytes), "hand.jpg")},
                        follow_redirects=True).get_data(as_text=True)
-    assert "No card could be read for sure" in page and "Add 9♦" in page and 'value=""' in page
+    assert "No card could be read for sure" in page and 'Add ' + said("9♦", "9 of diamonds") in page and 'value=""' in page
 
 
 def test_a_photo_address_that_is_not_this_games_photo_is_a_404(client: Any, api: Any, token: str, game_id: int) -> None:

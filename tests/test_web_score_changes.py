@@ -347,7 +347,7 @@ def test_the_hand_page_offers_undo_beside_the_score_only_while_it_is_as_this_pho
     api.post(f"/api/games/{game_id}/hands/1/scores/2", {"points": 5})
     response = _send(client, token, game_id, 2, None, mode="points", points="9")
     assert response.headers["Location"].endswith(f"/games/{game_id}/hands/1#player-2")   # its card, in view
-    undo = 'aria-label="Put Bo\'s earlier score back"'
+    undo = 'aria-label="Undo: put Bo\'s earlier score back"'
     assert _page(client.get(f"/games/{game_id}/hands/1")).count(undo) == 1
     api.post(f"/api/games/{game_id}/hands/1/scores/2", {"points": 11})          # changed again elsewhere
     assert undo not in _page(client.get(f"/games/{game_id}/hands/1"))

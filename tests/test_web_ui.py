@@ -84,12 +84,12 @@ def test_the_card_picker_offers_a_joker_only_where_the_rules_deal_one(client: An
     game = api.post("/api/games", {"variant": variant, "players": ["Ann", "Bo", "Cy"]}).get_json()
     for url in (f"/games/{game['id']}/hands/1/players/2", f"/games/{game['id']}/godown"):
         page = client.get(url).get_data(as_text=True)
-        assert ('<option value="JK">Joker</option>' in page) is offers_a_joker, url
+        assert ('<option value="JK" aria-label="joker">Joker</option>' in page) is offers_a_joker, url
         assert ("codes like QH 10S 7D JK;" in page) is offers_a_joker, url
-        assert '<option value="AH">A♥</option>' in page
+        assert '<option value="AH" aria-label="ace of hearts">A♥</option>' in page
     # The go-down page without a game may change its rules under the editor: every card is offered.
     page = client.get(f"/godown?variant={variant}").get_data(as_text=True)
-    assert '<option value="JK">Joker</option>' in page
+    assert '<option value="JK" aria-label="joker">Joker</option>' in page
 
 
 def test_what_was_just_done_leads_the_title_and_nothing_else_does(client: Any, api: Any, token: str) -> None:
@@ -120,3 +120,24 @@ def test_a_contract_is_put_in_figures_for_a_narrow_sheet(words: str, figures: st
     from webapp.ui import contract_short
 
     assert contract_short(words) == figures
+
+
+def test_the_new_game_pages_help_lines_describe_their_fields_and_do_not_name_them(client: Any) -> None:
+    # Inside the <label> they were part of the name a screen reader says on every landing
+    # (about 200 characters for the variant); beside it they are its description.
+    page = client.get("/games/new").get_data(as_text=True)
+    assert '<label for="variant" class="field-name">Variant</label>' in page
+    assert '<select name="variant" id="variant" aria-describedby="variant-summary">' in page
+    assert '<select name="corners" id="corners" aria-describedby="corners-hint">' in page
+    assert 'id="variant-summary"' in page and 'id="corners-hint"' in page
+
+
+def test_a_players_page_and_a_deleted_games_buttons_say_which_game(client: Any, api: Any, token: str) -> None:
+    game = api.post("/api/games", {"variant": "once", "players": ["Ann", "Bo"]}).get_json()
+    page = client.get(f"/games/{game['id']}/hands/1/players/2").get_data(as_text=True)
+    assert f"<title>Bo · hand 1 · Game {game['id']} · Onze Vision</title>" in page
+    api.delete(f"/api/games/{game['id']}")
+    history = client.get("/history").get_data(as_text=True)
+    # Each row's buttons named for their game, their words first (a voice says what it sees).
+    assert f'aria-label="Bring back game {game["id"]}">Bring back</button>' in history
+    assert f'aria-label="Delete for good game {game["id"]}">Delete for good</button>' in history

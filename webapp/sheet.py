@@ -191,8 +191,10 @@ def game_players(game_id: int) -> Any:
         flash(str(error), "error")
         game = model.load_game(game_id)
         now = [p["name"] for p in game["players"]]
+        boxes = model.names_to_save(names, shown, now)
+        # The boxes the refusal is about are marked for a screen reader, not only said.
         return render_template("sheet.html", game=game, note_text=game["note"],
-                               player_names=model.names_to_save(names, shown, now)), 400
+                               player_names=boxes, names_invalid=model.refused_names(boxes)), 400
     flash("Names saved.", "ok")
     return redirect(url_for("sheet.game", game_id=game_id) + "#players")
 

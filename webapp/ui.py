@@ -27,6 +27,12 @@ def card_label(code: str) -> str:
     return code[:-1] + SUIT_SYMBOLS.get(code[-1:], code[-1:])
 
 
+def card_spoken(code: str) -> str:
+    """ "QH" -> "queen of hearts", "JK" -> "joker": a card as a screen reader should say it
+    (some voices read "♥" as "black heart suit", the Unicode name of the symbol)."""
+    return Card.from_code(str(code)).name.lower()
+
+
 # A card code standing as a word of its own in a sentence the engine wrote ("... from 10C KC").
 _CODE_IN_WORDS = re.compile(r"(?<![\w])(?:10|[2-9AJQK])[SHDC](?![\w])|(?<![\w])JK(?![\w])")
 
@@ -39,7 +45,7 @@ def cards_in_words(text: str) -> Markup:
         code = match.group(0)
         # Said in words (a screen reader reads "♥" as "black heart suit"), shown as the chips.
         return (f'<span class="{card_class(code)}"><span aria-hidden="true">{card_label(code)}</span>'
-                f'<span class="visually-hidden">{Card.from_code(code).name.lower()}</span></span>')
+                f'<span class="visually-hidden">{card_spoken(code)}</span></span>')
 
     return Markup(_CODE_IN_WORDS.sub(shown, str(escape(str(text)))))
 
@@ -174,6 +180,7 @@ def init_app(app: Flask) -> None:
     from .model import DECK_CORNERS, DELETED_GAME_DAYS, all_variants, seating_token, short_deal_text
 
     app.jinja_env.filters["card_label"] = card_label
+    app.jinja_env.filters["card_spoken"] = card_spoken
     app.jinja_env.filters["card_class"] = card_class
     app.jinja_env.filters["contract_short"] = contract_short
     app.jinja_env.filters["cards_in_words"] = cards_in_words

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from .conftest import ARTIFACTS, CONTEXT, DATA, StandInDetector, assert_accessible, shoot
+from .conftest import ARTIFACTS, CONTEXT, DATA, StandInDetector, assert_accessible, assert_no_sideways_scroll, shoot
 
 pytestmark = pytest.mark.e2e
 
@@ -1526,3 +1526,56 @@ def test_a_phone_opens_the_sheet_by_the_code_on_the_laptops_screen(page: Any, li
                                                                          value=255))
     assert text == f"http://192.0.2.7:{live_server.port}/"
     assert page.locator(".phone-url").first.inner_text() == text
+
+
+@pytest.mark.parametrize("width", [320, 375])
+def test_a_phone_set_to_large_text_never_scrolls_a_page_sideways(page: Any, live_server: Any, width: int) -> None:
+    """A phone's large-text setting, as twice the root font size: the top links wrap, the
+    points box's Save goes under it, the seating's names shrink (each scrolled the page sideways,
+    the top links by 97-152 px, "Rules" drawn white on the page off the green header)."""
+    sheet = _start_game(page, live_server, ["Grandma Ria", "Bo", "Cy", "Dientje"])
+    page.set_viewport_size({"width": width, "height": 700})
+    for path in ("/", "/games/new", sheet, sheet + "/hands/1", sheet + "/hands/1/players/2", "/history", "/godown",
+                 "/rules"):
+        page.goto(live_server.url + path if path.startswith("/") else path)
+        page.add_style_tag(content="html { font-size: 200% !important; }")
+        assert_no_sideways_scroll(page, f"{path} at {width} px, text 200 %")
+        nav = page.locator(".topbar nav").bounding_box()
+        assert nav is not None and nav["x"] + nav["width"] <= width, path
+        if path.endswith("/hands/1"):
+            save = page.locator(".typed-score .btn").first   # "Save" on one line, not a letter a line
+            assert save.evaluate("b => { const r = document.createRange(); r.selectNodeContents(b); "
+                                 "return r.getClientRects().length; }") == 1
+
+
+def test_the_focus_ring_shows_on_the_green_header(page: Any, live_server: Any) -> None:
+    """The gold ring was 1.8:1 on the header's green (1.3:1 on the banner's); WCAG asks 3:1."""
+    page.goto(live_server.url + "/")
+    page.keyboard.press("Tab")
+    ring = page.evaluate("() => { const a = document.activeElement; return [a.closest('.topbar') !== null, "
+                         "getComputedStyle(a).outlineColor, getComputedStyle(a).outlineStyle]; }")
+    assert ring == [True, "rgb(255, 255, 255)", "solid"]
+
+
+def test_a_photo_refused_on_the_phone_is_tied_to_its_button(page: Any, live_server: Any) -> None:
+    """A screen reader hears the refusal with the photo button, and that the button needs
+    another go, until a photo is taken again."""
+    sheet = _start_game(page, live_server, ["Ann", "Bo"])
+    page.goto(sheet + "/hands/1/players/2")
+    page.evaluate("() => { document.querySelector('#photo-input').form.dataset.maxBytes = '10'; }")
+    page.set_input_files("#photo-input", str(PHOTO))
+    error = page.locator(".upload-error")
+    assert error.is_visible() and "too large" in error.inner_text()
+    assert page.get_attribute("#photo-input", "aria-invalid") == "true"
+    assert error.get_attribute("id") in (page.get_attribute("#photo-input", "aria-describedby") or "").split()
+
+
+def test_the_points_breakdown_says_its_cards_in_words(page: Any, live_server: Any) -> None:
+    sheet = _start_game(page, live_server, ["Ann", "Bo"])
+    page.goto(sheet + "/hands/1/players/2")
+    page.fill(".add-text", "qh")
+    page.press(".add-text", "Enter")
+    page.wait_for_selector(".breakdown li")
+    item = page.locator(".breakdown li").first
+    assert item.locator("[aria-hidden=true]").inner_text().startswith("Q♥ ")
+    assert item.locator(".visually-hidden").inner_text().startswith("queen of hearts, ")

@@ -107,7 +107,7 @@ from .inputs import (
     parse_points,
     parse_splash,
 )
-from .names import name_key, names_to_save
+from .names import name_key, names_to_save, refused_names
 from .photos import (
     EARLIER_PHOTOS_SHOWN,
     PHOTOS_READ_AT_ONCE,
@@ -139,8 +139,8 @@ __all__ = [
     "games_of_unknown_rules", "get_photo", "hand_fields", "is_doubled", "keep_list_with_photo", "list_games",
     "load_game", "mark_rescue_seen", "max_card_value", "max_points", "move_player", "name_key", "names_to_save",
     "parse_card_list", "parse_flag", "parse_hand_number", "parse_points", "parse_splash", "play_on", "read_photo",
-    "read_photo_again", "reading_slot", "recent_twin", "rescues", "restore_game", "result_text", "save_hand",
-    "save_score", "score_cards", "score_version", "score_words", "seating_token", "set_first_dealer",
+    "read_photo_again", "reading_slot", "recent_twin", "refused_names", "rescues", "restore_game", "result_text",
+    "save_hand", "save_score", "score_cards", "score_version", "score_words", "seating_token", "set_first_dealer",
     "set_game_corners", "set_game_note", "set_player_names", "set_variant", "short_deal_text", "standings",
     "store_photo", "unknown_rules_note", "unknown_rules_text", "variant_info", "variant_summary",
 ]

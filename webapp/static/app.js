@@ -69,10 +69,22 @@ document.querySelectorAll("[data-forget-draft]").forEach(function (marker) {
   } catch (error) { /* storage refused: nothing was kept */ }
 });
 
+// A field's problem is tied to it, not only said: a screen reader names the message with the
+// field (aria-describedby) and says the field is wrong (aria-invalid) until it is put right.
+function describeProblem(field, message, wrong) {
+  if (!message.id) message.id = (field.id || field.name || "field") + "-problem";
+  const ids = (field.getAttribute("aria-describedby") || "").split(/\s+/).filter(function (id) {
+    return id && id !== message.id;
+  });
+  if (wrong) ids.push(message.id);
+  if (ids.length) field.setAttribute("aria-describedby", ids.join(" ")); else field.removeAttribute("aria-describedby");
+  if (wrong) field.setAttribute("aria-invalid", "true"); else field.removeAttribute("aria-invalid");
+}
+
 document.addEventListener("DOMContentLoaded", function () {
   // A refused form's message is read out and seen: focus the field it is about, else the message.
   if (!document.querySelector("[autofocus]")) {
-    const problem = document.querySelector(".flash-error");
+    const problem = document.querySelector(".flash-error, .twin-game");
     if (problem) { problem.setAttribute("tabindex", "-1"); problem.focus(); }
   }
 
@@ -478,10 +490,11 @@ document.addEventListener("DOMContentLoaded", function () {
       if (input.files && input.files.length && limit && input.files[0].size > limit) {
         error.textContent = "The upload is too large: the limit is " + Math.round(limit / 1048576) + " MB.";
         error.hidden = false;
+        describeProblem(input, error, true);
         input.value = "";
         return;
       }
-      if (error) error.hidden = true;
+      if (error) { error.hidden = true; describeProblem(input, error, false); }
       if (input.files && input.files.length) {
         // Send the card list as it stands: a photo that fails to read must not lose it.
         const list = document.querySelector("#score-form [name=cards]");

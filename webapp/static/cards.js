@@ -334,13 +334,22 @@
       if (total.textContent !== String(result.points)) total.textContent = result.points;
       saySummary(result.points, result.doubled);
       doubled.hidden = !result.doubled;
-      const items = result.breakdown.map(function (item) { return (labels[item.card] || item.card) + " " + item.points; });
-      const shown = Array.prototype.map.call(breakdown.children, function (li) { return li.textContent; });
+      const items = result.breakdown.map(function (item) { return item.card + " " + item.points; });
+      const shown = Array.prototype.map.call(breakdown.children, function (li) { return li.dataset.item; });
       if (items.join("|") !== shown.join("|")) {
         breakdown.innerHTML = "";
-        items.forEach(function (words) {
+        result.breakdown.forEach(function (item, i) {
+          // Shown as the chips show it, said in words as the chips say it.
           const li = document.createElement("li");
-          li.textContent = words;
+          li.dataset.item = items[i];
+          const seen = document.createElement("span");
+          seen.setAttribute("aria-hidden", "true");
+          seen.textContent = (labels[item.card] || item.card) + " " + item.points;
+          const heard = document.createElement("span");
+          heard.className = "visually-hidden";
+          heard.textContent = spoken(item.card) + ", " + item.points;
+          li.appendChild(seen);
+          li.appendChild(heard);
           breakdown.appendChild(li);
         });
       }
