@@ -114,6 +114,20 @@ def test_duplicate_names_and_nameless_dealer_are_refused(client: Any, token: str
     assert _game_count(client) == 0
 
 
+@pytest.mark.parametrize(("fields", "boxes_at_fault"), [
+    ({"player3": "ann"}, [1, 3]),                 # a name twice: both boxes
+    ({"player3": "\u200b"}, [3]),                # a name that shows nothing
+    ({"player3": "C" * 41}, [3]),                 # too long
+    ({"player3": "", "player4": "ann"}, [1, 4]),  # an empty seat between is no fault
+])
+def test_a_refused_new_game_marks_the_boxes_to_put_right(client: Any, token: str, fields: dict[str, str],
+                                                         boxes_at_fault: list[int]) -> None:
+    page = client.post("/games/new", data=_new_game_form(token, **fields)).get_data(as_text=True)
+    marked = re.findall(r'name="player(\d)"[^>]*aria-invalid="true" aria-describedby="form-error"', page)
+    assert [int(seat) for seat in marked] == boxes_at_fault and 'id="form-error"' in page
+    assert _game_count(client) == 0
+
+
 def test_post_without_csrf_token_changes_nothing(client: Any, token: str) -> None:
     form = _new_game_form(token)
     del form["csrf_token"]

@@ -68,9 +68,9 @@ def new_game() -> Any:
             game_id = model.create_game(form["variant"], players, dealer, form["note"], form["corners"])
         except ValueError as error:
             flash(str(error), "error")
-            # The names the refusal is about are marked for a screen reader, not only said.
-            keys = [model.name_key(n) if n.strip() else "" for n in names]
-            form["invalid"] = [bool(key) and keys.count(key) > 1 for key in keys]
+            # The names the refusal is about are marked for a screen reader, not only said
+            # (a seat left empty is no fault here: two to eight of the boxes are filled).
+            form["invalid"] = [bool(n.strip()) and bad for n, bad in zip(names, model.refused_names(names))]
             return _new_game_page(form), 400
         _remember_start(request.form.get("form_id", ""), game_id)
         flash("Game started: deal the first hand.", "ok")

@@ -353,8 +353,11 @@ def test_an_unsure_card_is_fixed_with_one_tap(page: Any, live_server: Any) -> No
         page.wait_for_function("document.querySelector('.points-total').textContent.trim() === '29'")
         assert page.evaluate("document.activeElement.getAttribute('aria-label')") == "Card 3, queen of clubs: change it"
         assert page.input_value(".cards-text") == "10S 9H QC"
-        assert page.locator(".add-maybe-btn").inner_text() == "Added Q♣"
-        assert page.locator(".swap-btn").inner_text() == "Changed to 9♥" and page.locator(".swap-btn").is_disabled()
+        # Shown as the chips show a card, said in words as they say it.
+        added, swapped = page.locator(".add-maybe-btn"), page.locator(".swap-btn")
+        assert added.text_content() == "Added Q♣queen of clubs" and swapped.text_content() == "Changed to 9♥9 of hearts"
+        assert added.locator("[aria-hidden=true]").inner_text() == "Q♣" and swapped.is_disabled()
+        assert added.locator(".visually-hidden").inner_text() == "queen of clubs"
         page.click(".save-btn")
         page.wait_for_selector("text=Saved")
         score = _api(live_server, f"/api/games/{page.url.split('/games/')[1].split('/')[0]}")["hands"][0]["scores"][1]

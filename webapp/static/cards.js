@@ -175,6 +175,21 @@
     }
 
     // A chip's colour and names, for ``code`` in place ``i``: when drawn, and when changed in place.
+    // Words around a card, the card shown as the chips show it ("Q\u2665") and said in words
+    // ("queen of hearts"), as the page's own buttons are drawn (_macros.html, said()).
+    function sayCard(element, before, code, after) {
+      element.textContent = before;
+      const seen = document.createElement("span");
+      seen.setAttribute("aria-hidden", "true");
+      seen.textContent = labels[code] || code;
+      const heard = document.createElement("span");
+      heard.className = "visually-hidden";
+      heard.textContent = spoken(code);
+      element.appendChild(seen);
+      element.appendChild(heard);
+      if (after) element.appendChild(document.createTextNode(after));
+    }
+
     function nameChip(li, select, remove, i, code) {
       li.className = "chip card " + (labels[code] ? colour(code) : "card-bad");
       select.setAttribute("aria-label", "Card " + (i + 1) + ", " + spoken(code) + ": change it");
@@ -244,7 +259,11 @@
         const select = document.createElement("select");
         select.autocomplete = "off";   // Back must not restore an old page's choice into it
         if (!labels[code]) select.appendChild(new Option(code + " ?", code, true, true));
-        Object.keys(labels).forEach(function (c) { select.appendChild(new Option(labels[c], c, false, c === code)); });
+        Object.keys(labels).forEach(function (c) {
+          const option = new Option(labels[c], c, false, c === code);
+          option.setAttribute("aria-label", spoken(c));   // said in words, as the add picker's
+          select.appendChild(option);
+        });
         const remove = document.createElement("button");
         remove.type = "button";
         remove.className = "chip-remove";
@@ -443,12 +462,12 @@
           const i = cards.indexOf(button.dataset.from);
           button.disabled = true;
           if (i < 0) {
-            button.textContent = (labels[button.dataset.from] || button.dataset.from) + " is no longer in the list";
+            sayCard(button, "", button.dataset.from, " is no longer in the list");
             return;
           }
           cards[i] = button.dataset.to;
           sayChange("Card " + (i + 1) + " is the " + spoken(button.dataset.to) + ".");
-          button.textContent = "Changed to " + (labels[button.dataset.to] || button.dataset.to);
+          sayCard(button, "Changed to ", button.dataset.to);
           changed();
           // The button is spent: focus goes to the card it changed, not to the page's top.
           chips.children[i].querySelector("select").focus();
@@ -461,7 +480,7 @@
           cards.push(button.dataset.card);
           sayChange("Added the " + spoken(button.dataset.card) + ".");
           button.disabled = true;
-          button.textContent = "Added " + (labels[button.dataset.card] || button.dataset.card);
+          sayCard(button, "Added ", button.dataset.card);
           changed();
           chips.lastElementChild.querySelector("select").focus();   // the card just added
         });
