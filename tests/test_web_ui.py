@@ -141,3 +141,13 @@ def test_a_players_page_and_a_deleted_games_buttons_say_which_game(client: Any, 
     # Each row's buttons named for their game, their words first (a voice says what it sees).
     assert f'aria-label="Bring back game {game["id"]}">Bring back</button>' in history
     assert f'aria-label="Delete for good game {game["id"]}">Delete for good</button>' in history
+
+
+def test_the_live_pages_carry_the_switch_that_keeps_them_still(client: Any, api: Any) -> None:
+    game = api.post("/api/games", {"variant": "once", "players": ["Ann", "Bo"]}).get_json()
+    for url in (f"/games/{game['id']}", f"/games/{game['id']}/hands/1"):
+        page = client.get(url).get_data(as_text=True)
+        # Hidden until app.js runs (without scripts nothing reloads), and not printed.
+        assert '<p class="meta live-switch no-print" hidden>' in page, url
+        assert '<input type="checkbox" data-live-auto checked> Show what other phones save as it comes in' in page
+    assert "data-live-auto" not in client.get("/").get_data(as_text=True)

@@ -1582,3 +1582,29 @@ def test_the_points_breakdown_says_its_cards_in_words(page: Any, live_server: An
     item = page.locator(".breakdown li").first
     assert item.locator("[aria-hidden=true]").inner_text().startswith("Q♥ ")
     assert item.locator(".visually-hidden").inner_text().startswith("queen of hearts, ")
+
+
+def test_a_phone_may_keep_its_sheet_still_while_others_save(browser: Any, live_server: Any) -> None:
+    """With the switch off, another phone's save is said, with "Show them", not shown by a
+    reload: a screen reader's place in the sheet is not lost. The phone remembers the choice."""
+    phones = [browser.new_context(viewport={"width": 390, "height": 844}, **CONTEXT) for _ in range(2)]
+    keeper, player = (phone.new_page() for phone in phones)
+    game_url = _start_game(player, live_server, ["Ann", "Bo", "Cy"])
+    keeper.goto(game_url)
+    switch = keeper.get_by_label("Show what other phones save as it comes in")
+    assert switch.is_visible() and switch.is_checked()
+    switch.uncheck()
+    keeper.reload()
+    assert not keeper.get_by_label("Show what other phones save as it comes in").is_checked()   # remembered
+    keeper.focus("textarea[name=note]")
+    _save_points(player, game_url, "Bo", 25)
+    keeper.wait_for_selector("#live:not([hidden])")
+    assert keeper.inner_text("#live .live-text") == "Something was saved on another device (a score, a name or a note)."
+    assert keeper.evaluate("document.getElementById('live').dataset.changes") == "0"   # not reloaded
+    assert keeper.evaluate("document.activeElement.name") == "note"
+    assert "25" not in keeper.locator("table.sheet tbody tr").first.inner_text()
+    keeper.click("#live >> text=Show them")
+    keeper.wait_for_function("document.getElementById('live').dataset.changes === '1'")
+    assert "25" in keeper.locator("table.sheet tbody tr").first.inner_text()
+    for phone in phones:
+        phone.close()

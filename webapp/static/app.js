@@ -576,6 +576,19 @@ document.addEventListener("DOMContentLoaded", function () {
   if (live && pollMs > 0) {
     let typed = Boolean(live.dataset.typed);
     let gone = false;
+    // Off, another phone's save is said with "Show them" rather than shown by a reload.
+    const autoKey = "onze-live-auto";
+    const autoBox = document.querySelector("[data-live-auto]");
+    let auto = true;
+    try { auto = window.localStorage.getItem(autoKey) !== "0"; } catch (error) { /* storage refused: on */ }
+    if (autoBox) {
+      autoBox.checked = auto;
+      autoBox.closest(".live-switch").hidden = false;
+      autoBox.addEventListener("change", function () {
+        auto = autoBox.checked;
+        try { window.localStorage.setItem(autoKey, auto ? "1" : "0"); } catch (error) { /* this page only */ }
+      });
+    }
     document.querySelectorAll("main form").forEach(function (form) {
       form.addEventListener("input", function () { typed = true; });
     });
@@ -602,7 +615,7 @@ document.addEventListener("DOMContentLoaded", function () {
           }
           const data = response.ok ? await response.json() : null;
           if (data && (gone || data.changes !== Number(live.dataset.changes))) {
-            if (!typed && !document.querySelector("form[data-sent]")) {
+            if (auto && !typed && !document.querySelector("form[data-sent]")) {
               try { window.sessionStorage.setItem(placeKey, placeOf(document.activeElement)); } catch (error) { /* not kept */ }
               window.location.reload();
             } else {
