@@ -174,22 +174,27 @@
       });
     }
 
-    // A chip's colour and names, for ``code`` in place ``i``: when drawn, and when changed in place.
-    // Words around a card, the card shown as the chips show it ("Q\u2665") and said in words
-    // ("queen of hearts"), as the page's own buttons are drawn (_macros.html, said()).
-    function sayCard(element, before, code, after) {
-      element.textContent = before;
+    // Words shown ("Q\u2665 10") and words said ("queen of hearts, 10") in one element, as the
+    // page's own are drawn (_macros.html, said()).
+    function appendShownAndSaid(element, shown, said) {
       const seen = document.createElement("span");
       seen.setAttribute("aria-hidden", "true");
-      seen.textContent = labels[code] || code;
+      seen.textContent = shown;
       const heard = document.createElement("span");
       heard.className = "visually-hidden";
-      heard.textContent = spoken(code);
+      heard.textContent = said;
       element.appendChild(seen);
       element.appendChild(heard);
+    }
+
+    // Words around a card, the card shown as the chips show it and said in words.
+    function sayCard(element, before, code, after) {
+      element.textContent = before;
+      appendShownAndSaid(element, labels[code] || code, spoken(code));
       if (after) element.appendChild(document.createTextNode(after));
     }
 
+    // A chip's colour and names, for ``code`` in place ``i``: when drawn, and when changed in place.
     function nameChip(li, select, remove, i, code) {
       li.className = "chip card " + (labels[code] ? colour(code) : "card-bad");
       select.setAttribute("aria-label", "Card " + (i + 1) + ", " + spoken(code) + ": change it");
@@ -361,14 +366,8 @@
           // Shown as the chips show it, said in words as the chips say it.
           const li = document.createElement("li");
           li.dataset.item = items[i];
-          const seen = document.createElement("span");
-          seen.setAttribute("aria-hidden", "true");
-          seen.textContent = (labels[item.card] || item.card) + " " + item.points;
-          const heard = document.createElement("span");
-          heard.className = "visually-hidden";
-          heard.textContent = spoken(item.card) + ", " + item.points;
-          li.appendChild(seen);
-          li.appendChild(heard);
+          appendShownAndSaid(li, (labels[item.card] || item.card) + " " + item.points,
+                             spoken(item.card) + ", " + item.points);
           breakdown.appendChild(li);
         });
       }
