@@ -539,3 +539,25 @@ def test_mined_crops_are_read_back_only_for_the_same_detector_and_the_same_scene
     (dataset / "summary.json").write_text((dataset / "summary.json").read_text().replace("{", '{"again": 1, ', 1))
     mined_crops(dataset, tmp_path / "models", tmp_path / "runs", 2)
     assert len(mined) == 2
+
+
+def test_crops_cut_before_crop_index_changed_are_cut_again(tiny_dataset: Path, tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch):
+    import onze_vision.indexcrop as indexcrop
+    import onze_vision.training.crops as crops_module
+    from onze_vision.training.recipe import cached_crops
+
+    cut: list[int] = []
+    real = crops_module.build_crops
+
+    def counted(*args, **kwargs):
+        cut.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(crops_module, "build_crops", counted)
+    cached_crops(tiny_dataset, "train", tmp_path, seed=0)
+    cached_crops(tiny_dataset, "train", tmp_path, seed=0)
+    assert len(cut) == 1
+    monkeypatch.setattr(indexcrop, "CUT_VERSION", indexcrop.CUT_VERSION + 1)
+    cached_crops(tiny_dataset, "train", tmp_path, seed=0)
+    assert len(cut) == 2

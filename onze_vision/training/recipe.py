@@ -343,8 +343,12 @@ def _cached(cache: Path, stamp: str, compute):
 
 
 def _dataset_stamp(dataset: Path) -> str:
-    """What tells one rendering of ``dataset`` from another: its summary (recipe, counts, time)."""
-    return (dataset / "summary.json").read_text() if (dataset / "summary.json").exists() else ""
+    """What tells one cutting of ``dataset``'s crops from another: how crops are cut, and the
+    dataset's summary (recipe, counts, time)."""
+    from onze_vision.indexcrop import CUT_VERSION
+
+    summary = (dataset / "summary.json").read_text() if (dataset / "summary.json").exists() else ""
+    return f"cut {CUT_VERSION}:{summary}"
 
 
 def cached_crops(dataset: Path, split: str, runs: Path, seed: int):
