@@ -22,8 +22,9 @@ CROP_SIZE = 48
 CROP_CONTEXT = 1.3
 NONE_CLASS = "none"
 #: How :func:`crop_index` cuts, in the stamp of cached training crops: raise it when the cut
-#: changes, so crops cut the old way are cut again (2: a shrunk index smoothed first).
-CUT_VERSION = 2
+#: changes, so crops cut the old way are cut again (2: a shrunk index smoothed first; 3: shrunk
+#: more than 4 times, averaged over blocks before).
+CUT_VERSION = 3
 
 
 def crop_index(
