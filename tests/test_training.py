@@ -511,6 +511,19 @@ def test_a_dataset_missing_a_scene_says_which(tmp_path: Path) -> None:
         build_crops(tmp_path, "train")
 
 
+def count_calls(monkeypatch: pytest.MonkeyPatch, module: object, name: str) -> list[int]:
+    """A list that grows by one at each call of ``module.name``, which still does its work."""
+    calls: list[int] = []
+    real = getattr(module, name)
+
+    def counted(*args, **kwargs):
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(module, name, counted)
+    return calls
+
+
 def test_mined_crops_are_read_back_only_for_the_same_detector_and_the_same_scenes(tiny_dataset: Path, tmp_path: Path,
                                                                                   monkeypatch: pytest.MonkeyPatch):
     import shutil
@@ -524,14 +537,7 @@ def test_mined_crops_are_read_back_only_for_the_same_detector_and_the_same_scene
     (tmp_path / "models").mkdir()
     (tmp_path / "runs").mkdir()
     make_fake_models(tmp_path / "models", [[100, 100, 20, 30, 0.9]], 320, "QH")
-    mined: list[int] = []
-    real = crops_module.mine_detector_crops
-
-    def counted(*args, **kwargs):
-        mined.append(1)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(crops_module, "mine_detector_crops", counted)
+    mined = count_calls(monkeypatch, crops_module, "mine_detector_crops")
     first = mined_crops(dataset, tmp_path / "models", tmp_path / "runs", 2)
     again = mined_crops(dataset, tmp_path / "models", tmp_path / "runs", 2)
     assert len(mined) == 1 and len(again) == len(first)
@@ -547,14 +553,7 @@ def test_crops_cut_before_crop_index_changed_are_cut_again(tiny_dataset: Path, t
     import onze_vision.training.crops as crops_module
     from onze_vision.training.recipe import cached_crops
 
-    cut: list[int] = []
-    real = crops_module.build_crops
-
-    def counted(*args, **kwargs):
-        cut.append(1)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(crops_module, "build_crops", counted)
+    cut = count_calls(monkeypatch, crops_module, "build_crops")
     cached_crops(tiny_dataset, "train", tmp_path, seed=0)
     cached_crops(tiny_dataset, "train", tmp_path, seed=0)
     assert len(cut) == 1
