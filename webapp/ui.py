@@ -33,6 +33,13 @@ def card_spoken(code: str) -> str:
     return Card.from_code(str(code)).name.lower()
 
 
+def card_said(code: str) -> Markup:
+    """A card shown as "Q♥" and said as "queen of hearts": the one way every page writes a card
+    for both the eye and a screen reader (templates: ``said()`` in _macros.html)."""
+    return Markup('<span aria-hidden="true">{}</span><span class="visually-hidden">{}</span>').format(
+        card_label(code), card_spoken(code))
+
+
 # A card code standing as a word of its own in a sentence the engine wrote ("... from 10C KC").
 _CODE_IN_WORDS = re.compile(r"(?<![\w])(?:10|[2-9AJQK])[SHDC](?![\w])|(?<![\w])JK(?![\w])")
 
@@ -44,8 +51,7 @@ def cards_in_words(text: str) -> Markup:
     def shown(match: re.Match[str]) -> str:
         code = match.group(0)
         # Said in words (a screen reader reads "♥" as "black heart suit"), shown as the chips.
-        return (f'<span class="{card_class(code)}"><span aria-hidden="true">{card_label(code)}</span>'
-                f'<span class="visually-hidden">{card_spoken(code)}</span></span>')
+        return f'<span class="{card_class(code)}">{card_said(code)}</span>'
 
     return Markup(_CODE_IN_WORDS.sub(shown, str(escape(str(text)))))
 
@@ -181,6 +187,7 @@ def init_app(app: Flask) -> None:
 
     app.jinja_env.filters["card_label"] = card_label
     app.jinja_env.filters["card_spoken"] = card_spoken
+    app.jinja_env.filters["card_said"] = card_said
     app.jinja_env.filters["card_class"] = card_class
     app.jinja_env.filters["contract_short"] = contract_short
     app.jinja_env.filters["cards_in_words"] = cards_in_words
