@@ -283,9 +283,8 @@ def test_photo_upload_shows_boxes_and_chips(client: Any, token: str, game_id: in
     assert "Q♥" in page and "Joker" in page                 # boxes are named
     assert 'value="QH 7S JK"' in page                       # the list the chips edit
     # Named as the chips name them, without how sure: shown as "Q♥", said as "queen of hearts".
-    said = [f'<span aria-hidden="true">{shown}</span><span class="visually-hidden">{words}</span>'
-            for shown, words in (("Q♥", "queen of hearts"), ("7♠", "7 of spades"), ("Joker", "joker"))]
-    assert re.search(r"3 cards read\s+\(" + re.escape(", ".join(said)) + r"\)", page)
+    cards = [said("Q♥", "queen of hearts"), said("7♠", "7 of spades"), said("Joker", "joker")]
+    assert re.search(r"3 cards read\s+\(" + re.escape(", ".join(cards)) + r"\)", page)
     # "Take or choose": the phone offers its camera and its photos (capture would force the camera).
     assert 'accept="image/*,.heic,.heif"' in page and "capture=" not in page
     assert "zoomed" not in page                             # cards fill the photo: shown whole
