@@ -82,16 +82,14 @@ def refused_names(names: Sequence[Any]) -> list[bool]:
     """Which of a game's name boxes a refusal is about: each blank, too long or showing
     nothing, and each sharing its name with another (so a screen reader is told which boxes
     to put right, not only what is wrong)."""
-    keys: list[str] = []
-    alone: list[bool] = []
+    keys: list[str] = []   # "" for a name refused on its own
     for name in names:
         try:
             cleaned = _clean_name(name)
         except ValueError:
             cleaned = ""
         keys.append(name_key(cleaned) if cleaned else "")
-        alone.append(not cleaned)
-    return [bad or (bool(key) and keys.count(key) > 1) for bad, key in zip(alone, keys)]
+    return [not key or keys.count(key) > 1 for key in keys]
 
 
 def names_to_save(names: Sequence[Any], shown: Sequence[str | None], now: Sequence[str]) -> list[Any]:
