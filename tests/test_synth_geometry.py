@@ -4,12 +4,14 @@ counted as the visibility rule means. Plain cards drawn here, no card art needed
 from __future__ import annotations
 
 import math
+import tracemalloc
 
 import numpy as np
 import pytest
 
 from onze_vision.synth.art import DeckArt
 from onze_vision.synth.backgrounds import BackgroundBank
+from onze_vision.synth import scenes
 from onze_vision.synth.scenes import _shown_share, compose_scene, place_card
 
 SIZE = (400, 400)
@@ -45,6 +47,31 @@ LEFT_UNDER_CARD_1[:, :50] = 1
 )
 def test_a_corners_shown_share_is_the_part_of_it_the_photo_shows(quad: np.ndarray, owner: np.ndarray, share: float):
     assert _shown_share(quad, owner, 0) == pytest.approx(share, abs=0.02)
+
+
+def test_a_huge_quad_off_the_photo_is_hidden_without_a_raster_of_its_size() -> None:
+    # A card far off a tilted photo: its index quad is some 90,000 x 60,000 px (seen in a
+    # generated scene; a raster of it at 4x4 samples a pixel asked for 5 GiB, and the worker died).
+    quad = np.array([[-82928.4, 9801.6], [-15272.3, 1758.9], [-19455.9, -652.5], [289627.1, 11873.0]])
+    tracemalloc.start()
+    try:
+        assert _shown_share(quad, SHOWN, 0) == 0.0
+        assert tracemalloc.get_traced_memory()[1] < 1 << 20
+    finally:
+        tracemalloc.stop()
+
+
+@pytest.mark.parametrize(
+    "quad, owner",
+    [(square(-50, 20, 120), SHOWN), (square(-50, 20, 120), LEFT_UNDER_CARD_1), (turned_square((40, 60), 90, 20), SHOWN)],
+    ids=["cut-by-edge", "cut-and-half-covered", "turned-and-cut"],
+)
+def test_a_quad_counted_on_the_photos_part_only_agrees_with_the_whole_fill(
+        quad: np.ndarray, owner: np.ndarray, monkeypatch: pytest.MonkeyPatch) -> None:
+    whole = _shown_share(quad, owner, 0)
+    monkeypatch.setattr(scenes, "MAX_SHARE_SAMPLES", 0)  # every quad counts as huge
+    assert 0.05 < whole < 0.95
+    assert _shown_share(quad, owner, 0) == pytest.approx(whole, abs=0.01)
 
 
 def plain_deck(ink: bool) -> DeckArt:

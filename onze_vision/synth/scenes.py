@@ -269,6 +269,7 @@ def _index_quads(card: CardPlacement) -> list[tuple[str, np.ndarray, np.ndarray]
 
 
 SHARE_SAMPLES = 4  # owner pixels are cut into 4x4 samples to count how much of a quad shows
+MAX_SHARE_SAMPLES = 1 << 26  # over this (a 2048x2048-px box) a quad is counted on the photo's part only
 
 
 def _shown_share(quad: np.ndarray, owner: np.ndarray, card_id: int) -> float:
@@ -280,29 +281,57 @@ def _shown_share(quad: np.ndarray, owner: np.ndarray, card_id: int) -> float:
     photo pixel shows the card over all filled samples. Both counts come from one fill, so
     the border a fill adds weighs alike in each: a small index wholly shown counts 1, where
     dividing a filled pixel count by the quad's area counted an 8x8 index 1.27 and one
-    37.5 % shown 0.56, over the threshold.
+    37.5 % shown 0.56, over the threshold. A quad over ``MAX_SHARE_SAMPLES`` (a card far off
+    a tilted photo) is filled on the photo only and divided by its area, where the border
+    is a negligible share; where none of the card is in the photo it is 0, no fill made.
     """
     x0, y0 = np.floor(quad.min(axis=0)).astype(int)
     x1, y1 = np.ceil(quad.max(axis=0)).astype(int)
     if x1 <= x0 or y1 <= y0:
         return 0.0
+    h, w = owner.shape
+    cx0, cy0, cx1, cy1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
+    # Nothing of the card in the photo under the quad: none of it shows. Said before any
+    # raster is made, because a card placed far off the photo under a steep camera tilt has
+    # quads tens of thousands of pixels wide (one asked for 5 GiB of samples; a worker died).
+    if cx1 <= cx0 or cy1 <= cy0 or not np.any(owner[cy0:cy1, cx0:cx1] == card_id):
+        return 0.0
     k = SHARE_SAMPLES
-    fine = np.zeros(((y1 - y0) * k, (x1 - x0) * k), np.uint8)
-    shift = 4  # fillConvexPoly's fractional bits: vertices placed to 1/16 of a sample
-    # A sample's centre lies at a whole number in OpenCV's raster: move the edges half a sample.
-    vertices = np.round(((quad - [x0, y0]) * k - 0.5) * (1 << shift)).astype(np.int32)
-    cv2.fillConvexPoly(fine, vertices, 1, lineType=cv2.LINE_8, shift=shift)
-    filled = fine.astype(bool)
+    if (y1 - y0) * (x1 - x0) * k * k > MAX_SHARE_SAMPLES:
+        # Part of a huge quad shows: fill its part on the photo only, and take the total from
+        # its area, where the border a fill adds is a negligible share.
+        window = np.array([[cx0, cy0], [cx1, cy0], [cx1, cy1], [cx0, cy1]], np.float32)
+        _, part = cv2.intersectConvexConvex(quad.astype(np.float32), window)
+        if part is None or len(part) < 3:
+            return 0.0
+        filled = _fill(part.reshape(-1, 2).astype(np.float64), cx0, cy0, cx1, cy1)
+        seen = owner[cy0:cy1, cx0:cx1] == card_id
+        return min(1.0, _count_seen(filled, seen) / (_polygon_area(quad) * k * k))
+    filled = _fill(quad, x0, y0, x1, y1)
     total = int(np.count_nonzero(filled))
     if total == 0:
         return 0.0
     seen = np.full((y1 - y0, x1 - x0), False)
-    h, w = owner.shape
-    cx0, cy0, cx1, cy1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
-    if cx1 > cx0 and cy1 > cy0:
-        seen[cy0 - y0:cy1 - y0, cx0 - x0:cx1 - x0] = owner[cy0:cy1, cx0:cx1] == card_id
-    seen_fine = np.repeat(np.repeat(seen, k, axis=0), k, axis=1)
-    return float(np.count_nonzero(filled & seen_fine)) / total
+    seen[cy0 - y0:cy1 - y0, cx0 - x0:cx1 - x0] = owner[cy0:cy1, cx0:cx1] == card_id
+    return _count_seen(filled, seen) / total
+
+
+def _fill(polygon: np.ndarray, x0: int, y0: int, x1: int, y1: int) -> np.ndarray:
+    """A convex polygon filled on a raster ``SHARE_SAMPLES`` times finer than pixels
+    ``x0..x1, y0..y1`` (True where filled)."""
+    k = SHARE_SAMPLES
+    fine = np.zeros(((y1 - y0) * k, (x1 - x0) * k), np.uint8)
+    shift = 4  # fillConvexPoly's fractional bits: vertices placed to 1/16 of a sample
+    # A sample's centre lies at a whole number in OpenCV's raster: move the edges half a sample.
+    vertices = np.round(((polygon - [x0, y0]) * k - 0.5) * (1 << shift)).astype(np.int32)
+    cv2.fillConvexPoly(fine, vertices, 1, lineType=cv2.LINE_8, shift=shift)
+    return fine.astype(bool)
+
+
+def _count_seen(filled: np.ndarray, seen: np.ndarray) -> float:
+    """Filled samples whose pixel is ``seen`` (``seen`` is per pixel, ``filled`` per sample)."""
+    k = SHARE_SAMPLES
+    return float(np.count_nonzero(filled & np.repeat(np.repeat(seen, k, axis=0), k, axis=1)))
 
 
 def _rank_half(quad: np.ndarray) -> np.ndarray:
