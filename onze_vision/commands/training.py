@@ -33,7 +33,7 @@ WHERE = "in the checkout" if in_checkout() else "in the current folder"
 
 def _make_dataset(args: argparse.Namespace) -> int:
     from onze_vision.synth.art import ArtNotInstalledError
-    from onze_vision.synth.dataset import deck_names, make_dataset
+    from onze_vision.synth.dataset import WorkerDiedError, deck_names, make_dataset
     from onze_vision.synth.printed import PrintFontNotInstalledError
 
     problem = _dataset_args_problem(args)
@@ -60,7 +60,7 @@ def _make_dataset(args: argparse.Namespace) -> int:
             number_decks=args.number_decks,
             glyph_decks=args.glyph_decks,
         )
-    except (ArtNotInstalledError, PrintFontNotInstalledError) as error:
+    except (ArtNotInstalledError, PrintFontNotInstalledError, WorkerDiedError) as error:
         print(f"onze-vision make-dataset: {error}", file=sys.stderr)
         return 2
     except OSError as error:

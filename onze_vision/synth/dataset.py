@@ -24,9 +24,12 @@ import multiprocessing as mp
 import os
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any, TypeVar
 
 import cv2
 import numpy as np
@@ -42,6 +45,8 @@ SPLIT_IDS = {"train": 0, "val": 1}
 JPEG_QUALITY = 95
 
 _worker_state: dict[str, object] = {}
+_Job = TypeVar("_Job")
+_Result = TypeVar("_Result")
 
 
 @dataclass
@@ -141,6 +146,35 @@ def _init_worker(split_decks: dict[str, list[str]], art_cache: str | None) -> No
     _worker_state["decks"] = {split: load_decks(names=names, cache=cache) for split, names in split_decks.items()}
     _worker_state["four"] = {}  # four-corner copies of a split's decks, made when a scene first needs them
     _worker_state["bank"] = BackgroundBank()
+
+
+class WorkerDiedError(RuntimeError):
+    """A process rendering scenes died (the system kills one that takes too much memory)."""
+
+
+def in_workers(job: Callable[[_Job], _Result], jobs: Sequence[_Job], workers: int,
+               initializer: Callable[..., object] | None = None, initargs: tuple[Any, ...] = ()) -> Iterator[_Result]:
+    """``job`` over ``jobs``, results in order, on ``workers`` spawned processes (1: in this
+    one), each first running ``initializer(*initargs)``.
+
+    Raises :class:`WorkerDiedError` when a process dies, where ``multiprocessing.Pool``
+    waited for it for ever (a worker killed for memory left make-dataset hanging).
+    """
+    if workers == 1:
+        if initializer is not None:
+            initializer(*initargs)
+        yield from map(job, jobs)
+        return
+    # Spawn, not fork: the art rendered before started OpenCV's thread pool in this
+    # process, and a forked child that touches it deadlocks (seen on a fresh machine).
+    with ProcessPoolExecutor(workers, mp_context=mp.get_context("spawn"), initializer=initializer,
+                             initargs=initargs) as pool:
+        try:
+            yield from pool.map(job, jobs, chunksize=8)
+        except BrokenProcessPool:
+            pool.shutdown(wait=True, cancel_futures=True)
+            raise WorkerDiedError("a worker process died (killed by the system, most often for want of "
+                                  "memory: see dmesg)") from None
 
 
 def _render_job(
@@ -298,26 +332,16 @@ def make_dataset(
     label_counts = {split: 0 for split in counts}
     started = time.perf_counter()
     args = (split_decks, str(art_cache) if art_cache else None)
-    results: Iterator[tuple[str, int, str, list[str], dict[str, object]]]  # as _render_job returns, in any order
-    if workers == 1:
-        _init_worker(*args)
-        results = map(_render_job, jobs)
-        pool = None
-    else:
-        # Spawn, not fork: the art rendered above started OpenCV's thread pool in this
-        # process, and a forked child that touches it deadlocks (seen on a fresh machine).
-        pool = mp.get_context("spawn").Pool(workers, initializer=_init_worker, initargs=args)
-        results = pool.imap_unordered(_render_job, jobs, chunksize=8)
+    done = 0
     try:
-        for done, (split, index, _name, lines, meta) in enumerate(results, 1):
+        for done, (split, index, _name, lines, meta) in enumerate(in_workers(_render_job, jobs, workers, _init_worker, args), 1):
             metas[split][index] = meta
             label_counts[split] += len(lines)
             if progress and (done % 50 == 0 or done == len(jobs)):
                 _progress(done, len(jobs), started)
-    finally:
-        if pool is not None:
-            pool.close()
-            pool.join()
+    except WorkerDiedError as error:
+        raise WorkerDiedError(f"{error}; {done} of {len(jobs)} scenes were written to '{out_dir}' before it, "
+                              "and no meta/ or data.yaml: run it again with fewer --workers") from None
     seconds = time.perf_counter() - started
 
     for split, slots in metas.items():
