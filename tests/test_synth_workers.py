@@ -4,6 +4,7 @@ said at once, where ``multiprocessing.Pool`` waited for it for ever."""
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,21 @@ from support import needs_art
 def test_results_come_back_in_the_order_of_the_jobs(workers: int) -> None:
     jobs = [-5, 3, -1, 0, 7, -2] * 4
     assert list(in_workers(abs, jobs, workers)) == [abs(job) for job in jobs]
+
+
+def touch(path: str) -> str:
+    """A job that leaves a file where it ran (a module-level function, for spawned workers)."""
+    Path(path).touch()
+    time.sleep(0.01)
+    return path
+
+
+def test_a_caller_that_stops_early_does_not_wait_for_every_job(tmp_path: Path) -> None:
+    jobs = [str(tmp_path / f"{i}.done") for i in range(400)]
+    results = in_workers(touch, jobs, 2)
+    assert next(results) == jobs[0]
+    results.close()  # as make-dataset's loop does when a scene cannot be written
+    assert len(list(tmp_path.iterdir())) < 100
 
 
 def test_a_worker_that_dies_is_an_error_not_a_hang() -> None:

@@ -24,7 +24,7 @@ import multiprocessing as mp
 import os
 import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass
@@ -153,12 +153,14 @@ class WorkerDiedError(RuntimeError):
 
 
 def in_workers(job: Callable[[_Job], _Result], jobs: Sequence[_Job], workers: int,
-               initializer: Callable[..., object] | None = None, initargs: tuple[Any, ...] = ()) -> Iterator[_Result]:
+               initializer: Callable[..., object] | None = None, initargs: tuple[Any, ...] = ()
+               ) -> Generator[_Result, None, None]:
     """``job`` over ``jobs``, results in order, on ``workers`` spawned processes (1: in this
     one), each first running ``initializer(*initargs)``.
 
     Raises :class:`WorkerDiedError` when a process dies, where ``multiprocessing.Pool``
-    waited for it for ever (a worker killed for memory left make-dataset hanging).
+    waited for it for ever (a worker killed for memory left make-dataset hanging). Closed
+    early, it cancels the jobs not started.
     """
     if workers == 1:
         if initializer is not None:
@@ -167,6 +169,7 @@ def in_workers(job: Callable[[_Job], _Result], jobs: Sequence[_Job], workers: in
         return
     # Spawn, not fork: the art rendered before started OpenCV's thread pool in this
     # process, and a forked child that touches it deadlocks (seen on a fresh machine).
+    # Closing pool.map's iterator (a caller that stops early) cancels the jobs not started.
     with ProcessPoolExecutor(workers, mp_context=mp.get_context("spawn"), initializer=initializer,
                              initargs=initargs) as pool:
         try:
