@@ -9,9 +9,9 @@ import tracemalloc
 import numpy as np
 import pytest
 
+from onze_vision.synth import scenes
 from onze_vision.synth.art import DeckArt
 from onze_vision.synth.backgrounds import BackgroundBank
-from onze_vision.synth import scenes
 from onze_vision.synth.scenes import _shown_share, compose_scene, place_card
 
 SIZE = (400, 400)

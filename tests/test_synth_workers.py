@@ -59,7 +59,7 @@ def test_make_dataset_says_how_far_it_got_when_a_worker_dies(tmp_path: Path, art
     with pytest.raises(WorkerDiedError) as raised:
         dataset.make_dataset(out, train_images=3, val_images=1, seed=5, workers=2, art_cache=art_cache,
                              train_decks=["anglo"], val_decks=["paris"], progress=False)
-    assert f"1 of 4 scenes were written to '{out}'" in str(raised.value)
+    assert f"at least 1 of 4 scenes were written to '{out}'" in str(raised.value)
     assert len(list((out / "images" / "train").iterdir())) == 1  # the scene written is kept
 
 

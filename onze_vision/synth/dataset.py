@@ -336,15 +336,17 @@ def make_dataset(
     started = time.perf_counter()
     args = (split_decks, str(art_cache) if art_cache else None)
     done = 0
+    results = in_workers(_render_job, jobs, workers, _init_worker, args)  # as _render_job returns, in job order
     try:
-        for done, (split, index, _name, lines, meta) in enumerate(in_workers(_render_job, jobs, workers, _init_worker, args), 1):
+        for done, (split, index, _name, lines, meta) in enumerate(results, 1):
             metas[split][index] = meta
             label_counts[split] += len(lines)
             if progress and (done % 50 == 0 or done == len(jobs)):
                 _progress(done, len(jobs), started)
     except WorkerDiedError as error:
-        raise WorkerDiedError(f"{error}; {done} of {len(jobs)} scenes were written to '{out_dir}' before it, "
-                              "and no meta/ or data.yaml: run it again with fewer --workers") from None
+        raise WorkerDiedError(f"{error}; at least {done} of {len(jobs)} scenes were written to '{out_dir}' before "
+                              "it, and no meta/ or data.yaml: run it again with --overwrite (and fewer --workers "
+                              "if memory is short)") from None
     seconds = time.perf_counter() - started
 
     for split, slots in metas.items():
