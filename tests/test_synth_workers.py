@@ -46,8 +46,7 @@ def test_a_worker_that_dies_is_an_error_not_a_hang() -> None:
 
 @needs_art
 def test_make_dataset_says_how_far_it_got_when_a_worker_dies(tmp_path: Path, art_cache: Path,
-                                                           monkeypatch: pytest.MonkeyPatch,
-                                                           capsys: pytest.CaptureFixture[str]) -> None:
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     def one_scene_then_death(job: Callable[[Any], Any], jobs: Sequence[Any], workers: int,
                              initializer: Callable[..., object], initargs: tuple[Any, ...]) -> Iterator[Any]:
         initializer(*initargs)
@@ -61,7 +60,6 @@ def test_make_dataset_says_how_far_it_got_when_a_worker_dies(tmp_path: Path, art
                              train_decks=["anglo"], val_decks=["paris"], progress=False)
     assert f"at least 1 of 4 scenes were written to '{out}'" in str(raised.value)
     assert len(list((out / "images" / "train").iterdir())) == 1  # the scene written is kept
-
 
 
 def test_the_command_line_says_a_dead_worker_in_a_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,

@@ -174,8 +174,7 @@ def in_workers(job: Callable[[_Job], _Result], jobs: Sequence[_Job], workers: in
                              initargs=initargs) as pool:
         try:
             yield from pool.map(job, jobs, chunksize=8)
-        except BrokenProcessPool:
-            pool.shutdown(wait=True, cancel_futures=True)
+        except BrokenProcessPool:  # the with's shutdown follows: a broken pool's futures have all failed
             raise WorkerDiedError("a worker process died (killed by the system, most often for want of "
                                   "memory: see dmesg)") from None
 

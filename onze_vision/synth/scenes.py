@@ -291,10 +291,13 @@ def _shown_share(quad: np.ndarray, owner: np.ndarray, card_id: int) -> float:
         return 0.0
     h, w = owner.shape
     cx0, cy0, cx1, cy1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
+    if cx1 <= cx0 or cy1 <= cy0:  # wholly off the photo (and a negative bound would wrap a slice)
+        return 0.0
+    seen_on_photo = owner[cy0:cy1, cx0:cx1] == card_id  # the quad's box on the photo, per pixel
     # Nothing of the card in the photo under the quad: none of it shows. Said before any
     # raster is made, because a card placed far off the photo under a steep camera tilt has
     # quads tens of thousands of pixels wide (one asked for 5 GiB of samples; a worker died).
-    if cx1 <= cx0 or cy1 <= cy0 or not np.any(owner[cy0:cy1, cx0:cx1] == card_id):
+    if not seen_on_photo.any():
         return 0.0
     k = SHARE_SAMPLES
     if (y1 - y0) * (x1 - x0) * k * k > MAX_SHARE_SAMPLES:
@@ -305,14 +308,13 @@ def _shown_share(quad: np.ndarray, owner: np.ndarray, card_id: int) -> float:
         if part is None or len(part) < 3:
             return 0.0
         filled = _fill(part.reshape(-1, 2).astype(np.float64), cx0, cy0, cx1, cy1)
-        seen = owner[cy0:cy1, cx0:cx1] == card_id
-        return min(1.0, _count_seen(filled, seen) / (_polygon_area(quad) * k * k))
+        return min(1.0, _count_seen(filled, seen_on_photo) / (_polygon_area(quad) * k * k))
     filled = _fill(quad, x0, y0, x1, y1)
     total = int(np.count_nonzero(filled))
     if total == 0:
         return 0.0
     seen = np.full((y1 - y0, x1 - x0), False)
-    seen[cy0 - y0:cy1 - y0, cx0 - x0:cx1 - x0] = owner[cy0:cy1, cx0:cx1] == card_id
+    seen[cy0 - y0:cy1 - y0, cx0 - x0:cx1 - x0] = seen_on_photo
     return _count_seen(filled, seen) / total
 
 
