@@ -80,6 +80,14 @@ def train(tmp_path: Path, *options: str) -> list[str]:
                  id="an image size Ultralytics would round to another is refused"),
     pytest.param(["--classifier-minutes", "0"], "--classifier-minutes 0 ships --classifier-init as it is, and none is "
                  "given: an untrained classifier would be shipped", id="no minutes and nothing to ship is refused"),
+    pytest.param(["--member-share", "1", "--ensemble-with", "members.pt"], "--member-share 1: must be above 0 and "
+                 "below 1 (at 1 the members of --ensemble-with would have no vote", id="a share of 1 silences the rest"),
+    pytest.param(["--member-share", "0", "--ensemble-with", "members.pt"], "--member-share 0: must be above 0 and "
+                 "below 1", id="a share of 0 is refused"),
+    pytest.param(["--member-share", "nan", "--ensemble-with", "members.pt"], "--member-share nan: must be above 0",
+                 id="a share that is not a number is refused"),
+    pytest.param(["--member-share", "0.5"], "--member-share 0.5: a share of an ensemble's vote, and no "
+                 "--ensemble-with names the rest", id="a share without an ensemble is refused"),
     pytest.param(["--mine-with", "nowhere"], "--mine-with 'nowhere': no index_detector.onnx there",
                  id="a detector to mine with is looked for before the detector trains"),
 ])

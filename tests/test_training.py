@@ -309,6 +309,39 @@ def test_an_ensemble_exports_as_one_onnx_that_averages_its_members(tmp_path: Pat
     assert np.abs(down - summed / np.linalg.norm(summed, axis=1, keepdims=True)).max() < 1e-5
 
 
+def test_an_ensemble_weighs_each_member_by_its_share_in_onnx_and_in_its_pt(tmp_path: Path):
+    import onnxruntime as ort
+    import torch
+
+    from onze_vision.training.classifier import (
+        ExportedClassifier, export_classifier, load_member_shares, save_classifier,
+    )
+
+    members = [_random_classifier(0), _random_classifier(1), _random_classifier(2)]
+    export_classifier(members, tmp_path / "weighted.onnx", shares=[1, 1, 2])
+    session = ort.InferenceSession(str(tmp_path / "weighted.onnx"), providers=["CPUExecutionProvider"])
+    x = torch.rand(4, 3, 48, 48)
+    probs, down = session.run(["probs", "down"], {"crops": x.numpy()})
+    with torch.no_grad():
+        each = [ExportedClassifier(m)(x) for m in members]
+    expected = (0.25 * each[0][0] + 0.25 * each[1][0] + 0.5 * each[2][0]).numpy()
+    assert np.abs(probs - expected).max() < 1e-5
+    summed = (each[0][1] + each[1][1] + 2 * each[2][1]).numpy()
+    assert np.abs(down - summed / np.linalg.norm(summed, axis=1, keepdims=True)).max() < 1e-5
+    save_classifier(members, tmp_path / "weighted.pt", shares=[1, 1, 2])
+    assert load_member_shares(tmp_path / "weighted.pt") == pytest.approx([0.25, 0.25, 0.5])
+    save_classifier(members[:2], tmp_path / "equal.pt")
+    assert load_member_shares(tmp_path / "equal.pt") == pytest.approx([0.5, 0.5])
+
+
+@pytest.mark.parametrize("shares", [[1.0, 0.0], [1.0, -1.0], [1.0]])
+def test_an_ensemble_refuses_shares_that_do_not_fit_its_members(shares: list[float]):
+    from onze_vision.training.classifier import export_classifier
+
+    with pytest.raises(ValueError, match=r"an ensemble of 2 needs as many positive shares"):
+        export_classifier([_random_classifier(0), _random_classifier(1)], Path("unused.onnx"), shares=shares)
+
+
 def test_an_ensemble_pt_keeps_every_member_and_continues_from_the_newest(tmp_path: Path):
     import torch
 
@@ -346,6 +379,24 @@ def test_train_ensembles_the_trained_classifier_with_the_named_one(tiny_dataset:
     metrics = json.loads((tmp_path / "runs" / "classifier_metrics.json").read_text())
     assert metrics["members"] == 2 and set(metrics["ensemble"]) >= {"code_accuracy", "rank_accuracy"}
     assert (tmp_path / "out" / CLASSIFIER_FILE).stat().st_size > 0
+
+
+def test_train_gives_the_trained_classifier_the_share_asked_and_the_named_ones_the_rest(
+        tiny_dataset: Path, tmp_path: Path):
+    from onze_vision.training.classifier import load_member_shares, save_classifier
+
+    save_classifier([_random_classifier(0), _random_classifier(1)], tmp_path / "pair.pt", shares=[3, 1])
+    save_classifier(_random_classifier(2), tmp_path / "new.pt")
+    args = argparse.Namespace(
+        data=str(tiny_dataset), out=str(tmp_path / "out"), runs=str(tmp_path / "runs"), stage="classifier",
+        classifier_minutes=0, classifier_init=str(tmp_path / "new.pt"), ensemble_with=str(tmp_path / "pair.pt"),
+        member_share=0.5,
+    )
+    assert train_all(args) == 0
+    # The named pair keeps its 3:1 among the half it is left.
+    assert load_member_shares(tmp_path / "out" / "index_classifier.pt") == pytest.approx([0.375, 0.125, 0.5])
+    metrics = json.loads((tmp_path / "runs" / "classifier_metrics.json").read_text())
+    assert metrics["shares"] == pytest.approx([0.375, 0.125, 0.5])
 
 
 def test_an_ensembles_onnx_export_is_not_taken_for_one_classifier(tiny_dataset: Path, tmp_path: Path):

@@ -171,6 +171,12 @@ def _train_args_problem(args: argparse.Namespace) -> str | None:
     if args.stage in TRAINS_CLASSIFIER and args.classifier_minutes == 0 and args.classifier_init is None:
         return ("--classifier-minutes 0 ships --classifier-init as it is, and none is given: "
                 "an untrained classifier would be shipped")
+    member_share = getattr(args, "member_share", None)
+    if member_share is not None and not 0.0 < member_share < 1.0:   # False for NaN
+        return (f"--member-share {member_share:g}: must be above 0 and below 1 (at 1 the members of "
+                f"--ensemble-with would have no vote: leave --ensemble-with out to ship the trained one alone)")
+    if member_share is not None and args.ensemble_with is None:
+        return f"--member-share {member_share:g}: a share of an ensemble's vote, and no --ensemble-with names the rest"
     if mining := _mine_with_problem(args):
         return mining
     last = Path(args.runs) / "detector" / "weights" / "last.pt"
@@ -465,6 +471,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     train.add_argument("--ensemble-with", default=None, metavar="PT",
                        help="ship the trained classifier averaged with the classifier(s) in this .pt "
                             "(one ONNX file; 0 --classifier-minutes ensembles --classifier-init as it is)")
+    train.add_argument("--member-share", type=float, default=None, metavar="S",
+                       help="the trained classifier's share of the --ensemble-with vote, between 0 and 1 "
+                            "(default: an equal member's; the members named keep their shares among the rest)")
     train.add_argument("--weights", default=None, metavar="PT",
                        help="start the detector from this checkpoint instead of yolo11n.yaml (fine-tuning)")
     train.add_argument("--freeze", type=int, default=None, metavar="N",

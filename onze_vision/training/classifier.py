@@ -96,21 +96,29 @@ class ExportedClassifier(nn.Module):
 
 
 class ExportedEnsemble(nn.Module):
-    """Several classifiers as one model with the runtime's contract: their ``probs`` averaged,
-    their ``down`` vectors summed and normalised.
+    """Several classifiers as one model with the runtime's contract: their ``probs`` averaged
+    (weighted by ``shares``, equal by default), their ``down`` vectors summed with the same
+    weights and normalised.
 
     Members trained on different mixes of designs err on different unseen ones, so the
-    average reads unseen designs better than either (measured: ``models/HISTORY.md``).
+    average reads unseen designs better than either (measured: ``models/HISTORY.md``). A
+    member much better than the others gets a larger share rather than being copied, which
+    would cost its run time again.
     """
 
-    def __init__(self, models: Sequence[IndexClassifier]) -> None:
+    def __init__(self, models: Sequence[IndexClassifier], shares: Sequence[float] | None = None) -> None:
         super().__init__()
         self.members = nn.ModuleList(ExportedClassifier(model) for model in models)
+        weights = torch.tensor(list(shares) if shares is not None else [1.0] * len(models), dtype=torch.float32)
+        if len(weights) != len(models) or bool((weights <= 0).any()):
+            raise ValueError(f"an ensemble of {len(models)} needs as many positive shares, got {list(weights.tolist())}")
+        self.register_buffer("shares", weights / weights.sum())
 
     def forward(self, crops: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         outputs = [member(crops) for member in self.members]
-        probs = torch.stack([probs for probs, _ in outputs]).mean(dim=0)
-        down = torch.stack([down for _, down in outputs]).sum(dim=0)
+        weights = self.shares.view(-1, 1, 1)
+        probs = (torch.stack([probs for probs, _ in outputs]) * weights).sum(dim=0)
+        down = (torch.stack([down for _, down in outputs]) * weights).sum(dim=0)
         return probs, F.normalize(down, dim=1)
 
 
@@ -169,10 +177,11 @@ def _members(models: IndexClassifier | Sequence[IndexClassifier]) -> list[IndexC
     return [models] if isinstance(models, IndexClassifier) else list(models)
 
 
-def exported(models: IndexClassifier | Sequence[IndexClassifier]) -> nn.Module:
-    """The runtime's view of one classifier or of an ensemble of them, in evaluation mode."""
+def exported(models: IndexClassifier | Sequence[IndexClassifier], shares: Sequence[float] | None = None) -> nn.Module:
+    """The runtime's view of one classifier or of an ensemble of them (each member's share
+    of the vote: equal by default), in evaluation mode."""
     members = _members(models)
-    return (ExportedClassifier(members[0]) if len(members) == 1 else ExportedEnsemble(members)).eval()
+    return (ExportedClassifier(members[0]) if len(members) == 1 else ExportedEnsemble(members, shares)).eval()
 
 
 def _stroke_and_resolution(x: torch.Tensor, gen: torch.Generator, share: float = 0.35) -> torch.Tensor:
@@ -245,12 +254,12 @@ def _device_of(model: nn.Module) -> torch.device:
 
 
 def evaluate_classifier(model: IndexClassifier | Sequence[IndexClassifier], crops: CropSet,
-                        batch: int = 512) -> dict[str, float]:
+                        batch: int = 512, shares: Sequence[float] | None = None) -> dict[str, float]:
     """Accuracy of the joint code (53 + none), of the rank, and mean angle error of down.
 
     Runs where the (first) model's weights are: the CPU, or the GPU it is training on.
     """
-    runtime_view = exported(model)
+    runtime_view = exported(model, shares)
     device = _device_of(runtime_view)
     correct = rank_ok = 0
     angle_err: list[float] = []
@@ -366,13 +375,25 @@ def train_classifier(
     return model
 
 
-def save_classifier(models: IndexClassifier | Sequence[IndexClassifier], path: Path) -> None:
-    """Write the ``.pt`` to continue training from: one state dict, or ``{"members": [...]}``."""
+def save_classifier(models: IndexClassifier | Sequence[IndexClassifier], path: Path,
+                    shares: Sequence[float] | None = None) -> None:
+    """Write the ``.pt`` to continue training from: one state dict, or
+    ``{"members": [...], "shares": [...]}`` (each member's share of the vote)."""
     members = _members(models)
     if len(members) == 1:
         torch.save(members[0].state_dict(), path)
     else:
-        torch.save({"members": [model.state_dict() for model in members]}, path)
+        weights = list(shares) if shares is not None else [1.0] * len(members)
+        torch.save({"members": [model.state_dict() for model in members],
+                    "shares": [w / sum(weights) for w in weights]}, path)
+
+
+def load_member_shares(path: Path) -> list[float]:
+    """Each member's share of an ensemble's vote, as saved (equal where none were saved)."""
+    saved = torch.load(path, map_location="cpu")
+    if isinstance(saved, dict) and "members" in saved:
+        return [float(w) for w in saved.get("shares") or [1.0 / len(saved["members"])] * len(saved["members"])]
+    return [1.0]
 
 
 def load_classifier_members(path: Path) -> list[IndexClassifier]:
@@ -446,7 +467,8 @@ def load_classifier(path: Path, calibration: CropSet | None = None) -> IndexClas
     return model
 
 
-def export_classifier(model: IndexClassifier | Sequence[IndexClassifier], path: Path) -> None:
+def export_classifier(model: IndexClassifier | Sequence[IndexClassifier], path: Path,
+                      shares: Sequence[float] | None = None) -> None:
     """Write the ONNX model the runtime loads: ``crops`` -> ``probs``, ``down``.
 
     Several models are exported as one ensemble (:class:`ExportedEnsemble`) with the same
@@ -454,7 +476,7 @@ def export_classifier(model: IndexClassifier | Sequence[IndexClassifier], path: 
     """
     dummy = torch.rand(2, 3, CROP_SIZE, CROP_SIZE)
     torch.onnx.export(
-        exported(model),
+        exported(model, shares),
         (dummy,),
         str(path),
         input_names=["crops"],

@@ -464,8 +464,8 @@ def train_all(args: argparse.Namespace) -> int:
         import torch
 
         from onze_vision.training.classifier import (
-            evaluate_classifier, export_classifier, load_classifier_members, save_classifier, torch_device,
-            train_classifier,
+            evaluate_classifier, export_classifier, load_classifier_members, load_member_shares, save_classifier,
+            torch_device, train_classifier,
         )
 
         try:  # before minutes of cutting crops: a device this machine lacks is refused at once
@@ -492,13 +492,20 @@ def train_all(args: argparse.Namespace) -> int:
         metrics: Mapping[str, object] = evaluate_classifier(model, val)
         print(f"classifier on held-out decks: {metrics}", flush=True)
         ensemble_with = getattr(args, "ensemble_with", None)
-        members = [*load_classifier_members(Path(ensemble_with)), model] if ensemble_with else [model]
+        members, shares = [model], [1.0]
+        if ensemble_with:
+            members = [*load_classifier_members(Path(ensemble_with)), model]
+            # The trained member's share of the vote: as one more equal member unless told.
+            share = getattr(args, "member_share", None) or 1 / len(members)
+            shares = [w * (1 - share) for w in load_member_shares(Path(ensemble_with))] + [share]
         if len(members) > 1:
-            metrics = {"trained": metrics, "ensemble": evaluate_classifier(members, val), "members": len(members)}
-            print(f"ensemble of {len(members)} on held-out decks: {metrics['ensemble']}", flush=True)
+            metrics = {"trained": metrics, "ensemble": evaluate_classifier(members, val, shares=shares),
+                       "members": len(members), "shares": shares}
+            print(f"ensemble of {len(members)} (shares {', '.join(f'{w:.3f}' for w in shares)}) on held-out decks: "
+                  f"{metrics['ensemble']}", flush=True)
         out_dir.mkdir(parents=True, exist_ok=True)
-        export_classifier(members, out_dir / "index_classifier.onnx")
-        save_classifier(members, out_dir / "index_classifier.pt")  # to continue training from
+        export_classifier(members, out_dir / "index_classifier.onnx", shares=shares)
+        save_classifier(members, out_dir / "index_classifier.pt", shares=shares)  # to continue training from
         (runs / "classifier_metrics.json").write_text(json.dumps(metrics, indent=2))
     if args.stage == "blur-gauge":  # changes no runtime constant: detector.json is left alone
         train_gauge(args, dataset, runs, out_dir)
