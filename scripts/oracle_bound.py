@@ -66,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
     import torch
 
     from onze_vision.training.classifier import (
-        evaluate_classifier, export_classifier, load_classifier_members, train_classifier,
+        evaluate_classifier, export_classifier, load_classifier_members, load_member_shares, train_classifier,
     )
 
     torch.set_num_threads(2)
@@ -79,17 +79,20 @@ def main(argv: list[str] | None = None) -> int:
 
     val, train = subset(order[:aside]), subset(order[aside:])
     shipped_pt = args.models / "index_classifier.pt"
-    shipped = load_classifier_members(shipped_pt)
-    print(f"{len(crops)} held-out-design crops; shipped classifier on {aside} of them: {evaluate_classifier(shipped, val)}")
+    shipped, shipped_shares = load_classifier_members(shipped_pt), load_member_shares(shipped_pt)
+    print(f"{len(crops)} held-out-design crops; shipped classifier on {aside} of them: "
+          f"{evaluate_classifier(shipped, val, shares=shipped_shares)}")
     args.out.mkdir(parents=True, exist_ok=True)
     oracle = train_classifier(train, val, args.minutes, args.out / "oracle_member.pt", seed=args.seed, init=shipped_pt)
     print(f"oracle member: {evaluate_classifier(oracle, val)}")
-    for name, members in (("alone", [oracle]), ("with-shipped", [*shipped, oracle])):
+    # With the shipped members, the oracle votes as one more equal member; they keep their shares of the rest.
+    joined = [w * len(shipped) / (len(shipped) + 1) for w in shipped_shares] + [1 / (len(shipped) + 1)]
+    for name, members, shares in (("alone", [oracle], None), ("with-shipped", [*shipped, oracle], joined)):
         folder = args.out / name
         folder.mkdir(exist_ok=True)
         for file in (DETECTOR_FILE, CONFIG_FILE):
             shutil.copy(args.models / file, folder / file)
-        export_classifier(members, folder / CLASSIFIER_FILE)
+        export_classifier(members, folder / CLASSIFIER_FILE, shares=shares)
         print(f"wrote {folder}")
     return 0
 

@@ -12,6 +12,10 @@ polars (a 54 MB wheel that Ultralytics only uses to read its results.csv back) i
 replaced by a stand-in that fails inside the try Ultralytics wraps it in.
 
     python scripts/pack_gpu_bundle.py          # then carry .gpu and .whl
+    python scripts/pack_gpu_bundle.py --splits train val   # without the number-card and glyph decks
+
+It ends by adding what would travel (the repository's tracked files and the bundle) and fails,
+saying so, where that is over a call's 64 MiB: the device would refuse the call.
 """
 
 from __future__ import annotations
@@ -32,6 +36,9 @@ from onze_vision.synth.art import DECKS, default_cache_dir, load_deck  # noqa: E
 from onze_vision.synth.backgrounds import _read, find_background_files  # noqa: E402
 
 WHEELS = ("ultralytics==8.4.190", "ultralytics-thop==2.2.3", "onnxslim==0.1.98")
+#: What one device call carries: the working tree and the carried folders together.
+CALL_LIMIT_MIB = 64
+SPLITS = ("train", "numbers", "glyphs", "val", "four")
 POLARS_STAND_IN = '''"""Stand-in for polars on the GPU machine: Ultralytics reads results.csv back with it
 inside a try that falls back to {}."""
 
@@ -50,6 +57,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=REPO / ".gpu")
     parser.add_argument("--wheels", type=Path, default=REPO / ".whl")
+    parser.add_argument("--splits", nargs="+", choices=SPLITS, default=list(SPLITS),
+                        help="deck splits to pack (default all; make-dataset's --number-decks needs 'numbers', "
+                             "--glyph-decks 'glyphs', the validation scenes 'val')")
     args = parser.parse_args()
     backgrounds = args.out / "bg"
     shim = args.out / "shim" / "polars"
@@ -58,7 +68,7 @@ def main() -> int:
     shutil.rmtree(args.out / "decks", ignore_errors=True)  # the per-deck files of earlier bundles
     cache = default_cache_dir()
     with tarfile.open(args.out / "decks.tar.xz", "w:xz", preset=9) as archive:
-        for source in DECKS:
+        for source in (deck for deck in DECKS if deck.split in args.splits):
             cached = cache / "decks" / f"{source.name}.npz"
             if not cached.exists():
                 load_deck(source, cache)  # renders the deck and writes its cache
@@ -76,7 +86,15 @@ def main() -> int:
         check=True,
     )
     size = sum(f.stat().st_size for root in (args.out, args.wheels) for f in root.rglob("*") if f.is_file())
-    print(f"{args.out} and {args.wheels}: {size / 2**20:.1f} MiB to carry")
+    tracked = subprocess.run(["git", "ls-files", "-z"], cwd=REPO, capture_output=True, check=True).stdout
+    tree = sum((REPO / name).stat().st_size for name in tracked.decode().split("\0") if (REPO / name).is_file())
+    total = (size + tree) / 2**20
+    print(f"{args.out} and {args.wheels}: {size / 2**20:.1f} MiB to carry; with the repository's "
+          f"{tree / 2**20:.1f} MiB, {total:.1f} MiB travel in a call")
+    if total > CALL_LIMIT_MIB:
+        print(f"pack_gpu_bundle: {total:.1f} MiB is over the {CALL_LIMIT_MIB} MiB a device call carries: pack "
+              f"fewer deck splits (--splits train val leaves out the number-card and glyph decks)", file=sys.stderr)
+        return 1
     return 0
 
 
