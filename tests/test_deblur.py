@@ -96,10 +96,12 @@ def test_a_photo_shaken_straight_is_read_as_taken_with_its_shake_undone() -> Non
     for was, now in zip(taken.cards, shaken.cards):
         assert np.abs(np.subtract(was.box, now.box)).max() < 8
     assert shaken.to_dict()["unshaken"] is True and "unshaken" not in taken.to_dict()
-    # Without it, the same photo loses two cards.
+    # Without it, the same photo loses cards (two of the four with the CPU members alone, three since
+    # the GPU-taught member) and reads none that is not there.
     as_before = CardDetector(config=replace(detector.config, undo_shake=False))
     unchanged = as_before.detect_cards(blurred(PHOTO, "motion", 0.018))
-    assert not unchanged.unshaken and [card.card for card in unchanged.cards] == ["QD", "QS"]
+    assert not unchanged.unshaken
+    assert {card.card for card in unchanged.cards} < {card.card for card in taken.cards}
 
 
 @needs_models

@@ -106,6 +106,8 @@ class ExportedEnsemble(nn.Module):
     would cost its run time again.
     """
 
+    shares: torch.Tensor  # a buffer: saved with the module, exported as a constant
+
     def __init__(self, models: Sequence[IndexClassifier], shares: Sequence[float] | None = None) -> None:
         super().__init__()
         self.members = nn.ModuleList(ExportedClassifier(model) for model in models)
