@@ -66,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
     import torch
 
     from onze_vision.training.classifier import (
-        evaluate_classifier, export_classifier, load_classifier_members, load_member_shares, train_classifier,
+        evaluate_classifier, export_classifier, join_shares, load_classifier_ensemble, train_classifier,
     )
 
     torch.set_num_threads(2)
@@ -79,15 +79,15 @@ def main(argv: list[str] | None = None) -> int:
 
     val, train = subset(order[:aside]), subset(order[aside:])
     shipped_pt = args.models / "index_classifier.pt"
-    shipped, shipped_shares = load_classifier_members(shipped_pt), load_member_shares(shipped_pt)
+    shipped, shipped_shares = load_classifier_ensemble(shipped_pt)
     print(f"{len(crops)} held-out-design crops; shipped classifier on {aside} of them: "
           f"{evaluate_classifier(shipped, val, shares=shipped_shares)}")
     args.out.mkdir(parents=True, exist_ok=True)
     oracle = train_classifier(train, val, args.minutes, args.out / "oracle_member.pt", seed=args.seed, init=shipped_pt)
     print(f"oracle member: {evaluate_classifier(oracle, val)}")
     # With the shipped members, the oracle votes as one more equal member; they keep their shares of the rest.
-    joined = [w * len(shipped) / (len(shipped) + 1) for w in shipped_shares] + [1 / (len(shipped) + 1)]
-    for name, members, shares in (("alone", [oracle], None), ("with-shipped", [*shipped, oracle], joined)):
+    for name, members, shares in (("alone", [oracle], None),
+                                  ("with-shipped", [*shipped, oracle], join_shares(shipped_shares))):
         folder = args.out / name
         folder.mkdir(exist_ok=True)
         for file in (DETECTOR_FILE, CONFIG_FILE):

@@ -38,7 +38,7 @@ from onze_vision.synth.backgrounds import _read, find_background_files  # noqa: 
 WHEELS = ("ultralytics==8.4.190", "ultralytics-thop==2.2.3", "onnxslim==0.1.98")
 #: What one device call carries: the working tree and the carried folders together.
 CALL_LIMIT_MIB = 64
-SPLITS = ("train", "numbers", "glyphs", "val", "four")
+SPLITS = tuple(dict.fromkeys(deck.split for deck in DECKS))  # as art.py lists them, in order
 POLARS_STAND_IN = '''"""Stand-in for polars on the GPU machine: Ultralytics reads results.csv back with it
 inside a try that falls back to {}."""
 

@@ -314,7 +314,7 @@ def test_an_ensemble_weighs_each_member_by_its_share_in_onnx_and_in_its_pt(tmp_p
     import torch
 
     from onze_vision.training.classifier import (
-        ExportedClassifier, export_classifier, load_member_shares, save_classifier,
+        ExportedClassifier, export_classifier, load_classifier_ensemble, save_classifier,
     )
 
     members = [_random_classifier(0), _random_classifier(1), _random_classifier(2)]
@@ -329,9 +329,9 @@ def test_an_ensemble_weighs_each_member_by_its_share_in_onnx_and_in_its_pt(tmp_p
     summed = (each[0][1] + each[1][1] + 2 * each[2][1]).numpy()
     assert np.abs(down - summed / np.linalg.norm(summed, axis=1, keepdims=True)).max() < 1e-5
     save_classifier(members, tmp_path / "weighted.pt", shares=[1, 1, 2])
-    assert load_member_shares(tmp_path / "weighted.pt") == pytest.approx([0.25, 0.25, 0.5])
+    assert load_classifier_ensemble(tmp_path / "weighted.pt")[1] == pytest.approx([0.25, 0.25, 0.5])
     save_classifier(members[:2], tmp_path / "equal.pt")
-    assert load_member_shares(tmp_path / "equal.pt") == pytest.approx([0.5, 0.5])
+    assert load_classifier_ensemble(tmp_path / "equal.pt")[1] == pytest.approx([0.5, 0.5])
 
 
 @pytest.mark.parametrize("shares", [[1.0, 0.0], [1.0, -1.0], [1.0]])
@@ -383,7 +383,7 @@ def test_train_ensembles_the_trained_classifier_with_the_named_one(tiny_dataset:
 
 def test_train_gives_the_trained_classifier_the_share_asked_and_the_named_ones_the_rest(
         tiny_dataset: Path, tmp_path: Path):
-    from onze_vision.training.classifier import load_member_shares, save_classifier
+    from onze_vision.training.classifier import load_classifier_ensemble, save_classifier
 
     save_classifier([_random_classifier(0), _random_classifier(1)], tmp_path / "pair.pt", shares=[3, 1])
     save_classifier(_random_classifier(2), tmp_path / "new.pt")
@@ -394,7 +394,7 @@ def test_train_gives_the_trained_classifier_the_share_asked_and_the_named_ones_t
     )
     assert train_all(args) == 0
     # The named pair keeps its 3:1 among the half it is left.
-    assert load_member_shares(tmp_path / "out" / "index_classifier.pt") == pytest.approx([0.375, 0.125, 0.5])
+    assert load_classifier_ensemble(tmp_path / "out" / "index_classifier.pt")[1] == pytest.approx([0.375, 0.125, 0.5])
     metrics = json.loads((tmp_path / "runs" / "classifier_metrics.json").read_text())
     assert metrics["shares"] == pytest.approx([0.375, 0.125, 0.5])
 

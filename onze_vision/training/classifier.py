@@ -390,25 +390,32 @@ def save_classifier(models: IndexClassifier | Sequence[IndexClassifier], path: P
                     "shares": [w / sum(weights) for w in weights]}, path)
 
 
-def load_member_shares(path: Path) -> list[float]:
-    """Each member's share of an ensemble's vote, as saved (equal where none were saved)."""
-    saved = torch.load(path, map_location="cpu")
-    if isinstance(saved, dict) and "members" in saved:
-        return [float(w) for w in saved.get("shares") or [1.0 / len(saved["members"])] * len(saved["members"])]
-    return [1.0]
+def join_shares(shares: Sequence[float], share: float | None = None) -> list[float]:
+    """The shares of an ensemble with one member added last: ``share`` of the vote for it (by
+    default an equal member's), the others keeping their proportions of the rest."""
+    added = share if share is not None else 1 / (len(shares) + 1)
+    return [w * (1 - added) for w in shares] + [added]
 
 
-def load_classifier_members(path: Path) -> list[IndexClassifier]:
-    """Every classifier in a ``.pt``: one for a plain state dict, all members of an ensemble."""
+def load_classifier_ensemble(path: Path) -> tuple[list[IndexClassifier], list[float]]:
+    """Every classifier in a ``.pt`` (one for a plain state dict, all members of an ensemble)
+    and each one's share of the vote, as saved (equal where none were saved)."""
     saved = torch.load(path, map_location="cpu")
-    states = saved["members"] if isinstance(saved, dict) and "members" in saved else [saved]
+    ensemble = isinstance(saved, dict) and "members" in saved
+    states = saved["members"] if ensemble else [saved]
     models = []
     for state in states:
         # The architecture from the weights: stage widths are the convolutions' output channels.
         model = IndexClassifier(width=state["features.1.0.weight"].shape[0], top=state["rank.weight"].shape[1])
         model.load_state_dict(state)
         models.append(model.eval())
-    return models
+    saved_shares = saved.get("shares") if ensemble else None  # ensembles saved before shares: equal
+    return models, [float(w) for w in saved_shares or [1.0 / len(models)] * len(models)]
+
+
+def load_classifier_members(path: Path) -> list[IndexClassifier]:
+    """Every classifier in a ``.pt``: one for a plain state dict, all members of an ensemble."""
+    return load_classifier_ensemble(path)[0]
 
 
 def load_classifier(path: Path, calibration: CropSet | None = None) -> IndexClassifier:

@@ -464,8 +464,8 @@ def train_all(args: argparse.Namespace) -> int:
         import torch
 
         from onze_vision.training.classifier import (
-            evaluate_classifier, export_classifier, load_classifier_members, load_member_shares, save_classifier,
-            torch_device, train_classifier,
+            evaluate_classifier, export_classifier, join_shares, load_classifier_ensemble, save_classifier, torch_device,
+            train_classifier,
         )
 
         try:  # before minutes of cutting crops: a device this machine lacks is refused at once
@@ -494,10 +494,9 @@ def train_all(args: argparse.Namespace) -> int:
         ensemble_with = getattr(args, "ensemble_with", None)
         members, shares = [model], [1.0]
         if ensemble_with:
-            members = [*load_classifier_members(Path(ensemble_with)), model]
+            named, named_shares = load_classifier_ensemble(Path(ensemble_with))
             # The trained member's share of the vote: as one more equal member unless told.
-            share = getattr(args, "member_share", None) or 1 / len(members)
-            shares = [w * (1 - share) for w in load_member_shares(Path(ensemble_with))] + [share]
+            members, shares = [*named, model], join_shares(named_shares, getattr(args, "member_share", None))
         if len(members) > 1:
             metrics = {"trained": metrics, "ensemble": evaluate_classifier(members, val, shares=shares),
                        "members": len(members), "shares": shares}
