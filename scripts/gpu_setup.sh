@@ -7,6 +7,8 @@
 # unless NTRAIN or SCENES differ from what made it.
 # SCENES: more make-dataset options, e.g. "--size 640 --index-px 22 180 --jokers 0.3
 # --blurred 0.3 --four-corners 0.2" (default none: the 320-px scenes of the shipped GPU run).
+# A --seed in SCENES draws other scenes than the default seed 7 (the later --seed wins):
+# a member continued on a later lent GPU then learns scenes it has not seen.
 export PYTHONUNBUFFERED=1
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
 export PYTHONPATH=/tmp/site:$PWD/.gpu/shim:$PWD YOLO_OFFLINE=true YOLO_AUTOINSTALL=false
