@@ -334,12 +334,14 @@ def test_an_ensemble_weighs_each_member_by_its_share_in_onnx_and_in_its_pt(tmp_p
     assert load_classifier_ensemble(tmp_path / "equal.pt")[1] == pytest.approx([0.5, 0.5])
 
 
-@pytest.mark.parametrize("shares", [[1.0, 0.0], [1.0, -1.0], [1.0]])
+@pytest.mark.parametrize("shares", [[1.0, 0.0], [1.0, -1.0], [1.0, float("nan")], [1.0]])
 def test_an_ensemble_refuses_shares_that_do_not_fit_its_members(shares: list[float]):
-    from onze_vision.training.classifier import export_classifier
+    from onze_vision.training.classifier import export_classifier, save_classifier
 
     with pytest.raises(ValueError, match=r"an ensemble of 2 needs as many positive shares"):
         export_classifier([_random_classifier(0), _random_classifier(1)], Path("unused.onnx"), shares=shares)
+    with pytest.raises(ValueError, match=r"an ensemble of 2 needs as many positive shares"):
+        save_classifier([_random_classifier(0), _random_classifier(1)], Path("unused.pt"), shares=shares)
 
 
 def test_an_ensemble_pt_keeps_every_member_and_continues_from_the_newest(tmp_path: Path):

@@ -95,6 +95,15 @@ class ExportedClassifier(nn.Module):
         return probs, F.normalize(down, dim=1)
 
 
+def vote_shares(shares: Sequence[float] | None, count: int) -> list[float]:
+    """Each of ``count`` members' share of an ensemble's vote, summing to 1 (equal without
+    ``shares``); shares that are not one positive number per member are refused."""
+    weights = [float(w) for w in shares] if shares is not None else [1.0] * count
+    if len(weights) != count or not all(w > 0 for w in weights):   # NaN is not > 0
+        raise ValueError(f"an ensemble of {count} needs as many positive shares, got {weights}")
+    return [w / sum(weights) for w in weights]
+
+
 class ExportedEnsemble(nn.Module):
     """Several classifiers as one model with the runtime's contract: their ``probs`` averaged
     (weighted by ``shares``, equal by default), their ``down`` vectors summed with the same
@@ -111,10 +120,7 @@ class ExportedEnsemble(nn.Module):
     def __init__(self, models: Sequence[IndexClassifier], shares: Sequence[float] | None = None) -> None:
         super().__init__()
         self.members = nn.ModuleList(ExportedClassifier(model) for model in models)
-        weights = torch.tensor(list(shares) if shares is not None else [1.0] * len(models), dtype=torch.float32)
-        if len(weights) != len(models) or bool((weights <= 0).any()):
-            raise ValueError(f"an ensemble of {len(models)} needs as many positive shares, got {list(weights.tolist())}")
-        self.register_buffer("shares", weights / weights.sum())
+        self.register_buffer("shares", torch.tensor(vote_shares(shares, len(models)), dtype=torch.float32))
 
     def forward(self, crops: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         outputs = [member(crops) for member in self.members]
@@ -385,9 +391,8 @@ def save_classifier(models: IndexClassifier | Sequence[IndexClassifier], path: P
     if len(members) == 1:
         torch.save(members[0].state_dict(), path)
     else:
-        weights = list(shares) if shares is not None else [1.0] * len(members)
         torch.save({"members": [model.state_dict() for model in members],
-                    "shares": [w / sum(weights) for w in weights]}, path)
+                    "shares": vote_shares(shares, len(members))}, path)
 
 
 def join_shares(shares: Sequence[float], share: float | None = None) -> list[float]:
