@@ -12,7 +12,8 @@
 # of END_S seconds (default 555) after that. Without INIT the classifier starts from
 # scratch at WIDTH channels; a follow-up call on the warm machine continues with INIT
 # runs/gpu-cls/classifier.pt. Back under $OUT: models/index_classifier.{onnx,pt} (the new
-# member alone; ensemble it here with --ensemble-with) and the log's metrics.
+# member alone; ensemble it here with --ensemble-with, adding --replace-newest where INIT was
+# the ensemble's newest member) and the log's metrics.
 START=$(date +%s); END_S=${2:-555}
 source "$(dirname "$0")/gpu_setup.sh" "$1"
 COMMON=(--data datasets/gpu --runs runs/gpu-cls --mine-with models --mine-scenes "${MINE:-3000}" --device "${DEVICE:-0}")

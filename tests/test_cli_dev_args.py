@@ -88,6 +88,8 @@ def train(tmp_path: Path, *options: str) -> list[str]:
                  id="a share that is not a number is refused"),
     pytest.param(["--member-share", "0.5"], "--member-share 0.5: a share of an ensemble's vote, and no "
                  "--ensemble-with names the rest", id="a share without an ensemble is refused"),
+    pytest.param(["--replace-newest"], "--replace-newest: replaces the newest member of an ensemble, and no "
+                 "--ensemble-with names one", id="replacing a member without an ensemble is refused"),
     pytest.param(["--mine-with", "nowhere"], "--mine-with 'nowhere': no index_detector.onnx there",
                  id="a detector to mine with is looked for before the detector trains"),
 ])
@@ -243,6 +245,16 @@ def test_a_classifier_checkpoint_is_taken(tmp_path: Path, no_training: list[argp
     assert main(train(tmp_path, "--stage", "classifier", "--classifier-init", str(classifier_pt),
                       "--classifier-widen", "32", "--ensemble-with", str(classifier_pt))) == 0
     assert len(no_training) == 1
+
+
+def test_replacing_the_only_member_of_a_classifier_file_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                                   no_training: list[argparse.Namespace],
+                                                                   classifier_pt: Path) -> None:
+    assert main(train(tmp_path, "--stage", "classifier", "--ensemble-with", str(classifier_pt),
+                      "--replace-newest")) == 2
+    assert (f"--replace-newest: '{classifier_pt}' holds 1 classifier, and replacing it leaves no ensemble"
+            in refusal(capsys, "train"))
+    assert no_training == []
 
 
 @pytest.mark.parametrize(("name", "content", "reason"), [

@@ -401,6 +401,39 @@ def test_train_gives_the_trained_classifier_the_share_asked_and_the_named_ones_t
     assert metrics["shares"] == pytest.approx([0.375, 0.125, 0.5])
 
 
+@pytest.mark.parametrize(("member_share", "expected"), [
+    pytest.param(None, [0.25, 0.25, 0.5], id="the continuation takes its earlier self's share"),
+    pytest.param(0.8, [0.1, 0.1, 0.8], id="or the share asked, the others keeping their proportions"),
+])
+def test_replace_newest_puts_the_trained_classifier_in_its_earlier_selfs_place(
+        tiny_dataset: Path, tmp_path: Path, member_share: float | None, expected: list[float]):
+    import torch
+
+    from onze_vision.training.classifier import load_classifier_ensemble, save_classifier
+
+    old = [_random_classifier(0), _random_classifier(1), _random_classifier(2)]
+    save_classifier(old, tmp_path / "three.pt", shares=[1, 1, 2])
+    save_classifier(_random_classifier(3), tmp_path / "continued.pt")
+    args = argparse.Namespace(
+        data=str(tiny_dataset), out=str(tmp_path / "out"), runs=str(tmp_path / "runs"), stage="classifier",
+        classifier_minutes=0, classifier_init=str(tmp_path / "continued.pt"), ensemble_with=str(tmp_path / "three.pt"),
+        member_share=member_share, replace_newest=True,
+    )
+    assert train_all(args) == 0
+    members, shares = load_classifier_ensemble(tmp_path / "out" / "index_classifier.pt")
+    assert shares == pytest.approx(expected)
+    wanted = [old[0], old[1], _random_classifier(3)]
+    assert len(members) == 3 and all(torch.equal(got.rank.weight, want.rank.weight)
+                                     for got, want in zip(members, wanted))
+
+
+def test_an_ensemble_of_one_has_no_newest_member_to_replace():
+    from onze_vision.training.classifier import without_newest
+
+    with pytest.raises(ValueError, match="an ensemble of 1 has no member left once its newest is replaced"):
+        without_newest([_random_classifier(0)], [1.0])
+
+
 def test_an_ensembles_onnx_export_is_not_taken_for_one_classifier(tiny_dataset: Path, tmp_path: Path):
     from onze_vision.training.classifier import export_classifier, load_classifier
     from onze_vision.training.crops import build_crops

@@ -177,6 +177,8 @@ def _train_args_problem(args: argparse.Namespace) -> str | None:
                 f"--ensemble-with would have no vote: leave --ensemble-with out to ship the trained one alone)")
     if member_share is not None and args.ensemble_with is None:
         return f"--member-share {member_share:g}: a share of an ensemble's vote, and no --ensemble-with names the rest"
+    if getattr(args, "replace_newest", False) and args.ensemble_with is None:
+        return "--replace-newest: replaces the newest member of an ensemble, and no --ensemble-with names one"
     if mining := _mine_with_problem(args):
         return mining
     last = Path(args.runs) / "detector" / "weights" / "last.pt"
@@ -290,6 +292,12 @@ def _classifier_files_problem(args: argparse.Namespace) -> str | None:
         loaded = _load_classifier(option, Path(path), onnx=option == "--classifier-init")
         if isinstance(loaded, str):
             return loaded
+        if option == "--ensemble-with" and getattr(args, "replace_newest", False):
+            from onze_vision.training.classifier import load_classifier_members
+
+            if (count := len(load_classifier_members(Path(path)))) < 2:
+                return (f"--replace-newest: '{path}' holds {count} classifier, and replacing it leaves no "
+                        f"ensemble (leave --ensemble-with out to ship the trained one alone)")
         if option == "--classifier-init":
             top = loaded.rank.in_features
     if args.classifier_widen is not None and args.classifier_widen < top:
@@ -474,6 +482,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     train.add_argument("--member-share", type=float, default=None, metavar="S",
                        help="the trained classifier's share of the --ensemble-with vote, between 0 and 1 "
                             "(default: an equal member's; the members named keep their shares among the rest)")
+    train.add_argument("--replace-newest", action="store_true",
+                       help="leave the newest (last) member of --ensemble-with out: the trained classifier, "
+                            "continued from it (--classifier-init the same .pt), takes its place and, without "
+                            "--member-share, its share of the vote")
     train.add_argument("--weights", default=None, metavar="PT",
                        help="start the detector from this checkpoint instead of yolo11n.yaml (fine-tuning)")
     train.add_argument("--freeze", type=int, default=None, metavar="N",

@@ -402,6 +402,17 @@ def join_shares(shares: Sequence[float], share: float | None = None) -> list[flo
     return [w * (1 - added) for w in shares] + [added]
 
 
+def without_newest(members: Sequence[IndexClassifier], shares: Sequence[float]
+                   ) -> tuple[list[IndexClassifier], list[float], float]:
+    """An ensemble less its newest (last) member, the others' shares scaled back to a whole
+    vote, and the share the newest had: what its continuation replaces it by."""
+    if len(members) < 2:
+        raise ValueError(f"an ensemble of {len(members)} has no member left once its newest is replaced")
+    kept = vote_shares(shares, len(members))
+    rest = sum(kept[:-1])
+    return list(members[:-1]), [w / rest for w in kept[:-1]], kept[-1]
+
+
 def load_classifier_ensemble(path: Path) -> tuple[list[IndexClassifier], list[float]]:
     """Every classifier in a ``.pt`` (one for a plain state dict, all members of an ensemble)
     and each one's share of the vote, as saved (equal where none were saved)."""

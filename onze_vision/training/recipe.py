@@ -465,7 +465,7 @@ def train_all(args: argparse.Namespace) -> int:
 
         from onze_vision.training.classifier import (
             evaluate_classifier, export_classifier, join_shares, load_classifier_ensemble, save_classifier, torch_device,
-            train_classifier,
+            train_classifier, without_newest,
         )
 
         try:  # before minutes of cutting crops: a device this machine lacks is refused at once
@@ -495,8 +495,13 @@ def train_all(args: argparse.Namespace) -> int:
         members, shares = [model], [1.0]
         if ensemble_with:
             named, named_shares = load_classifier_ensemble(Path(ensemble_with))
+            share = getattr(args, "member_share", None)
+            if getattr(args, "replace_newest", False):
+                # A continued member takes its earlier self's place, and its share unless told.
+                named, named_shares, replaced_share = without_newest(named, named_shares)
+                share = replaced_share if share is None else share
             # The trained member's share of the vote: as one more equal member unless told.
-            members, shares = [*named, model], join_shares(named_shares, getattr(args, "member_share", None))
+            members, shares = [*named, model], join_shares(named_shares, share)
         if len(members) > 1:
             metrics = {"trained": metrics, "ensemble": evaluate_classifier(members, val, shares=shares),
                        "members": len(members), "shares": shares}
