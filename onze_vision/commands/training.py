@@ -484,8 +484,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                             "(default: an equal member's; the members named keep their shares among the rest)")
     train.add_argument("--replace-newest", action="store_true",
                        help="leave the newest (last) member of --ensemble-with out: the trained classifier, "
-                            "continued from it (--classifier-init the same .pt), takes its place and, without "
-                            "--member-share, its share of the vote")
+                            "a continuation of it, takes its place and, without --member-share, its share "
+                            "of the vote")
     train.add_argument("--weights", default=None, metavar="PT",
                        help="start the detector from this checkpoint instead of yolo11n.yaml (fine-tuning)")
     train.add_argument("--freeze", type=int, default=None, metavar="N",
