@@ -289,25 +289,23 @@ def _classifier_files_problem(args: argparse.Namespace) -> str | None:
     for option, path in (("--classifier-init", init), ("--ensemble-with", ensemble)):
         if path is None:
             continue
-        loaded = _load_classifier(option, Path(path), onnx=option == "--classifier-init")
-        if isinstance(loaded, str):
-            return loaded
-        if option == "--ensemble-with" and getattr(args, "replace_newest", False):
-            from onze_vision.training.classifier import load_classifier_members
-
-            if (count := len(load_classifier_members(Path(path)))) < 2:
-                return (f"--replace-newest: '{path}' holds {count} classifier, and replacing it leaves no "
-                        f"ensemble (leave --ensemble-with out to ship the trained one alone)")
+        members = _load_classifier_members(option, Path(path), onnx=option == "--classifier-init")
+        if isinstance(members, str):
+            return members
+        if option == "--ensemble-with" and getattr(args, "replace_newest", False) and len(members) < 2:
+            return (f"--replace-newest: '{path}' holds {len(members)} classifier, and replacing it leaves no "
+                    f"ensemble (leave --ensemble-with out to ship the trained one alone)")
         if option == "--classifier-init":
-            top = loaded.rank.in_features
+            top = members[-1].rank.in_features   # training continues the newest
     if args.classifier_widen is not None and args.classifier_widen < top:
         return (f"--classifier-widen {args.classifier_widen}: the network's last stage already has {top} "
                 f"channels, and widening cannot narrow it")
     return None
 
 
-def _load_classifier(option: str, path: Path, onnx: bool) -> IndexClassifier | str:
-    """The classifier ``path`` holds, as training will load it; else the problem, quoting the path."""
+def _load_classifier_members(option: str, path: Path, onnx: bool) -> list[IndexClassifier] | str:
+    """The classifiers ``path`` holds (an ensemble's members, newest last), as training will
+    load them; else the problem, quoting the path."""
     import numpy as np
     import torch
 
@@ -323,12 +321,12 @@ def _load_classifier(option: str, path: Path, onnx: bool) -> IndexClassifier | s
             # An export's batch norms are re-made from crops' statistics: any crops test the file.
             pixels = np.random.default_rng(0).integers(0, 256, (8, CROP_SIZE, CROP_SIZE, 3), dtype=np.uint8)
             stand_in = CropSet(pixels, np.zeros(8, np.int64), np.zeros(8, np.int64), np.zeros((8, 2), np.float32))
-            return load_classifier(path, stand_in)
+            return [load_classifier(path, stand_in)]
         try:
             torch.load(path, map_location="cpu")
         except Exception:   # an unpickler fails on a non-checkpoint with anything from KeyError on
             return f"'{path}' is not a classifier checkpoint (PyTorch cannot read it; {option} takes {kinds})"
-        return load_classifier_members(path)[-1]
+        return load_classifier_members(path)
     except Exception as error:
         return f"'{path}' is not a classifier checkpoint ({_first_line(error, path)})"
 
