@@ -1,7 +1,8 @@
 """Pack what ``onze-vision make-dataset`` and ``train`` need onto a lent GPU machine.
 
 That machine has PyTorch but no Debian card art, no wallpapers, no Ultralytics and no
-network, and it receives at most 64 MiB per call, the repository's own ~37 MiB included.
+network, and it receives at most 64 MiB per call, the repository's own ~27 MiB included
+(its networks' weights stored as float16: ``onze_vision.training.halfweights``).
 So the rendered deck cache (``datasets/art/decks/*.npz``, 18 MB a deck) goes in
 ``.gpu/decks.tar.xz``: one xz stream over every deck of the splits asked for (--splits),
 whose long window finds what similar decks share (46 decks took 20 MiB, where each deck
@@ -11,8 +12,8 @@ wheels in ``.whl/``, and ``scripts/gpu_setup.sh`` unpacks them there.
 polars (a 54 MB wheel that Ultralytics only uses to read its results.csv back) is
 replaced by a stand-in that fails inside the try Ultralytics wraps it in.
 
-    python scripts/pack_gpu_bundle.py          # then carry .gpu and .whl
-    python scripts/pack_gpu_bundle.py --splits train numbers glyphs val   # every deck: over 64 MiB now
+    python scripts/pack_gpu_bundle.py          # every training and validation deck; then carry .gpu and .whl
+    python scripts/pack_gpu_bundle.py --splits train val   # the number-card and glyph decks left out
 
 It ends by adding what would travel (the repository's tracked files and the bundle) and fails,
 saying so, where that is over a call's 64 MiB: the device would refuse the call.
@@ -57,9 +58,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=REPO / ".gpu")
     parser.add_argument("--wheels", type=Path, default=REPO / ".whl")
-    parser.add_argument("--splits", nargs="+", choices=SPLITS, default=["train", "val"],
-                        help="deck splits to pack (default train val: every split no longer fits in a call beside "
-                             "the models; make-dataset's --number-decks needs 'numbers', --glyph-decks 'glyphs')")
+    parser.add_argument("--splits", nargs="+", choices=SPLITS, default=["train", "numbers", "glyphs", "val"],
+                        help="deck splits to pack (default every one but the held-out four-corner designs; "
+                             "make-dataset's --number-decks needs 'numbers', --glyph-decks 'glyphs')")
     parser.add_argument("--bg-quality", type=int, default=80, metavar="Q",
                         help="JPEG quality of the table photos (default 80: 3.5 MiB for the 102 of Debian's "
                              "packages, 6 MiB at 92; a table is warped, lit and shrunk in every scene anyway)")

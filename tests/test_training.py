@@ -283,6 +283,9 @@ def _random_classifier(seed: int):
     with torch.no_grad():  # heads far from uniform, so the members disagree
         for head in (model.rank, model.suit, model.down):
             head.weight.normal_(0, 0.5)
+        for tensor in [*model.parameters(), *model.buffers()]:  # at float16's digits, as a .pt stores them
+            if tensor.is_floating_point():
+                tensor.copy_(tensor.half())
     return model.eval()
 
 
@@ -293,7 +296,7 @@ def test_an_ensemble_exports_as_one_onnx_that_averages_its_members(tmp_path: Pat
     from onze_vision.training.classifier import ExportedClassifier, export_classifier
 
     members = [_random_classifier(0), _random_classifier(1)]
-    export_classifier(members, tmp_path / "ensemble.onnx")
+    export_classifier(members, tmp_path / "ensemble.onnx", half_weights=False)  # the averaging, to float32's digits
     session = ort.InferenceSession(str(tmp_path / "ensemble.onnx"), providers=["CPUExecutionProvider"])
     assert [i.name for i in session.get_inputs()] == ["crops"]
     assert [o.name for o in session.get_outputs()] == ["probs", "down"]
@@ -318,7 +321,7 @@ def test_an_ensemble_weighs_each_member_by_its_share_in_onnx_and_in_its_pt(tmp_p
     )
 
     members = [_random_classifier(0), _random_classifier(1), _random_classifier(2)]
-    export_classifier(members, tmp_path / "weighted.onnx", shares=[1, 1, 2])
+    export_classifier(members, tmp_path / "weighted.onnx", shares=[1, 1, 2], half_weights=False)
     session = ort.InferenceSession(str(tmp_path / "weighted.onnx"), providers=["CPUExecutionProvider"])
     x = torch.rand(4, 3, 48, 48)
     probs, down = session.run(["probs", "down"], {"crops": x.numpy()})
@@ -510,7 +513,8 @@ def test_a_widened_member_saves_and_loads_beside_narrow_ones(tmp_path: Path) -> 
     save_classifier(members, tmp_path / "mixed.pt")
     loaded = load_classifier_members(tmp_path / "mixed.pt")
     assert [m.rank.in_features for m in loaded] == [128, 256]
-    assert torch.equal(loaded[1].features[8][0].weight, members[1].features[8][0].weight)
+    widened = members[1].features[8][0].weight  # a new stage, stored at float16's digits
+    assert torch.equal(loaded[1].features[8][0].weight, widened.half().float())
 
 
 @pytest.mark.parametrize(("name", "expected"), [("cpu", "cpu"), (" cpu ", "cpu")])

@@ -22,6 +22,7 @@ from torch.nn import functional as F
 from onze_vision.indexcrop import CROP_SIZE
 from onze_vision.synth.codes import CARD_CODES, RANKS, SUITS
 from onze_vision.training.crops import JOKER_RANK, NONE_RANK, RANK_CLASSES, CropSet, probs_index
+from onze_vision.training.halfweights import float_initializers, half_state_dict, store_half_weights
 
 
 def _conv(cin: int, cout: int, stride: int = 1) -> nn.Sequential:
@@ -386,12 +387,16 @@ def train_classifier(
 def save_classifier(models: IndexClassifier | Sequence[IndexClassifier], path: Path,
                     shares: Sequence[float] | None = None) -> None:
     """Write the ``.pt`` to continue training from: one state dict, or
-    ``{"members": [...], "shares": [...]}`` (each member's share of the vote)."""
+    ``{"members": [...], "shares": [...]}`` (each member's share of the vote).
+
+    The weights are stored as float16, as Ultralytics stores its own (:mod:`.halfweights`);
+    loading fills float32 networks with them.
+    """
     members = _members(models)
     if len(members) == 1:
-        torch.save(members[0].state_dict(), path)
+        torch.save(half_state_dict(members[0].state_dict()), path)
     else:
-        torch.save({"members": [model.state_dict() for model in members],
+        torch.save({"members": [half_state_dict(model.state_dict()) for model in members],
                     "shares": vote_shares(shares, len(members))}, path)
 
 
@@ -450,10 +455,9 @@ def load_classifier(path: Path, calibration: CropSet | None = None) -> IndexClas
     if Path(path).suffix != ".onnx":
         return load_classifier_members(path)[-1].train()
     import onnx
-    from onnx import numpy_helper
 
     graph = onnx.load(str(path)).graph
-    tensors = {t.name: torch.from_numpy(numpy_helper.to_array(t).copy()) for t in graph.initializer}
+    tensors = {name: torch.from_numpy(values.copy()) for name, values in float_initializers(graph).items()}
     convs = [node for node in graph.node if node.op_type == "Conv"]
     # Its sizes as exported (a lent GPU's run trains at width 64): the second convolution's
     # outputs are the width, the heads' inputs the top stage.
@@ -493,11 +497,13 @@ def load_classifier(path: Path, calibration: CropSet | None = None) -> IndexClas
 
 
 def export_classifier(model: IndexClassifier | Sequence[IndexClassifier], path: Path,
-                      shares: Sequence[float] | None = None) -> None:
+                      shares: Sequence[float] | None = None, half_weights: bool = True) -> None:
     """Write the ONNX model the runtime loads: ``crops`` -> ``probs``, ``down``.
 
     Several models are exported as one ensemble (:class:`ExportedEnsemble`) with the same
-    inputs and outputs, so the runtime does not know the difference.
+    inputs and outputs, so the runtime does not know the difference. The weights are stored
+    as float16 and computed with as float32 (:func:`.halfweights.store_half_weights`) unless
+    ``half_weights`` is false.
     """
     dummy = torch.rand(2, 3, CROP_SIZE, CROP_SIZE)
     torch.onnx.export(
@@ -510,3 +516,5 @@ def export_classifier(model: IndexClassifier | Sequence[IndexClassifier], path: 
         opset_version=17,
         dynamo=False,
     )
+    if half_weights:
+        store_half_weights(path)

@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from onze_vision.sharpness import GAUGE_FILE
+from onze_vision.training.halfweights import store_half_weights
 
 DETECTOR_EXPORT_SIZE = 640  # the runtime reads photos at this letterbox size
 MINING_CONF = 0.05  # detector score down to which its boxes become classifier crops
@@ -151,6 +152,8 @@ def export_detector(checkpoint: Path, out_dir: Path) -> None:
     model = YOLO(str(checkpoint))
     onnx_path = Path(model.export(format="onnx", imgsz=DETECTOR_EXPORT_SIZE, simplify=True, opset=17, dynamic=False))
     shutil.copyfile(onnx_path, out_dir / "index_detector.onnx")
+    # Its .pt holds float16 weights (Ultralytics saves it so); the ONNX stores them so too.
+    store_half_weights(out_dir / "index_detector.onnx")
     # A bare checkpoint (no optimizer state, half the size) is what predict needs.
     from ultralytics.utils.torch_utils import strip_optimizer
 
