@@ -14,9 +14,15 @@ its own ``.pt`` files that way), so they are stored as float16 and nothing else 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:  # for the type hints only: the module loads without either
+    import onnx
+    import torch
 
 #: Initializers smaller than this stay float32: constants such as a resize's scales, where
 #: nothing is saved and a shape computation may want them as they were.
@@ -57,24 +63,21 @@ def store_half_weights(path: Path, min_elements: int = MIN_HALF_ELEMENTS) -> int
     return len(casts)
 
 
-def float_initializers(graph: object) -> dict[str, np.ndarray]:
+def float_initializers(graph: onnx.GraphProto) -> dict[str, np.ndarray]:
     """Every float initializer of an ONNX graph as float32, by the name the nodes read it by:
     a weight stored as float16 behind a cast (:func:`store_half_weights`) under the cast's
     output, as the network computes with it."""
     from onnx import TensorProto, numpy_helper
 
-    arrays = {t.name: numpy_helper.to_array(t) for t in graph.initializer}  # type: ignore[attr-defined]
+    arrays = {t.name: numpy_helper.to_array(t) for t in graph.initializer}
     floats = {name: values for name, values in arrays.items() if values.dtype == np.float32}
-    for node in graph.node:  # type: ignore[attr-defined]
+    for node in graph.node:
         to = next((a.i for a in node.attribute if a.name == "to"), None)
         if node.op_type == "Cast" and to == TensorProto.FLOAT and node.input[0] in arrays:
             floats[node.output[0]] = arrays[node.input[0]].astype(np.float32)
     return floats
 
 
-def half_state_dict(state: dict[str, object]) -> dict[str, object]:
-    """A state dict with its floating tensors as float16 (counters and the rest as they are)."""
-    import torch
-
-    return {key: value.half() if isinstance(value, torch.Tensor) and value.is_floating_point() else value
-            for key, value in state.items()}
+def half_state_dict(state: Mapping[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+    """A state dict with its floating tensors as float16 (counters as they are)."""
+    return {key: value.half() if value.is_floating_point() else value for key, value in state.items()}
