@@ -1,7 +1,7 @@
 #!/bin/bash
 # Fine-tune the corner-index detector on a lent GPU machine, inside one ~10-minute call.
 #
-# Here:  python scripts/pack_gpu_bundle.py            (fills .gpu/ and .whl/, ~32 MiB)
+# Here:  python scripts/pack_gpu_bundle.py            (fills .gpu/ and .whl/, ~27 MiB)
 # There: bash scripts/gpu_train.sh WEIGHTS NTRAIN [END_S]   (carry .gpu and .whl)
 #        SCENES (more make-dataset options, see gpu_setup.sh), IMGSZ (320), BATCH (128) and
 #        DEVICE (0) change the recipe; DEVICE=cpu with a small NTRAIN tries the whole call here.

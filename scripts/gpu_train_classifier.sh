@@ -1,7 +1,7 @@
 #!/bin/bash
 # Train the index classifier on a lent GPU machine, inside one ~10-minute call.
 #
-# Here:  python scripts/pack_gpu_bundle.py            (fills .gpu/ and .whl/, ~32 MiB)
+# Here:  python scripts/pack_gpu_bundle.py            (fills .gpu/ and .whl/, ~27 MiB)
 # There: bash scripts/gpu_train_classifier.sh NTRAIN [END_S] [INIT]   (carry .gpu and .whl)
 #        WIDTH (64), BATCH (1024), LR (0.003) and MINE (3000) change the recipe; DEVICE=cpu
 #        (with a small NTRAIN) tries the whole call on a machine without a GPU.
