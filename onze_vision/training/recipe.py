@@ -152,7 +152,7 @@ def export_detector(checkpoint: Path, out_dir: Path) -> None:
     model = YOLO(str(checkpoint))
     onnx_path = Path(model.export(format="onnx", imgsz=DETECTOR_EXPORT_SIZE, simplify=True, opset=17, dynamic=False))
     shutil.copyfile(onnx_path, out_dir / "index_detector.onnx")
-    # Its .pt holds float16 weights (Ultralytics saves it so); the ONNX stores them so too.
+    # Stored as float16, as Ultralytics stores the .pt; computed as float32 (half the file).
     store_half_weights(out_dir / "index_detector.onnx")
     # A bare checkpoint (no optimizer state, half the size) is what predict needs.
     from ultralytics.utils.torch_utils import strip_optimizer
