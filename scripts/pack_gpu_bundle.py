@@ -5,8 +5,8 @@ network, and it receives at most 64 MiB per call, the repository's own ~27 MiB i
 (its networks' weights stored as float16: ``onze_vision.training.halfweights``).
 So the rendered deck cache (``datasets/art/decks/*.npz``, 18 MB a deck) goes in
 ``.gpu/decks.tar.xz``: one xz stream over every deck of the splits asked for (--splits),
-whose long window finds what similar decks share (46 decks took 20 MiB, where each deck
-zipped alone took 42), the background
+whose long window finds what similar decks share (55 decks take 22 MiB; 46 of them, each
+zipped alone, took 42), the background
 photos (shrunk as the generator shrinks them, as JPEG) in ``.gpu/bg/``, the Ultralytics
 wheels in ``.whl/``, and ``scripts/gpu_setup.sh`` unpacks them there.
 polars (a 54 MB wheel that Ultralytics only uses to read its results.csv back) is
