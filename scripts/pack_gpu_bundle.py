@@ -54,6 +54,12 @@ class DataFrame:
 '''
 
 
+def tracked_bytes(repo: Path = REPO) -> int:
+    """The size of the repository's tracked files: what a device call carries besides the bundle."""
+    listed = subprocess.run(["git", "ls-files", "-z"], cwd=repo, capture_output=True, check=True).stdout
+    return sum((repo / name).stat().st_size for name in listed.decode().split("\0") if (repo / name).is_file())
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=REPO / ".gpu")
@@ -90,8 +96,7 @@ def main() -> int:
         check=True,
     )
     size = sum(f.stat().st_size for root in (args.out, args.wheels) for f in root.rglob("*") if f.is_file())
-    tracked = subprocess.run(["git", "ls-files", "-z"], cwd=REPO, capture_output=True, check=True).stdout
-    tree = sum((REPO / name).stat().st_size for name in tracked.decode().split("\0") if (REPO / name).is_file())
+    tree = tracked_bytes()
     total = (size + tree) / 2**20
     print(f"{args.out} and {args.wheels}: {size / 2**20:.1f} MiB to carry; with the repository's "
           f"{tree / 2**20:.1f} MiB, {total:.1f} MiB travel in a call")

@@ -63,6 +63,14 @@ def store_half_weights(path: Path, min_elements: int = MIN_HALF_ELEMENTS) -> int
     return len(casts)
 
 
+def stores_half_weights(path: Path, min_elements: int = MIN_HALF_ELEMENTS) -> bool:
+    """Whether the ONNX file at ``path`` has large weights, every one stored as float16."""
+    import onnx
+
+    large = [t for t in onnx.load(str(path)).graph.initializer if int(np.prod(t.dims)) >= min_elements]
+    return bool(large) and all(t.data_type == onnx.TensorProto.FLOAT16 for t in large)
+
+
 def float_initializers(graph: onnx.GraphProto) -> dict[str, np.ndarray]:
     """Every float initializer of an ONNX graph as float32, by the name the nodes read it by:
     a weight stored as float16 behind a cast (:func:`store_half_weights`) under the cast's
