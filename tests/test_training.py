@@ -61,9 +61,11 @@ def test_one_epoch_of_both_stages_exports_models_the_runtime_loads(tiny_dataset:
     import onnxruntime as ort
 
     classifier = ort.InferenceSession(str(models / "index_classifier.onnx"), providers=["CPUExecutionProvider"])
-    probs, down = classifier.run(None, {"crops": np.random.rand(5, 3, 48, 48).astype(np.float32)})
+    probs, down, looks = classifier.run(None, {"crops": np.random.rand(5, 3, 48, 48).astype(np.float32)})
     assert probs.shape == (5, 54) and np.allclose(probs.sum(axis=1), 1, atol=1e-4)
     assert down.shape == (5, 2) and np.allclose(np.linalg.norm(down, axis=1), 1, atol=1e-4)
+    # How each crop looks (a deck's Joker is matched by it): the member's features, of length 1.
+    assert looks.shape[0] == 5 and np.allclose(np.linalg.norm(looks, axis=1), 1, atol=1e-3)
 
     from onze_vision.detector import CardDetector
 
@@ -303,7 +305,7 @@ def test_an_ensemble_exports_as_one_onnx_that_averages_its_members(tmp_path: Pat
     export_classifier(members, tmp_path / "ensemble.onnx", half_weights=False)  # the averaging, to float32's digits
     session = ort.InferenceSession(str(tmp_path / "ensemble.onnx"), providers=["CPUExecutionProvider"])
     assert [i.name for i in session.get_inputs()] == ["crops"]
-    assert [o.name for o in session.get_outputs()] == ["probs", "down"]
+    assert [o.name for o in session.get_outputs()] == ["probs", "down", "features"]
 
     x = torch.rand(5, 3, 48, 48)
     probs, down = session.run(["probs", "down"], {"crops": x.numpy()})
@@ -314,6 +316,10 @@ def test_an_ensemble_exports_as_one_onnx_that_averages_its_members(tmp_path: Pat
     assert np.allclose(probs.sum(axis=1), 1.0, atol=1e-5)
     summed = (each[0][1] + each[1][1]).numpy()
     assert np.abs(down - summed / np.linalg.norm(summed, axis=1, keepdims=True)).max() < 1e-5
+    # How each crop looks: the members' unit features side by side.
+    (looks,) = session.run(["features"], {"crops": x.numpy()})
+    assert np.abs(looks - np.concatenate([each[0][2], each[1][2]], axis=1)).max() < 1e-5
+    assert np.allclose((looks ** 2).sum(axis=1), 2.0, atol=1e-4)
 
 
 def test_an_ensemble_weighs_each_member_by_its_share_in_onnx_and_in_its_pt(tmp_path: Path):
@@ -576,8 +582,9 @@ def test_a_classifier_trained_from_scratch_at_another_width_ships_at_that_width(
     assert member.features[1][0].out_channels == 16 and member.rank.in_features == 64  # the top stage: 4x the width
     assert next(member.parameters()).device.type == "cpu"
     session = ort.InferenceSession(str(tmp_path / "out" / "index_classifier.onnx"), providers=["CPUExecutionProvider"])
-    probs, down = session.run(None, {"crops": np.random.rand(3, 3, 48, 48).astype(np.float32)})
+    probs, down, looks = session.run(None, {"crops": np.random.rand(3, 3, 48, 48).astype(np.float32)})
     assert probs.shape == (3, 54) and np.allclose(probs.sum(axis=1), 1.0, atol=1e-5)
+    assert looks.shape == (3, 64)   # the top stage's features
     assert np.allclose(np.linalg.norm(down, axis=1), 1.0, atol=1e-5)
 
 

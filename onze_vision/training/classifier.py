@@ -67,12 +67,18 @@ class IndexClassifier(nn.Module):
         self.down = nn.Linear(features, 2)
 
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        return self.heads_and_features(x)[:3]
+
+    def heads_and_features(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+        """The three heads' outputs and the features they read (``top`` values a crop)."""
         f = self.features((x - 0.5) / 0.25)
-        return self.rank(f), self.suit(f), self.down(f)
+        return self.rank(f), self.suit(f), self.down(f), f
 
 
 class ExportedClassifier(nn.Module):
-    """The runtime's view: joint probabilities over 53 codes + "none", and a unit down vector."""
+    """The runtime's view: joint probabilities over 53 codes + "none", a unit down vector,
+    and the features the heads read, scaled to length 1 (how a crop looks to the network:
+    :mod:`onze_vision.jokers` matches a deck's own Joker by them)."""
 
     # Buffers: the rank and suit class of each card code's column.
     rank_idx: torch.Tensor
@@ -87,13 +93,13 @@ class ExportedClassifier(nn.Module):
         self.register_buffer("rank_idx", torch.tensor(rank_idx))
         self.register_buffer("suit_idx", torch.tensor(suit_idx))
 
-    def forward(self, crops: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        rank_logits, suit_logits, down = self.model(crops)
+    def forward(self, crops: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        rank_logits, suit_logits, down, features = self.model.heads_and_features(crops)
         p_rank = F.softmax(rank_logits, dim=1)
         p_suit = F.softmax(suit_logits, dim=1)
         cards = p_rank[:, self.rank_idx] * p_suit[:, self.suit_idx]
         probs = torch.cat([cards, p_rank[:, JOKER_RANK : JOKER_RANK + 1], p_rank[:, NONE_RANK:]], dim=1)
-        return probs, F.normalize(down, dim=1)
+        return probs, F.normalize(down, dim=1), F.normalize(features, dim=1)
 
 
 def vote_shares(shares: Sequence[float] | None, count: int) -> list[float]:
@@ -108,7 +114,8 @@ def vote_shares(shares: Sequence[float] | None, count: int) -> list[float]:
 class ExportedEnsemble(nn.Module):
     """Several classifiers as one model with the runtime's contract: their ``probs`` averaged
     (weighted by ``shares``, equal by default), their ``down`` vectors summed with the same
-    weights and normalised.
+    weights and normalised, and their unit ``features`` side by side (each member's of
+    length 1, so the whole has length sqrt(members)).
 
     Members trained on different mixes of designs err on different unseen ones, so the
     average reads unseen designs better than either (measured: ``models/HISTORY.md``). A
@@ -123,12 +130,12 @@ class ExportedEnsemble(nn.Module):
         self.members = nn.ModuleList(ExportedClassifier(model) for model in models)
         self.register_buffer("shares", torch.tensor(vote_shares(shares, len(models)), dtype=torch.float32))
 
-    def forward(self, crops: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    def forward(self, crops: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         outputs = [member(crops) for member in self.members]
         weights = self.shares.view(-1, 1, 1)
-        probs = (torch.stack([probs for probs, _ in outputs]) * weights).sum(dim=0)
-        down = (torch.stack([down for _, down in outputs]) * weights).sum(dim=0)
-        return probs, F.normalize(down, dim=1)
+        probs = (torch.stack([probs for probs, _, _ in outputs]) * weights).sum(dim=0)
+        down = (torch.stack([down for _, down, _ in outputs]) * weights).sum(dim=0)
+        return probs, F.normalize(down, dim=1), torch.cat([features for _, _, features in outputs], dim=1)
 
 
 def widen_top(model: IndexClassifier, top: int, seed: int = 0, noise: float = 0.01) -> IndexClassifier:
@@ -275,7 +282,7 @@ def evaluate_classifier(model: IndexClassifier | Sequence[IndexClassifier], crop
     with torch.no_grad():
         for i in range(0, len(crops), batch):
             x = _to_tensor(crops.images[i : i + batch]).to(device)
-            probs, down = (t.cpu() for t in runtime_view(x))
+            probs, down = (t.cpu() for t in runtime_view(x)[:2])
             pred = probs.argmax(1).numpy()
             for j, p in enumerate(pred):
                 r, s = int(crops.rank[i + j]), int(crops.suit[i + j])
@@ -498,7 +505,7 @@ def load_classifier(path: Path, calibration: CropSet | None = None) -> IndexClas
 
 def export_classifier(model: IndexClassifier | Sequence[IndexClassifier], path: Path,
                       shares: Sequence[float] | None = None, half_weights: bool = True) -> None:
-    """Write the ONNX model the runtime loads: ``crops`` -> ``probs``, ``down``.
+    """Write the ONNX model the runtime loads: ``crops`` -> ``probs``, ``down``, ``features``.
 
     Several models are exported as one ensemble (:class:`ExportedEnsemble`) with the same
     inputs and outputs, so the runtime does not know the difference. The weights are stored
@@ -511,8 +518,8 @@ def export_classifier(model: IndexClassifier | Sequence[IndexClassifier], path: 
         (dummy,),
         str(path),
         input_names=["crops"],
-        output_names=["probs", "down"],
-        dynamic_axes={"crops": {0: "n"}, "probs": {0: "n"}, "down": {0: "n"}},
+        output_names=["probs", "down", "features"],
+        dynamic_axes={"crops": {0: "n"}, "probs": {0: "n"}, "down": {0: "n"}, "features": {0: "n"}},
         opset_version=17,
         dynamo=False,
     )
