@@ -21,7 +21,9 @@ Pipeline (all numpy / OpenCV / onnxruntime; no torch):
    box the first naming read is not read twice (:class:`ReadingMemo`).
 5. :func:`~onze_vision.pairing.read_corners_together`: two indices that sit on one
    card's diagonal and whose readings can agree are read as one card, each with the
-   product of their probabilities (a sharp corner outvotes its blurred partner).
+   product of their probabilities (a sharp corner outvotes its blurred partner). Where
+   the players showed the deck's own Joker (``joker``, :mod:`onze_vision.jokers`), an
+   index whose crop looks like it to the classifier is read as a Joker.
 6. Of nested boxes (one index boxed whole and again as its rank glyph alone, an overlap
    NMS by IoU lets through) only the most confident stays.
 7. :func:`~onze_vision.pairing.pair_indices` joins the corner indices of one physical
@@ -42,6 +44,7 @@ where a far shot is looked at again, :mod:`onze_vision.looks`; the tuning consta
 from __future__ import annotations
 
 import ast
+import itertools
 import math
 import os
 import sys
@@ -55,7 +58,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from onze_vision.cards import CARD_CODES
+from onze_vision.cards import CARD_CODES, JOKER_CODE
 from onze_vision.detections import Detections, non_max_suppression
 from onze_vision.detector_config import (
     CLASSIFIER_FILE,
@@ -72,14 +75,17 @@ from onze_vision.imageio import ImageSource, InvalidImageError, LoadedImage, dec
 from onze_vision.indexcrop import (
     CROP_SIZE,
     NONE_CLASS,
+    View,
     crop_index,
     crop_view,
     crops_to_tensor,
     reading_views,
     turn_back,
 )
+from onze_vision.jokers import JokerLook, JokerLookMismatchError, NoJokerFoundError
 from onze_vision.light import apply_gains, light_gains
 from onze_vision.looks import CloserLook, plan_blind_look, plan_closer_look
+from onze_vision.messages import listed
 from onze_vision.pairing import (
     CornerGrouping,
     DetectedCard,
@@ -375,8 +381,11 @@ class LookMemo:
         self._looks.append((image, conf_threshold, boxes))
 
 
-#: A classifier reading: (probabilities [54], the way down [2]) of one crop.
-Reading = tuple[np.ndarray, np.ndarray]
+#: A classifier reading: (probabilities [54], the way down [2], the look: its ``features``,
+#: empty from an export without them) of one crop.
+Reading = tuple[np.ndarray, np.ndarray, np.ndarray]
+#: The readings of an index's extra views, summed: (probabilities [54], ways down [2]).
+ViewSums = tuple[np.ndarray, np.ndarray]
 
 
 class ReadingMemo:
@@ -390,7 +399,7 @@ class ReadingMemo:
         self.crops: dict[bytes, np.ndarray] = {}
         self.centred: dict[bytes, Reading] = {}
         self.mirrored: dict[bytes, Reading] = {}  # the crop read mirrored (for its way down)
-        self.more_views: dict[bytes, Reading] = {}  # summed over the extra views (``_read_again``)
+        self.more_views: dict[bytes, ViewSums] = {}  # summed over the extra views (``_read_again``)
 
     def keys(self, image: np.ndarray, xyxy: np.ndarray) -> list[bytes]:
         """Each box's key; readings of another image than the last are forgotten."""
@@ -467,6 +476,12 @@ class CardDetector:
         self._crops_input = inputs[0].name
         # Contract names first; otherwise the export order (probs, down).
         self._classifier_outputs = ["probs", "down"] if {"probs", "down"} <= set(outputs) else outputs[:2]
+        # How a crop looks (a deck's own Joker is matched by it): exports since 29 Nov 2026.
+        self.looks_width = 0
+        if "features" in outputs:
+            width = self._classifier.get_outputs()[outputs.index("features")].shape[-1]
+            self.looks_width = width if isinstance(width, int) else 0
+            self._classifier_outputs.append("features")
         batch = inputs[0].shape[0]
         self._classifier_batch = batch if isinstance(batch, int) and batch > 0 else None
         crop = inputs[0].shape[2:]
@@ -481,6 +496,7 @@ class CardDetector:
         conf_threshold: float | None = None,
         min_class_prob: float | None = None,
         timings: dict[str, float] | None = None,
+        joker: JokerLook | None = None,
     ) -> Detections:
         """Detect and name every corner index (before pairing).
 
@@ -489,6 +505,7 @@ class CardDetector:
             conf_threshold: Override of the detector score threshold (e.g. 0.001 for mAP).
             min_class_prob: Override of the classifier probability threshold.
             timings: When given, filled with milliseconds per stage.
+            joker: The deck's own Joker (:meth:`learn_joker`), where the players showed it.
 
         Returns:
             Boxes in full-photo pixels; ``class_id`` indexes :data:`CARD_CODES`;
@@ -497,9 +514,11 @@ class CardDetector:
             probability, after the joint reading of a card's corners). Crops the
             classifier calls "none" are dropped.
         """
-        return self._read(src, conf_threshold, min_class_prob, timings, gauge=False)[1]
+        deck = self.config.for_deck("auto", self._fitting(joker))
+        return self._read(src, conf_threshold, min_class_prob, timings, gauge=False, deck=deck)[1]
 
-    def detect_cards(self, src: ImageSource | LoadedImage, *, corners: str = "auto") -> PhotoReading:
+    def detect_cards(self, src: ImageSource | LoadedImage, *, corners: str = "auto",
+                     joker: JokerLook | None = None) -> PhotoReading:
         """Read one photo: one :class:`DetectedCard` per physical card.
 
         Args:
@@ -508,12 +527,16 @@ class CardDetector:
                 knows (:data:`DECK_CORNERS`, :meth:`DetectorConfig.for_deck`): a four-corner
                 card whose top strip alone shows is one card only when the deck is known
                 to be, or the photo shows it.
+            joker: The deck's own Joker (:meth:`learn_joker`), where the players showed it:
+                an index that looks like it is read as a Joker (``joker_like_min``).
 
         Raises:
             InvalidImageError: The input is not a readable photo.
             UnknownDeckCornersError: ``corners`` is not one of :data:`DECK_CORNERS`.
+            JokerLookMismatchError: ``joker`` was learned with another classifier.
         """
-        deck = self.config.for_deck(corners)  # before the photo is read: a bad value costs nothing
+        # Before the photo is read: a bad value costs nothing.
+        deck = self.config.for_deck(corners, self._fitting(joker))
         timings: dict[str, float] = {}
         loaded, indices, candidates, gains, smear = self._read(src, None, None, timings, deck=deck)
         blurred = smear is not None and 0 < self.config.blur_warn_from <= smear
@@ -532,6 +555,74 @@ class CardDetector:
             if _reads_better_mirrored(reading, mirrored):
                 reading = mirrored
         return reading
+
+    def learn_joker(self, src: ImageSource | LoadedImage) -> JokerLook:
+        """The look of the deck's Joker in a photo of it (one Joker, its corners in view).
+
+        The corners are the indices read as a Joker; where none is (a Joker the networks
+        were never taught), the two the detector is surest of, unless the photo shows
+        another card surely read: then it is not a photo of the Joker. Boxes that look like
+        those corners (``joker_like_min``) are its corners too (one corner may be read as
+        a Joker, the other not), and the two surest, where their ways down do not pair them
+        as a card's corners (a mark that reads the same every way up), say how far apart
+        they lie.
+
+        Raises:
+            InvalidImageError: The input is not a readable photo.
+            NoJokerFoundError: No corner is found, or the photo shows other cards and no Joker.
+            InvalidModelError: The classifier gives no looks (an export before 29 Nov 2026).
+        """
+        if not self.looks_width:
+            raise InvalidModelError("this classifier gives no looks of its crops ('features'): export it again "
+                                    "with this version (onze-vision train) to learn a deck's Joker")
+        config = self.config
+        loaded = src if isinstance(src, LoadedImage) else load_image(
+            src, max_side=math.ceil(config.decode_factor * max(self.input_size)))
+        gains = self.gains_for_light(loaded.image)
+        if gains is not None:
+            loaded = replace(loaded, image=apply_gains(loaded.image, gains))
+        floor = min([config.maybe_conf or config.conf_threshold, *(score for _, score, _ in config.maybe_floors)])
+        image, _, boxes = self._look(loaded, floor, _Stopwatch(None), gains)
+        probs, down, looks = self._classify(crops_to_tensor([crop_index(image, box) for box in boxes.xyxy]))
+        code = probs.argmax(axis=1) if len(probs) else np.zeros(0, np.int64)
+        jokers = np.flatnonzero(code == CARD_CODES.index(JOKER_CODE))
+        if not len(jokers):
+            other = (code < CARD_CODES.index(JOKER_CODE)) & (boxes.confidence >= config.conf_threshold) & (
+                probs.max(axis=1) >= config.unsure_below)
+            if other.any():
+                seen = sorted({CARD_CODES[c] for c in code[other]})
+                raise NoJokerFoundError(f"the photo shows {listed(seen)}, and no Joker: photograph one Joker "
+                                        "alone, its corners in view")
+            if not len(boxes):
+                raise NoJokerFoundError("no card corner is found in the photo: photograph one Joker alone, its "
+                                        "corners in view and sharp, filling a good part of the photo")
+            jokers = np.argsort(-boxes.confidence)[:2]
+        # Its other corner, where the classifier reads that one otherwise: the box that looks alike.
+        alike = JokerLook.from_features(looks[jokers]).similarity(looks) >= config.joker_like_min
+        corners = np.union1d(jokers, np.flatnonzero(alike))
+        two = corners[np.argsort(-boxes.confidence[corners])[:2]]
+        distance = None if self._tells_its_way_down(image, boxes.xyxy[two]) else _corner_distance(boxes.xyxy[two])
+        return JokerLook.from_features(looks[corners], distance)
+
+    def _tells_its_way_down(self, image: np.ndarray, xyxy: np.ndarray) -> bool:
+        """Whether the marks boxed ``xyxy`` tell their way down: read from their crops turned a
+        quarter turn at a time and turned back, the ways down agree (their mean is at least
+        :data:`TELLS_DOWN_MIN` long). A star reads the same every way up, and its way down is
+        anyone's guess; JOKER spelt down a corner tells it as a rank does. Marks that tell it
+        pair as any card's corners; the others are paired by how far apart they lie (a
+        distance would pair two Jokers side by side too)."""
+        views = [View(turns=turns) for turns in range(4)]
+        _, down, _ = self._classify(crops_to_tensor([crop_view(image, box, view) for box in xyxy for view in views]))
+        back = turn_back(down.reshape(len(xyxy), len(views), 2), np.array([view.turns for view in views]))
+        return bool(np.linalg.norm(unit_vectors(back).mean(axis=1), axis=1).mean() >= TELLS_DOWN_MIN)
+
+    def _fitting(self, joker: JokerLook | None) -> JokerLook | None:
+        """``joker``, refused where the classifier cannot match it."""
+        if joker is not None and joker.size != self.looks_width:
+            raise JokerLookMismatchError(
+                f"this Joker's look was taken with another classifier ({joker.size} values; this one gives "
+                f"{self.looks_width or 'none'}): show the app the deck's Joker again")
+        return joker
 
     def _reading(self, loaded: LoadedImage, indices: Detections, candidates: Detections, deck: DetectorConfig,
                  timings: dict[str, float], light: tuple[float, float, float] | None, smear: float | None,
@@ -660,7 +751,7 @@ class CardDetector:
         tensor = np.stack([memo.crops[key] for key in keys]) if keys else crops_to_tensor([])
         clock.lap("preprocess")
 
-        probs, down = self._classify_once(tensor, keys, memo.centred)
+        probs, down, looks = self._classify_once(tensor, keys, memo.centred)
         # A top-right or bottom-left index's way down is read from its crop mirrored: the
         # classifier, taught the other two corners, bends it towards where their card edges
         # lie (four-tune960: 9 degrees off at the median, 2.8 mirrored); its code is read
@@ -680,6 +771,12 @@ class CardDetector:
             if mirrored_down is not None:
                 down[mirrored] = mirrored_down
             joint = self._weighed(read_corners_together(xyxy, probs, down, boxes.confidence, config))
+        score = boxes.confidence
+        if config.joker_look is not None and len(looks):
+            likeness = config.joker_look.similarity(looks)
+            alike = likeness >= config.joker_like_min
+            joint, score = _as_the_decks_joker(joint, score, likeness, alike)
+            down = _jokers_turned_as_pairs(xyxy, down, alike, config.joker_look.corner_distance, config)
         clock.lap("classifier")
 
         probs = joint
@@ -688,9 +785,9 @@ class CardDetector:
         named = code < len(CARD_CODES)
         found = Detections(
             xyxy[named] / scale,
-            boxes.confidence[named] * prob[named],
+            score[named] * prob[named],
             code[named],
-            {"down": down[named], "det_score": boxes.confidence[named], "class_prob": prob[named], "probs": probs[named]},
+            {"down": down[named], "det_score": score[named], "class_prob": prob[named], "probs": probs[named]},
         )
         return found, tensor[named]
 
@@ -823,7 +920,7 @@ class CardDetector:
 
     def _read_again(self, image_bgr: np.ndarray, xyxy: np.ndarray, rows: np.ndarray,
                     probs: np.ndarray, down: np.ndarray, keys: Sequence[bytes],
-                    summed: dict[bytes, Reading]) -> None:
+                    summed: dict[bytes, ViewSums]) -> None:
         """Average ``probs[rows]`` and ``down[rows]`` (the centred readings of the boxes
         ``xyxy[rows]``) with those boxes' readings from the other views, in place. The
         views' sums are kept in ``summed`` by the rows' ``keys``, and taken from it."""
@@ -831,7 +928,7 @@ class CardDetector:
         todo = [(row, key) for row, key in zip(rows, keys) if key not in summed]
         if todo:
             crops = crops_to_tensor([crop_view(image_bgr, xyxy[row], view) for row, _ in todo for view in views])
-            more_probs, more_down = self._classify(crops)
+            more_probs, more_down, _ = self._classify(crops)
             shape = (len(todo), len(views))
             # A turned crop's down is turned with it; the sum of unit vectors, renormalised, as the ensemble does.
             turns = np.array([view.turns for view in views])
@@ -855,7 +952,7 @@ class CardDetector:
         return probs
 
     def _classify_once(self, tensor: np.ndarray, keys: Sequence[bytes],
-                       readings: dict[bytes, Reading]) -> tuple[np.ndarray, np.ndarray]:
+                       readings: dict[bytes, Reading]) -> Reading:
         """:meth:`_classify` of ``tensor``, whose rows are the crops of ``keys``: a key
         already in ``readings`` is not read again, and a new one is kept there."""
         todo = [i for i, key in enumerate(keys) if key not in readings]
@@ -863,28 +960,95 @@ class CardDetector:
             readings.update(zip([keys[i] for i in todo], zip(*self._classify(tensor[todo]))))
         if not keys:
             return self._classify(tensor)
-        return (np.stack([readings[key][0] for key in keys]), np.stack([readings[key][1] for key in keys]))
+        return tuple(np.stack([readings[key][part] for key in keys]) for part in range(3))  # type: ignore[return-value]
 
-    def _classify(self, tensor: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Run the classifier (in chunks when the export has a fixed batch size)."""
+    def _classify(self, tensor: np.ndarray) -> Reading:
+        """Run the classifier (in chunks when the export has a fixed batch size): the crops'
+        probabilities, ways down and looks (``features``; [N, 0] from an export without them)."""
         if len(tensor) == 0:
-            return np.zeros((0, len(CLASS_NAMES)), np.float32), np.zeros((0, 2), np.float32)
+            return (np.zeros((0, len(CLASS_NAMES)), np.float32), np.zeros((0, 2), np.float32),
+                    np.zeros((0, self.looks_width), np.float32))
         chunk = self._classifier_batch or len(tensor)
-        probs_parts, down_parts = [], []
+        probs_parts, down_parts, look_parts = [], [], []
         for start in range(0, len(tensor), chunk):
             part = tensor[start:start + chunk]
             real = len(part)
             if len(part) < chunk:  # fixed batch: pad with copies
                 part = np.concatenate([part, np.repeat(part[-1:], chunk - real, axis=0)])
-            probs, down = self._classifier.run(self._classifier_outputs, {self._crops_input: part})
+            probs, down, *look = self._classifier.run(self._classifier_outputs, {self._crops_input: part})
             probs_parts.append(probs[:real])
             down_parts.append(down[:real])
+            look_parts.append(look[0][:real] if look else np.zeros((real, 0), np.float32))
         probs = np.concatenate(probs_parts).astype(np.float32)
         if probs.shape[1] != len(CLASS_NAMES):
             raise InvalidModelError(f"classifier gives {probs.shape[1]} classes; expected {len(CLASS_NAMES)}")
         if probs.min() < 0 or not np.allclose(probs.sum(axis=1), 1.0, atol=1e-3):
             probs = _softmax(probs)  # an export that left the softmax out
-        return probs, np.concatenate(down_parts).astype(np.float32)
+        return probs, np.concatenate(down_parts).astype(np.float32), np.concatenate(look_parts).astype(np.float32)
+
+
+def _as_the_decks_joker(probs: np.ndarray, score: np.ndarray, likeness: np.ndarray,
+                        alike: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Copies of ``probs`` and the detector ``score`` with every index that looks like the
+    game's Joker (``alike``: its ``likeness`` at least ``joker_like_min``) read as a Joker, as
+    surely as it looks like it: its detector score raised to its likeness, its Joker
+    probability 1. The detector scores the marks of a Joker it was not taught low (a ringed
+    star: 0.05-0.5), and the classifier may read them as anything."""
+    probs, score = probs.copy(), np.asarray(score, np.float32).copy()
+    probs[alike] = 0.0
+    probs[alike, CARD_CODES.index(JOKER_CODE)] = 1.0
+    score[alike] = np.maximum(score[alike], likeness[alike])
+    return probs, score
+
+
+#: How long the mean of a mark's ways down, read from its four quarter turns and turned
+#: back, is at least for the mark to tell its way down (1: all four agree).
+TELLS_DOWN_MIN = 0.9
+
+#: How far from the learned distance (as a factor, either way) two of the game's Joker
+#: corners may lie and be paired by it.
+JOKER_DISTANCE_FACTOR = 1.33
+
+
+def _corner_distance(two: np.ndarray) -> float | None:
+    """How far apart, in mark sizes, a Joker's two corners ``two`` (boxes) lie; None for one."""
+    if len(two) < 2:
+        return None
+    centres, size = (two[:, :2] + two[:, 2:]) / 2, index_size(two[:, 2:] - two[:, :2])
+    return float(np.linalg.norm(centres[1] - centres[0]) / max(size.mean(), 1e-6))
+
+
+def _jokers_turned_as_pairs(xyxy: np.ndarray, down: np.ndarray, alike: np.ndarray, distance: float | None,
+                            config: DetectorConfig) -> np.ndarray:
+    """``down`` with the ways down of the game's Joker corners (``alike``) set by where their
+    partners lie, for the pairing: two not read opposite (a star reads the same every way up,
+    its way down is anyone's guess) that lie ``distance`` mark sizes apart (within
+    :data:`JOKER_DISTANCE_FACTOR`) are one Joker's top-left and bottom-right corners, each
+    seeing the other along the card's diagonal. Nearest the learned distance pair first."""
+    rows = np.flatnonzero(alike)
+    if distance is None or len(rows) < 2:
+        return down
+    centres = (xyxy[rows, :2] + xyxy[rows, 2:]) / 2
+    size = index_size(xyxy[rows, 2:] - xyxy[rows, :2])
+    candidates = []
+    for a, b in itertools.combinations(range(len(rows)), 2):
+        apart = np.linalg.norm(centres[b] - centres[a]) / max((size[a] + size[b]) / 2, 1e-6)
+        miss = abs(math.log(max(apart, 1e-6) / distance))
+        if miss <= math.log(JOKER_DISTANCE_FACTOR) and down[rows[a]] @ down[rows[b]] >= config.pair_max_dot:
+            candidates.append((miss, a, b))
+    down = down.copy()
+    turn = math.atan2(config.center_offset[1], config.center_offset[0])  # the diagonal, from the top-left's down
+    cos, sin = math.cos(turn), math.sin(turn)
+    paired: set[int] = set()
+    for _, a, b in sorted(candidates):
+        if a in paired or b in paired:
+            continue
+        vx, vy = unit_vectors(centres[b] - centres[a])
+        # The top left's down, turned back from the diagonal its partner lies along.
+        first = np.array([cos * vx - sin * vy, sin * vx + cos * vy], dtype=down.dtype)
+        down[rows[a]], down[rows[b]] = first, -first
+        paired |= {a, b}
+    return down
 
 
 def _may_be_mirrored(reading: PhotoReading, deck: DetectorConfig) -> bool:
@@ -967,15 +1131,17 @@ def get_detector() -> CardDetector:
     return _default_detector
 
 
-def detect_cards(src: ImageSource | LoadedImage, *, corners: str = "auto") -> PhotoReading:
+def detect_cards(src: ImageSource | LoadedImage, *, corners: str = "auto",
+                 joker: JokerLook | None = None) -> PhotoReading:
     """Read the cards in one photo with the shared default detector (see
     :meth:`CardDetector.detect_cards`)."""
-    return get_detector().detect_cards(src, corners=corners)
+    return get_detector().detect_cards(src, corners=corners, joker=joker)
 
 
 __all__: Sequence[str] = (
     "CARD_CODES", "DECK_CORNERS", "CardDetector", "DetectedCard", "DetectorConfig", "IndexDetector",
-    "CornerGrouping", "InvalidImageError", "InvalidModelError", "ModelNotFoundError", "PhotoReading", "UnknownDeckCornersError",
+    "CornerGrouping", "InvalidImageError", "InvalidModelError", "JokerLook", "JokerLookMismatchError", "ModelNotFoundError",
+    "NoJokerFoundError", "PhotoReading", "UnknownDeckCornersError",
     "default_model_dir", "detect_cards", "get_detector", "index_size", "letterbox", "pair_grouping", "pair_groups",
     "pair_indices", "recorded_model_dir",
 )

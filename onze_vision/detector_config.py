@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from onze_vision.cards import CARD_CODES
+from onze_vision.jokers import JokerLook
 from onze_vision.messages import quoted
 
 __all__ = ["ModelNotFoundError", "InvalidModelError", "UnknownDeckCornersError", "UnknownConfigKeyError",
@@ -205,6 +206,12 @@ class DetectorConfig:
             Joker marks of designs it was not taught low (a ringed star: 0.01-0.5) where the
             classifier still names them surely. Offered, not counted: the print and patterns
             of a table, which the detector also scores low, are sometimes named Jokers too.
+        joker_like_min: A located index whose look (the classifier's features) is at least
+            this alike (the members' mean cosine) to the game's own Joker (``joker_look``)
+            is read as a Joker, however its classifier reads it and however low its
+            detector score (down to the floor of what the look locates).
+        joker_look: The deck's own Joker, as the players showed it
+            (:class:`~onze_vision.jokers.JokerLook`, :meth:`for_deck`); None: not shown.
     """
 
     imgsz: int = 640
@@ -251,6 +258,8 @@ class DetectorConfig:
     code_weights: tuple[tuple[str, float], ...] = ()
     maybe_floors: tuple[tuple[str, float, float], ...] = ()
     check_floors: tuple[tuple[str, float], ...] = ()
+    joker_like_min: float = 0.85
+    joker_look: JokerLook | None = None
 
     def __post_init__(self) -> None:
         # "not (low <= value <= high)" rather than "value < low": NaN is refused too.
@@ -310,14 +319,15 @@ class DetectorConfig:
         if self.balance_max_gain < 1:
             raise ValueError(f"balance_max_gain must be >= 1, got {self.balance_max_gain}")
         for name in ("unsure_below", "alternative_min", "check_below", "maybe_conf", "maybe_prob", "zoom_floor",
-                     "mirror_below"):
+                     "mirror_below", "joker_like_min"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ValueError(f"{name} must be between 0 and 1, got {getattr(self, name)}")
 
-    def for_deck(self, corners: str) -> DetectorConfig:
+    def for_deck(self, corners: str, joker: JokerLook | None = None) -> DetectorConfig:
         """This config for a deck whose cards carry an index in ``corners`` corners (see
         :data:`DECK_CORNERS`): "two" joins a card's corners on its diagonal only, "four" along
-        every link in every photo (``four_corner_deck``), "auto" leaves it as it is.
+        every link in every photo (``four_corner_deck``), "auto" leaves it as it is; and
+        whose Joker looks as ``joker`` (``joker_look``), where the players showed it.
 
         Raises:
             UnknownDeckCornersError: ``corners`` is none of those.
@@ -327,12 +337,12 @@ class DetectorConfig:
             raise UnknownDeckCornersError(
                 f"a deck's indices are in 'two' or 'four' corners (or 'auto': tell from the photo), "
                 f"not {quoted(corners)}")
-        corners = said
-        if corners == "two":
-            return replace(self, four_corners=False, four_corner_deck=False)
-        if corners == "four":
-            return replace(self, four_corners=True, four_corner_deck=True)
-        return self
+        config = self if joker is None else replace(self, joker_look=joker)
+        if said == "two":
+            return replace(config, four_corners=False, four_corner_deck=False)
+        if said == "four":
+            return replace(config, four_corners=True, four_corner_deck=True)
+        return config
 
     @classmethod
     def from_dict(cls, values: dict[str, Any]) -> DetectorConfig:
@@ -362,6 +372,8 @@ class DetectorConfig:
                     raise TypeError(f"{key} must be true or false, got {value!r}")
             elif key in ("center_offset", "pair_distance"):
                 value = (float(value[0]), float(value[1]))
+            elif key == "joker_look":
+                value = JokerLook.from_text(value)
             elif key == "code_weights":
                 if not isinstance(value, (dict, list, tuple)):
                     raise TypeError(f'code_weights must be an object of code: weight (e.g. {{"JK": 3.0}}), got {value!r}')

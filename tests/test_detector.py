@@ -276,15 +276,16 @@ Readings = tuple[np.ndarray, np.ndarray]
 def recording_classifier(detector: CardDetector, batches: list[int],
                          adjust: Callable[[int, Readings], Readings] | None = None) -> None:
     """Wrap the detector's classifier: record each batch size in ``batches``; ``adjust``
-    gets the call's number (0: the centred crops, 1: the other views) and its readings."""
+    gets the call's number (0: the centred crops, 1: the other views) and its readings
+    (probabilities, ways down; the crops' looks are kept as read)."""
     classify = detector._classify
 
-    def wrapped(tensor: np.ndarray) -> Readings:
-        readings = classify(tensor)
+    def wrapped(tensor: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        probs, down, looks = classify(tensor)
         if adjust is not None:
-            readings = adjust(len(batches), readings)
+            probs, down = adjust(len(batches), (probs, down))
         batches.append(len(tensor))
-        return readings
+        return probs, down, looks
 
     detector._classify = wrapped  # type: ignore[method-assign]
 
@@ -646,10 +647,10 @@ def test_a_codes_own_floor_leaves_the_blur_gauge_as_it_was(tmp_path: Path) -> No
 @pytest.mark.skipif(not (DEFAULT_MODEL_DIR / "blur_gauge.onnx").exists(), reason="models/ has no blur gauge")
 def test_boxes_the_classifier_calls_none_are_not_gauged(monkeypatch: pytest.MonkeyPatch) -> None:
     detector = CardDetector()
-    def nothing_named(tensor: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def nothing_named(tensor: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         probs = np.zeros((len(tensor), len(CARD_CODES) + 1), np.float32)
         probs[:, -1] = 1.0   # every crop "none": pips, art, the table
-        return probs, np.tile(np.array([[0.0, 1.0]], np.float32), (len(tensor), 1))
+        return probs, np.tile(np.array([[0.0, 1.0]], np.float32), (len(tensor), 1)), np.zeros((len(tensor), 0))
 
     monkeypatch.setattr(detector, "_classify", nothing_named)
     assert len(detector.locate_indices(cv2.imread(str(DATA / "web_edje_IMG_2560.jpg")))) > 0

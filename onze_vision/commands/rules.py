@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from onze_vision.cards import format_cards, parse_cards
-from onze_vision.commands.vision import CORNERS_HELP, DECK_CORNERS, FOUR_CORNER_NOTE
+from onze_vision.commands.vision import CORNERS_HELP, DECK_CORNERS, FOUR_CORNER_NOTE, JOKER_HELP, learn_joker
 from onze_vision.melds import check_down, find_contract
 from onze_vision.scoring import score_hand
 from onze_vision.variants import VARIANTS, Variant, get_variant
@@ -86,12 +86,14 @@ def _read_cards(args: argparse.Namespace) -> list[str]:
             raise ValueError(f"cannot read photos here: {error}") from error
 
         try:
-            if args.models is None:
+            if args.models is None and args.joker is None:
                 reading = detect_cards(args.photo, corners=args.corners)
             else:
-                from onze_vision.detector import CardDetector
+                from onze_vision.detector import CardDetector, get_detector
 
-                reading = CardDetector(args.models).detect_cards(args.photo, corners=args.corners)
+                detector = get_detector() if args.models is None else CardDetector(args.models)
+                reading = detector.detect_cards(args.photo, corners=args.corners,
+                                                joker=learn_joker(detector, args.joker))
         except (ModelNotFoundError, InvalidModelError) as error:
             # The install is at fault, not the photo: say so before the file errors below.
             raise ValueError(f"cannot read photos here: {error}") from error
@@ -108,6 +110,8 @@ def _read_cards(args: argparse.Namespace) -> list[str]:
         return [reading.cards[i].card for i in reading_order([detected.box for detected in reading.cards])]
     if args.corners != "auto":
         raise ValueError(f"--corners {args.corners} says how to read a photo: give --photo PHOTO too")
+    if args.joker is not None:
+        raise ValueError(f"--joker {args.joker!r} shows how the deck's Joker looks in a photo: give --photo PHOTO too")
     if args.models is not None:
         raise ValueError(f"--models '{args.models}' names the models a photo is read with: give --photo PHOTO too")
     # One argument may hold several codes: "QH,10S" or "QH 10S" (quoted).
@@ -274,6 +278,7 @@ def _add_card_inputs(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--photo", metavar="PHOTO", action=_OnePhoto, help="read the cards from a photo instead")
     parser.add_argument("--corners", choices=DECK_CORNERS, default="auto", help=f"with --photo, {CORNERS_HELP}")
+    parser.add_argument("--joker", metavar="JOKER_PHOTO", help=f"with --photo, {JOKER_HELP}")
     parser.add_argument("--models", metavar="DIR", type=Path, default=None,
                         help="with --photo, the folder with the ONNX models (default: the shipped models/)")
     parser.add_argument(

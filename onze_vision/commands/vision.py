@@ -52,7 +52,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                     "of focus) is said so (JSON: \"blurred\": true, with the \"smear\" read, in index sizes).",
         epilog="examples:\n"
                "  onze-vision detect hand.jpg\n"
-               "  onze-vision detect hand.jpg --json --annotate seen.png\n\n"
+               "  onze-vision detect hand.jpg --json --annotate seen.png\n"
+               "  onze-vision detect hand.jpg --joker our-joker.jpg     # this deck's Joker, shown once\n\n"
                "With several photos, --annotate OUT.png writes OUT-<photo name>.png for each\n"
                "(OUT-<photo name>-2.png when two photos share a name).",
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -64,6 +65,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     detect.add_argument("--annotate", metavar="OUT.png", type=file_name,
                         help="write the photo with the card boxes and codes drawn on it")
     detect.add_argument("--corners", choices=DECK_CORNERS, default="auto", help=CORNERS_HELP)
+    detect.add_argument("--joker", metavar="JOKER_PHOTO", help=JOKER_HELP)
     detect.add_argument("--models", metavar="DIR", type=Path, default=None,
                         help="folder with the ONNX models (default: the shipped models/)")
     detect.set_defaults(handler=run_detect)
@@ -211,6 +213,29 @@ CORNERS_HELP = ("which corners of the deck's cards carry an index: two (most dec
                 "decks: a card whose top strip alone shows is then one card), or auto (default: four "
                 "where the photo shows a four-corner card)")
 
+#: How --joker shows the app the deck's own Joker.
+JOKER_HELP = ("a photo of this deck's Joker, alone with its corners in view: an index that looks like "
+              "its corner is read as a Joker (the networks know few decks' Jokers)")
+
+
+def learn_joker(detector: Any, photo: str | None) -> Any:
+    """The look of the Joker in ``photo`` (--joker), or None without one.
+
+    Raises:
+        ValueError: The photo cannot be read, or shows no Joker to learn.
+    """
+    if photo is None:
+        return None
+    from onze_vision.detector import InvalidModelError
+
+    try:
+        return detector.learn_joker(photo)
+    except InvalidModelError as error:
+        raise ValueError(f"--joker: {error}") from None
+    except ValueError as error:   # a bad photo (InvalidImageError) or no Joker in it (NoJokerFoundError)
+        raise ValueError(f"--joker {photo!r}: {error}") from None
+
+
 #: Said of a photo that shows a deck with an index in all four corners, read as "auto".
 FOUR_CORNER_NOTE = ("these cards have an index in all four corners: with --corners four, a card whose top "
                     "strip alone shows in a photo counts once, not twice")
@@ -249,13 +274,19 @@ def run_detect(args: argparse.Namespace) -> int:
             _error("detect", problem, args.json)
             return 2
         out_paths = list(annotated)
+    try:
+        joker = learn_joker(detector, args.joker)
+    except ValueError as error:
+        _error("detect", str(error), args.json)
+        return 2
     results: list[dict[str, Any]] = []
     status = 0
     for photo, out_path in zip(args.photos, out_paths):
         try:
             # Annotating needs the full photo anyway: decode it once and read from it.
             loaded = load_image(photo) if out_path else None
-            reading = detector.detect_cards(loaded if loaded is not None else photo, corners=args.corners)
+            reading = detector.detect_cards(loaded if loaded is not None else photo, corners=args.corners,
+                                            joker=joker)
         except InvalidImageError as error:
             _error("detect", str(error))
             status = 2

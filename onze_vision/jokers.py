@@ -1,0 +1,148 @@
+"""A deck's own Joker, learned from one photo of it: how its corner looks to the classifier.
+
+A Joker's corner differs from deck to deck far more than a rank does (a ringed star, JOKER
+spelt down the corner, a jester), so a deck whose Joker the networks were never taught is
+read worst of all, and a Joker is the card that costs most left in a hand. A game is
+played with one deck, though: once the players have shown the app that deck's Joker, an
+index that looks like it is read as a Joker. How a crop looks is what the classifier's
+heads read: the ``features`` output of its ONNX export, each ensemble member's features
+scaled to length 1, side by side. A :class:`JokerLook` keeps their mean over the photo's
+Joker corners; a located index whose features are, on average over the members,
+``joker_like_min`` (cosine) or more alike is read as that Joker
+(:meth:`~onze_vision.detector.CardDetector.detect_cards`, ``joker``).
+
+A look round-trips through its text, which the score sheet keeps with a game::
+
+    >>> look = JokerLook.from_features(np.array([[0.6, 0.8, 0.0, 1.0]]), corner_distance=7.5)
+    >>> look.members, look.size, look.corner_distance
+    (2, 4, 7.5)
+    >>> JokerLook.from_text(look.to_text()) == look
+    True
+    >>> look.similarity(np.array([[0.6, 0.8, 1.0, 0.0]])).round(2).tolist()
+    [0.5]
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from dataclasses import dataclass
+
+import numpy as np
+
+from onze_vision.messages import quoted
+
+__all__ = ["JokerLook", "InvalidJokerLookError", "JokerLookMismatchError", "NoJokerFoundError", "LOOK_PREFIX"]
+
+#: The text form's first word and version: ``joker-look/1 MEMBERS DISTANCE BASE64``.
+LOOK_PREFIX = "joker-look/1"
+
+
+class InvalidJokerLookError(ValueError):
+    """A Joker's look (its text, or the features it is made of) is not one."""
+
+
+class JokerLookMismatchError(InvalidJokerLookError):
+    """A Joker's look was taken with another classifier than the one reading the photo."""
+
+
+class NoJokerFoundError(ValueError):
+    """A photo meant to show a deck's Joker shows no corner to learn it from."""
+
+
+@dataclass(frozen=True)
+class JokerLook:
+    """The mean look of one deck's Joker corners, as the classifier's members see them.
+
+    Attributes:
+        data: The look's values as little-endian float16 (its text form's payload).
+        members: How many ensemble members' features it holds (each of length 1 in a crop's
+            features, so a crop's whole vector has length sqrt(members)).
+        corner_distance: How far apart the Joker's two corner marks lie, in mark sizes
+            (``sqrt(w * h)`` of their boxes), where the photo it was learned from showed
+            both; None where it did not. A mark that reads the same every way up (a star)
+            tells no way down, so its two corners are paired by this distance.
+    """
+
+    data: bytes
+    members: int
+    corner_distance: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.members < 1 or not self.data or len(self.data) % 2:
+            raise InvalidJokerLookError(f"a Joker's look needs values and at least one member, got "
+                                        f"{len(self.data)} bytes and {self.members} members")
+        if self.corner_distance is not None and not 0 < self.corner_distance < 1000:
+            raise InvalidJokerLookError(f"a Joker's corners lie a positive number of mark sizes apart, "
+                                        f"not {self.corner_distance}")
+
+    @property
+    def size(self) -> int:
+        """How many feature values it holds (the classifier's ``features`` width)."""
+        return len(self.data) // 2
+
+    @property
+    def vector(self) -> np.ndarray:
+        """The look as float32 [size], of length sqrt(members)."""
+        return np.frombuffer(self.data, dtype="<f2").astype(np.float32)
+
+    @classmethod
+    def from_features(cls, features: np.ndarray, corner_distance: float | None = None) -> JokerLook:
+        """The mean look of one or more Joker crops' ``features`` [K, size] (rows as the
+        classifier gives them: each member's part of length 1), and where both corners were
+        seen, how far apart they lie (``corner_distance``).
+
+        Raises:
+            InvalidJokerLookError: No row, rows not of the classifier's making, or not finite.
+        """
+        rows = np.asarray(features, dtype=np.float64)
+        if rows.ndim == 1:
+            rows = rows[None, :]
+        if rows.ndim != 2 or not len(rows) or not rows.shape[1] or not np.isfinite(rows).all():
+            raise InvalidJokerLookError(f"a Joker's look is made of crops' features [K, size], got shape {rows.shape}")
+        squared = (rows ** 2).sum(axis=1)
+        members = int(round(float(squared.mean())))
+        if not 1 <= members <= rows.shape[1] or np.abs(squared - members).max() > 0.05 * members:
+            raise InvalidJokerLookError("these features are not the classifier's (each member's part of length 1): "
+                                        f"squared lengths {squared.min():.3f}-{squared.max():.3f}")
+        mean = rows.mean(axis=0)
+        mean *= np.sqrt(members) / max(float(np.linalg.norm(mean)), 1e-12)
+        return cls(mean.astype("<f2").tobytes(), members,
+                   None if corner_distance is None else round(float(corner_distance), 3))
+
+    def similarity(self, features: np.ndarray) -> np.ndarray:
+        """How alike each crop's ``features`` [N, size] looks: the members' mean cosine, at most 1.
+
+        Raises:
+            JokerLookMismatchError: The features are not as wide as the look (another classifier).
+        """
+        features = np.asarray(features, dtype=np.float32)
+        if features.ndim != 2 or features.shape[1] != self.size:
+            width = features.shape[1] if features.ndim == 2 else "no"
+            raise JokerLookMismatchError(
+                f"this Joker's look was taken with another classifier ({self.size} values, the photo's crops "
+                f"have {width}): show the app the deck's Joker again")
+        return features @ self.vector / self.members
+
+    def to_text(self) -> str:
+        """``joker-look/1 MEMBERS DISTANCE BASE64`` (DISTANCE ``-`` where unknown): what
+        :meth:`from_text` reads back."""
+        distance = "-" if self.corner_distance is None else f"{self.corner_distance:g}"
+        return f"{LOOK_PREFIX} {self.members} {distance} {base64.b64encode(self.data).decode('ascii')}"
+
+    @classmethod
+    def from_text(cls, text: str) -> JokerLook:
+        """Read a look's text (:meth:`to_text`).
+
+        Raises:
+            InvalidJokerLookError: The text is not a Joker's look.
+        """
+        words = text.split() if isinstance(text, str) else []
+        try:
+            if len(words) != 4 or words[0] != LOOK_PREFIX:
+                raise ValueError
+            distance = None if words[2] == "-" else float(words[2])
+            return cls(base64.b64decode(words[3], validate=True), int(words[1]), distance)
+        except (ValueError, binascii.Error):
+            raise InvalidJokerLookError(
+                f"{quoted(text)} is not a Joker's look (written '{LOOK_PREFIX} MEMBERS DISTANCE BASE64')") from None

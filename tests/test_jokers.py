@@ -1,0 +1,161 @@
+"""A deck's own Joker, shown once in a photo: its look, kept as text, and read by it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from fake_models import SHIPPED, make_fake_models
+from onze_vision.jokers import InvalidJokerLookError, JokerLook, JokerLookMismatchError, NoJokerFoundError
+from support import needs_art
+
+REAL = Path(__file__).parent / "data"
+
+
+def _unit_rows(rng: np.random.Generator, count: int, widths: tuple[int, ...] = (4, 8)) -> np.ndarray:
+    """Rows as the classifier gives them: each member's part of length 1."""
+    parts = [rng.normal(size=(count, width)) for width in widths]
+    return np.concatenate([p / np.linalg.norm(p, axis=1, keepdims=True) for p in parts], axis=1)
+
+
+@pytest.mark.parametrize("distance", [None, 6.62])
+def test_a_look_round_trips_through_its_text(distance: float | None) -> None:
+    look = JokerLook.from_features(_unit_rows(np.random.default_rng(0), 3), corner_distance=distance)
+    assert look.members == 2 and look.size == 12
+    again = JokerLook.from_text(look.to_text())
+    assert again == look
+    assert again.to_text() == look.to_text()
+
+
+def test_a_look_is_most_alike_to_the_crops_it_was_learned_from() -> None:
+    rng = np.random.default_rng(1)
+    rows = _unit_rows(rng, 1)
+    look = JokerLook.from_features(rows)
+    assert look.similarity(rows)[0] == pytest.approx(1.0, abs=2e-3)   # float16 storage
+    others = look.similarity(_unit_rows(rng, 50))
+    assert others.max() < 0.9 and others.min() >= -1.0
+
+
+@pytest.mark.parametrize("text", ["", "joker-look/1 2 - ", "joker-look/2 2 - AAAA", "joker-look/1 two - AAAA",
+                                  "joker-look/1 2 - not*base64", "joker-look/1 0 - AAAA", "joker-look/1 2 -1 AAAA",
+                                  "hello"])
+def test_text_that_is_no_look_is_refused_quoting_it(text: str) -> None:
+    with pytest.raises(InvalidJokerLookError, match="is not a Joker's look"):
+        JokerLook.from_text(text)
+
+
+@pytest.mark.parametrize("features", [np.zeros((0, 4)), np.full((1, 4), np.nan), np.full((2, 4), 3.0),
+                                      np.array([[1.0, 0, 0, 0], [1.0, 1.0, 1.0, 1.0]])])
+def test_features_not_of_the_classifiers_making_are_refused(features: np.ndarray) -> None:
+    with pytest.raises(InvalidJokerLookError):
+        JokerLook.from_features(features)
+
+
+def test_a_look_taken_with_another_classifier_is_refused_when_matched() -> None:
+    look = JokerLook.from_features(_unit_rows(np.random.default_rng(2), 1))
+    with pytest.raises(JokerLookMismatchError, match="show the app the deck's Joker again"):
+        look.similarity(np.ones((3, 5)))
+
+
+def test_an_export_without_looks_cannot_learn_a_joker(tmp_path: Path) -> None:
+    from onze_vision.detector import CardDetector, InvalidModelError
+
+    make_fake_models(tmp_path, [[160, 160, 20, 30, 0.9]], 320, "JK")
+    detector = CardDetector(tmp_path)
+    assert detector.looks_width == 0
+    with pytest.raises(InvalidModelError, match="no looks"):
+        detector.learn_joker(np.full((320, 320, 3), 200, np.uint8))
+    look = JokerLook.from_features(_unit_rows(np.random.default_rng(3), 1))
+    with pytest.raises(JokerLookMismatchError):
+        detector.detect_cards(np.full((320, 320, 3), 200, np.uint8), joker=look)
+
+
+# --- the shipped model ---------------------------------------------------------------------
+
+def _joker_photo(card: np.ndarray, card_height: int, degrees: float, seed: int) -> np.ndarray:
+    """One card (BGRA art) alone on a plain generated table, as a player photographs it."""
+    import cv2
+
+    from onze_vision.synth.backgrounds import generated_surface
+
+    rng = np.random.default_rng(seed)
+    size = (960, 720)
+    table = generated_surface(rng, size).astype(np.float32)
+    height, width = card.shape[:2]
+    turn = cv2.getRotationMatrix2D((width / 2, height / 2), degrees, card_height / height)
+    turn[:, 2] += np.array([size[0] / 2, size[1] / 2]) - np.array([width / 2, height / 2])
+    drawn = cv2.warpAffine(card, turn, size, flags=cv2.INTER_AREA)
+    alpha = drawn[:, :, 3:4].astype(np.float32) / 255
+    photo = table * (1 - alpha) + drawn[:, :, :3].astype(np.float32) * alpha + rng.normal(0, 3, table.shape)
+    return np.clip(photo, 0, 255).astype(np.uint8)
+
+
+@pytest.fixture(scope="module")
+def tigullio(art_cache: Path) -> Any:
+    """A held-out design whose Joker (a ringed star) the networks were never taught."""
+    from onze_vision.synth.art import load_decks
+
+    return load_decks(names=["tigullio"], cache=art_cache)[0]
+
+
+@pytest.fixture(scope="module")
+def shipped() -> Any:
+    if not SHIPPED:
+        pytest.skip("the shipped models are not in models/")
+    from onze_vision.detector import CardDetector
+
+    return CardDetector()
+
+
+@needs_art
+def test_a_joker_shown_once_is_read_in_another_photo_of_it(tigullio: Any, shipped: Any) -> None:
+    look = shipped.learn_joker(_joker_photo(tigullio.cards["JK"], 420, 0, seed=1))
+    assert look.size == shipped.looks_width
+    other = _joker_photo(tigullio.cards["JK"], 520, 12, seed=2)
+    cards = shipped.detect_cards(other, joker=look).cards
+    # The Joker, and nothing else: its corners read as Jokers, however the networks read them alone.
+    assert [card.card for card in cards] and {card.card for card in cards} == {"JK"}
+    assert len(cards) <= 2
+
+
+@needs_art
+def test_a_joker_shown_once_changes_no_other_card(tigullio: Any, shipped: Any) -> None:
+    look = shipped.learn_joker(_joker_photo(tigullio.cards["JK"], 420, 0, seed=1))
+    for name in ("web_edje_IMG_2560.jpg", "web_edje_IMG_2571.jpg", "web_edje_IMG_2595.jpg"):
+        photo = (REAL / name).read_bytes()
+        assert shipped.detect_cards(photo, joker=look).cards == shipped.detect_cards(photo).cards, name
+
+
+def test_a_photo_of_other_cards_teaches_no_joker(shipped: Any) -> None:
+    with pytest.raises(NoJokerFoundError, match="no Joker: photograph one Joker alone"):
+        shipped.learn_joker((REAL / "web_edje_IMG_2560.jpg").read_bytes())
+
+
+def test_a_photo_of_no_card_teaches_no_joker(shipped: Any) -> None:
+    with pytest.raises(NoJokerFoundError, match="no card corner is found"):
+        shipped.learn_joker(np.full((480, 640, 3), (40, 120, 60), np.uint8))
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "onze_vision", *args], capture_output=True, text=True, timeout=300)
+
+
+def test_detect_says_why_a_joker_photo_teaches_nothing(shipped: Any, tmp_path: Path) -> None:
+    hand = str(REAL / "web_edje_IMG_2595.jpg")
+    result = _cli("detect", hand, "--joker", str(REAL / "web_edje_IMG_2560.jpg"), "--json")
+    assert result.returncode == 2
+    assert "--joker" in json.loads(result.stdout)["error"] and "no Joker" in result.stderr
+    missing = _cli("detect", hand, "--joker", str(tmp_path / "nothing.jpg"))
+    assert missing.returncode == 2 and "nothing.jpg" in missing.stderr
+
+
+def test_score_takes_a_joker_only_with_a_photo() -> None:
+    result = _cli("score", "--variant", "once", "QH", "--joker", "joker.jpg")
+    assert result.returncode == 2
+    assert "give --photo PHOTO too" in result.stderr
