@@ -14,6 +14,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+import numpy as np
 import pytest
 
 # Before any test imports Ultralytics (it reads the word "true" once, on import): no test may
@@ -22,6 +23,7 @@ os.environ["YOLO_OFFLINE"] = "true"
 
 from onze_vision.detector import DetectedCard, PhotoReading
 from onze_vision.imageio import load_image
+from onze_vision.jokers import JokerLook, JokerLookMismatchError, NoJokerFoundError
 from support import TEST_SECRET_KEY
 
 DATA = Path(__file__).parent / "data"
@@ -80,10 +82,16 @@ class FakeDetector:
         self.four_corner_deck = False  # the photo shows a deck with an index in all four corners
         # Where set, what a photo shows, from its pixels and the deck's corners (else ``cards``).
         self.sees: Callable[[Any, str], list[str]] | None = None
+        self.jokers: list[Any] = []  # the Joker's look each call was given (None: none passed)
+        self.joker_outdated = False  # a look given is refused as another classifier's
+        self.joker_in_photo = True  # a photo sent to learn the Joker shows one
 
-    def __call__(self, data: bytes, corners: str = "auto") -> PhotoReading:
+    def __call__(self, data: bytes, corners: str = "auto", **kwargs: Any) -> PhotoReading:
         self.calls += 1
         self.corners.append(corners)
+        self.jokers.append(kwargs.get("joker"))
+        if self.joker_outdated and kwargs.get("joker") is not None:
+            raise JokerLookMismatchError("this Joker's look was taken with another classifier")
         image = load_image(data, max_side=64)
         cards = self.cards if self.sees is None else self.sees(image.image, corners)
         rows = self.rows or [0] * len(cards)
@@ -96,6 +104,13 @@ class FakeDetector:
                             light_gains=self.light_gains, smear=self.smear,
                             blurred=self.smear is not None and self.smear >= 0.2,
                             four_corner_deck=self.four_corner_deck and corners != "two")
+
+    def learn_joker(self, data: bytes) -> JokerLook:
+        """Reads the image for real; "learns" the same look from every photo of a Joker."""
+        load_image(data, max_side=64)
+        if not self.joker_in_photo:
+            raise NoJokerFoundError("the photo shows QH, and no Joker: photograph one Joker alone")
+        return JokerLook.from_features(np.array([[0.6, 0.8, 0.0, 1.0]]), corner_distance=6.5)
 
 
 @pytest.fixture
@@ -112,6 +127,7 @@ def app(tmp_path: Path, detector: FakeDetector) -> Iterator[Any]:
         "DATABASE": str(tmp_path / "onze-test.sqlite"),
         "SECRET_KEY": "test",
         "DETECT": detector,
+        "LEARN_JOKER": detector.learn_joker,
         "MAX_CONTENT_LENGTH": 2 * 1024 * 1024,
     })
     yield app

@@ -177,3 +177,88 @@ def test_a_deck_said_to_have_two_corners_is_not_offered_four(
     page = client.get(_upload(client, token, game_id, jpeg_bytes).location).get_data(as_text=True)
     assert "These cards have an index in all four corners." not in page
 
+
+
+# --- the deck's own Joker ------------------------------------------------------------------
+
+def _show_joker(client: Any, token: str, game_id: int, jpeg_bytes: bytes | None) -> Any:
+    files = {} if jpeg_bytes is None else {"joker_photo": (io.BytesIO(jpeg_bytes), "joker.jpg")}
+    return client.post(f"/games/{game_id}/joker", data={"csrf_token": token, **files})
+
+
+def test_a_joker_shown_once_is_known_to_every_photo_read_after(
+        client: Any, token: str, game_id: int, jpeg_bytes: bytes, detector: Any) -> None:
+    _upload(client, token, game_id, jpeg_bytes)
+    assert detector.jokers == [None]   # not shown yet: read as any deck
+    sheet = client.get(f"/games/{game_id}").get_data(as_text=True)
+    assert "Show the app this deck&#39;s Joker" in sheet
+    response = _show_joker(client, token, game_id, jpeg_bytes)
+    assert response.status_code == 302 and response.location.endswith(f"/games/{game_id}#deck")
+    page = client.get(response.location).get_data(as_text=True)
+    assert "Joker learned: in photos read from now on, a corner that looks like it is read as a Joker." in page
+    assert "This deck's Joker is shown:" in page and "Forget it" in page
+    assert client.get(f"/api/games/{game_id}").get_json()["joker_shown"] is True
+    _upload(client, token, game_id, jpeg_bytes)
+    assert detector.jokers[-1] is not None and detector.jokers[-1].corner_distance == 6.5
+
+
+@pytest.mark.parametrize("photo, why", [(None, "No photo was sent"),
+                                        (b"hello", "The Joker was not learned: "),
+                                        ("no joker", "The Joker was not learned: the photo shows QH, and no Joker")])
+def test_a_joker_photo_that_teaches_nothing_is_said_and_changes_nothing(
+        client: Any, token: str, game_id: int, jpeg_bytes: bytes, detector: Any, photo: Any, why: str) -> None:
+    if photo == "no joker":
+        detector.joker_in_photo, photo = False, jpeg_bytes
+    response = _show_joker(client, token, game_id, photo)
+    assert response.status_code == 400
+    assert why in response.get_data(as_text=True).replace("&#39;", "'")
+    assert client.get(f"/api/games/{game_id}").get_json()["joker_shown"] is False
+
+
+def test_a_joker_shown_is_forgotten_with_one_tap(
+        client: Any, token: str, game_id: int, jpeg_bytes: bytes, detector: Any) -> None:
+    _show_joker(client, token, game_id, jpeg_bytes)
+    response = client.post(f"/games/{game_id}/joker/forget", data={"csrf_token": token}, follow_redirects=True)
+    assert "The Joker shown is forgotten" in response.get_data(as_text=True)
+    assert client.get(f"/api/games/{game_id}").get_json()["joker_shown"] is False
+    _upload(client, token, game_id, jpeg_bytes)
+    assert detector.jokers == [None]
+
+
+def test_the_api_shows_and_forgets_a_games_joker(
+        client: Any, token: str, api: Any, game_id: int, jpeg_bytes: bytes, detector: Any) -> None:
+    response = client.post(f"/api/games/{game_id}/joker", headers={"X-CSRF-Token": token},
+                           data={"photo": (io.BytesIO(jpeg_bytes), "joker.jpg")})
+    assert response.status_code == 200 and response.get_json()["joker_shown"] is True
+    detector.joker_in_photo = False
+    refused = client.post(f"/api/games/{game_id}/joker", headers={"X-CSRF-Token": token},
+                          data={"photo": (io.BytesIO(jpeg_bytes), "joker.jpg")})
+    assert refused.status_code == 400 and "no Joker" in refused.get_json()["error"]
+    assert api.get(f"/api/games/{game_id}").get_json()["joker_shown"] is True   # the one shown before stays
+    assert api.delete(f"/api/games/{game_id}/joker").get_json()["joker_shown"] is False
+    assert client.post("/api/games/999/joker", headers={"X-CSRF-Token": token},
+                       data={"photo": (io.BytesIO(jpeg_bytes), "joker.jpg")}).status_code == 404
+
+
+def test_a_game_played_again_knows_the_joker_shown_before(
+        client: Any, token: str, game_id: int, jpeg_bytes: bytes) -> None:
+    _show_joker(client, token, game_id, jpeg_bytes)
+    form = client.get(f"/games/new?again={game_id}").get_data(as_text=True)
+    assert f'name="joker_from" value="{game_id}"' in form
+    response = client.post("/games/new", data={"csrf_token": token, "variant": "llenroc", "player1": "Ann",
+                                               "player2": "Bo", "first_dealer": "1", "joker_from": str(game_id)})
+    new_id = int(response.location.rsplit("/", 1)[1])
+    assert client.get(f"/api/games/{new_id}").get_json()["joker_shown"] is True
+    # A form naming no game's Joker starts a game without one.
+    other = client.post("/games/new", data={"csrf_token": token, "variant": "llenroc", "player1": "Cy",
+                                            "player2": "Di", "first_dealer": "1", "joker_from": "x" * 5000})
+    assert client.get(f"/api/games/{int(other.location.rsplit('/', 1)[1])}").get_json()["joker_shown"] is False
+
+
+def test_a_joker_learned_by_other_models_is_left_out_and_said(
+        client: Any, token: str, game_id: int, jpeg_bytes: bytes, detector: Any) -> None:
+    _show_joker(client, token, game_id, jpeg_bytes)
+    detector.joker_outdated = True
+    page = client.get(_upload(client, token, game_id, jpeg_bytes).location).get_data(as_text=True)
+    assert "This photo was read without the Joker shown for this game" in page
+    assert detector.jokers[-1] is None   # read again, as any deck's

@@ -324,6 +324,15 @@ def game_corners(game_id: int) -> Response:
     return jsonify(_game_json(model.set_game_corners(game_id, _only("corners", text=True))))
 
 
+@bp.route("/games/<int:game_id>/joker", methods=("POST", "PUT", "DELETE"))
+def game_joker(game_id: int) -> Response:
+    """Show the game's deck's Joker: multipart field "photo", a photo of one Joker alone;
+    photos read from then on read an index that looks like it as a Joker. DELETE forgets it."""
+    if request.method == "DELETE":
+        return jsonify(_game_json(model.forget_game_joker(game_id)))
+    return jsonify(_game_json(model.set_game_joker(game_id, _photo_bytes())))
+
+
 @bp.route("/games/<int:game_id>/dealer", methods=("POST", "PUT"))
 def game_dealer(game_id: int) -> Response:
     """Who dealt hand 1: {"first_dealer": seat or name}; every hand's dealer follows."""

@@ -150,6 +150,7 @@ ADDED_COLUMNS = (
     ("game", "deleted", "TEXT"),
     ("game", "ended_after", "INTEGER CHECK (ended_after BETWEEN 1 AND 6)"),
     ("photo", "keepsake", "TEXT"),
+    ("game", "joker_look", "TEXT"),
 )
 
 #: Indexes on added columns, made after them (in ``schema.sql`` they would fail on an older

@@ -21,7 +21,11 @@ CREATE TABLE IF NOT EXISTS game (
     deleted TEXT,
     -- The last hand played where the table stopped early (it is late, a player leaves): the
     -- game is over, judged on hands 1 to it; NULL while the game runs to hand 7.
-    ended_after INTEGER CHECK (ended_after BETWEEN 1 AND 6)
+    ended_after INTEGER CHECK (ended_after BETWEEN 1 AND 6),
+    -- How the deck's Joker looks, as the players showed it in a photo
+    -- (onze_vision.jokers.JokerLook.to_text); NULL: not shown. Photos read from then on
+    -- read an index that looks like it as a Joker.
+    joker_look TEXT
 );
 
 CREATE TABLE IF NOT EXISTS player (

@@ -48,7 +48,7 @@ def new_game() -> Any:
         names = [request.form.get(f"player{i}", "") for i in range(1, model.MAX_PLAYERS + 1)]
         form = {"variant": request.form.get("variant", ""), "names": names,
                 "first_dealer": request.form.get("first_dealer", "1"), "note": request.form.get("note", ""),
-                "corners": request.form.get("corners", "auto")}
+                "corners": request.form.get("corners", "auto"), "joker_from": request.form.get("joker_from", "")}
         # The form has a slot per possible player: blank ones are left out, and so shift the
         # seats after them (the dealer is picked by slot).
         try:
@@ -66,6 +66,9 @@ def new_game() -> Any:
             if twin is not None and request.form.get("twin_ok") != str(twin["id"]):
                 return _new_game_page(form, twin=twin), 409
             game_id = model.create_game(form["variant"], players, dealer, form["note"], form["corners"])
+            # Played again with the same deck: its Joker, shown in the game before, is known still.
+            if form["joker_from"]:
+                model.copy_game_joker(form["joker_from"], game_id)
         except ValueError as error:
             flash(str(error), "error")
             # The names the refusal is about are marked for a screen reader, not only said
@@ -97,7 +100,8 @@ def _play_again_form(value: str) -> dict[str, Any]:
     flash(f"Playing again: the players, rules and deck of game {game_id}; {players[dealer - 1]} deals first "
           "this time. Change anything before starting.", "ok")
     return {"variant": game["variant"]["name"], "names": players + [""] * (model.MAX_PLAYERS - len(players)),
-            "first_dealer": str(dealer), "note": "", "corners": game["corners"]}
+            "first_dealer": str(dealer), "note": "", "corners": game["corners"],
+            "joker_from": str(game_id) if game["joker_shown"] else ""}
 
 
 def _new_game_page(form: dict[str, Any], twin: dict[str, Any] | None = None) -> str:
@@ -208,6 +212,32 @@ def game_corners(game_id: int) -> Any:
         except ValueError as error:
             return _sheet_refusal(game_id, error)
         flash(f"Deck saved: {model.DECK_CORNERS[game['corners']]}.", "ok")
+    return redirect(url_for("sheet.game", game_id=game_id) + "#deck")
+
+
+@bp.route("/games/<int:game_id>/joker", methods=("POST",))
+def game_joker(game_id: int) -> Any:
+    """Show the app the deck's Joker (a photo of one): photos read from now on know it."""
+    upload = request.files.get("joker_photo")
+    try:
+        if upload is None or not upload.filename:
+            raise model.InputError("No photo was sent: take a photo of one Joker of this deck, alone.")
+        model.set_game_joker(game_id, upload.read())
+    except (ValueError, model.DetectorUnavailableError, model.ReadingBusyError) as error:
+        if isinstance(error, ValueError):
+            return _sheet_refusal(game_id, error)
+        flash(str(error), "error")
+        game = model.load_game(game_id)
+        return render_template("sheet.html", game=game, note_text=game["note"]), 503
+    flash("Joker learned: in photos read from now on, a corner that looks like it is read as a Joker.", "ok")
+    return redirect(url_for("sheet.game", game_id=game_id) + "#deck")
+
+
+@bp.route("/games/<int:game_id>/joker/forget", methods=("POST",))
+def forget_joker(game_id: int) -> Any:
+    """Forget the Joker shown (another deck, or a photo of the wrong card)."""
+    model.forget_game_joker(game_id)
+    flash("The Joker shown is forgotten: photos read from now on are read as any deck's.", "ok")
     return redirect(url_for("sheet.game", game_id=game_id) + "#deck")
 
 

@@ -228,6 +228,7 @@ def load_game(game_id: int, *, deleted: bool = False) -> dict[str, Any]:
     return {
         "id": game["id"], "variant": variant_info(variant), "decks": game["decks"],
         "first_dealer": game["first_dealer"], "note": game["note"], "corners": game["corners"],
+        "joker_shown": bool(game["joker_look"]),
         "created": game["created"], "updated": game["updated"], "changes": game["changes"],
         "deleted": game["deleted"], "ended_after": ended_after,
         "players": players, "hands": hands, "totals": totals,

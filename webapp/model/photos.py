@@ -23,7 +23,7 @@ from onze_vision.variants import VARIANTS, get_variant
 from .. import db as book
 from ..db import PHOTO_LEFT_AS_TAKEN, get_db
 from .engine import parse_card_list
-from .games import _game_row, _inserted_id, _row_by_id, unknown_rules_text
+from .games import _game_row, _inserted_id, _row_by_id, _touch, load_game, unknown_rules_text
 from .housekeeping import DELETED_GAME_DAYS, PHOTOS_FORGOTTEN_AT_ONCE, clear_old, forget_unused_photos
 from .inputs import InputError, _deck_corners
 
@@ -76,20 +76,33 @@ def _sent_photo(data: bytes | None) -> bytes:
     return data
 
 
-def read_photo(data: bytes | None, corners: Any = "auto", *, patient: bool = False) -> dict[str, Any]:
+def read_photo(data: bytes | None, corners: Any = "auto", *, patient: bool = False,
+               joker: str | None = None) -> dict[str, Any]:
     """Run the card detector on uploaded bytes, in a reading slot of its own (``patient``:
     see :func:`reading_slot`); JSON-ready reading. ``corners``: which corners of the deck's
-    cards carry an index (:data:`DECK_CORNERS`)."""
+    cards carry an index (:data:`DECK_CORNERS`); ``joker``: how the deck's Joker looks, as
+    the game keeps it (:func:`set_game_joker`)."""
     with reading_slot(patient=patient):
-        return _read_in_slot(data, corners)
+        return _read_in_slot(data, corners, joker)
 
 
-def _read_in_slot(data: bytes | None, corners: Any) -> dict[str, Any]:
-    """:func:`read_photo` for a caller that holds a reading slot already."""
+def _read_in_slot(data: bytes | None, corners: Any, joker: str | None = None) -> dict[str, Any]:
+    """:func:`read_photo` for a caller that holds a reading slot already. A Joker's look
+    taken with other models than these (the models were replaced since) is left out of the
+    reading, which says so (``"joker_outdated": true``): the players show the Joker again."""
     corners = _deck_corners(corners)
     data = _sent_photo(data)
+    outdated = False
     try:
-        reading = _detector()(data, corners=corners)
+        if joker is None:   # not passed at all: a stand-in detector need not know the word
+            reading = _detector()(data, corners=corners)
+        else:
+            from onze_vision.jokers import JokerLook, JokerLookMismatchError
+
+            try:
+                reading = _detector()(data, corners=corners, joker=JokerLook.from_text(joker))
+            except JokerLookMismatchError:
+                reading, outdated = _detector()(data, corners=corners), True
     except FileNotFoundError:  # the detector's ModelNotFoundError: models/ not installed
         from onze_vision.detector import DEFAULT_MODEL_DIR  # where they were looked for (ONZE_VISION_MODELS)
 
@@ -101,8 +114,68 @@ def _read_in_slot(data: bytes | None, corners: Any) -> dict[str, Any]:
     # photo so), "blurred" with its "smear" (the page asks for a sharper photo); "maybe"
     # (possibly missed, never scored unasked) and "colourless" always here.
     read = reading.to_dict()
+    if outdated:
+        read["joker_outdated"] = True
     return {**read, "width": int(reading.width), "height": int(reading.height),
             "maybe": read.get("maybe", []), "colourless": read.get("colourless", False)}
+
+
+def _joker_learner() -> Callable[[bytes], Any]:
+    """``LEARN_JOKER`` (called with a photo's bytes, gives a look with ``to_text()``), or the
+    shipped detector's :meth:`~onze_vision.detector.CardDetector.learn_joker`."""
+    learn = current_app.config.get("LEARN_JOKER")
+    if learn is None:
+        from onze_vision.detector import get_detector  # heavy (ONNX Runtime): only when used
+
+        learn = get_detector().learn_joker
+    return learn
+
+
+def set_game_joker(game_id: int, data: bytes | None) -> dict[str, Any]:
+    """Learn how the game's Joker looks from a photo of one (``learn_joker``) and keep it:
+    photos read from then on read an index that looks like it as a Joker (those saved stay as
+    they are; a photo can be read again).
+
+    Raises:
+        InputError: No photo, a file no photo, or no Joker found in it (nothing is changed).
+    """
+    _game_row(game_id)   # 404 before anything is read
+    data = _sent_photo(data)
+    try:
+        with reading_slot():
+            look = _joker_learner()(data)
+    except FileNotFoundError:  # the detector's ModelNotFoundError
+        raise DetectorUnavailableError("The card detector's model files are not installed: the Joker cannot "
+                                       "be learned here.") from None
+    except ValueError as error:   # not a photo (InvalidImageError), no Joker in it (NoJokerFoundError)
+        raise InputError(f"The Joker was not learned: {error}") from None
+    with book.transaction() as db:
+        db.execute("UPDATE game SET joker_look = ? WHERE id = ?", (look.to_text(), game_id))
+        _touch(db, game_id)
+    return load_game(game_id)
+
+
+def copy_game_joker(from_game: Any, game_id: int) -> None:
+    """Give game ``game_id`` the Joker shown in game ``from_game`` (a game played again with the
+    same deck); nothing where that game is gone, deleted or had none shown."""
+    try:
+        source = _row_by_id("SELECT joker_look, deleted FROM game WHERE id = ?", int(from_game))
+    except (TypeError, ValueError):
+        return   # not a game's number: a form tampered with; the new game simply has none
+    if source is None or source["deleted"] is not None or source["joker_look"] is None:
+        return
+    with book.transaction() as db:
+        db.execute("UPDATE game SET joker_look = ? WHERE id = ?", (source["joker_look"], game_id))
+
+
+def forget_game_joker(game_id: int) -> dict[str, Any]:
+    """Forget how the game's Joker looks: photos read from then on are read as any deck's."""
+    row = _game_row(game_id)
+    if row["joker_look"] is not None:
+        with book.transaction() as db:
+            db.execute("UPDATE game SET joker_look = NULL WHERE id = ?", (game_id,))
+            _touch(db, game_id)
+    return load_game(game_id)
 
 
 def store_photo(data: bytes | None, game_id: int | None = None, *,
@@ -115,6 +188,7 @@ def store_photo(data: bytes | None, game_id: int | None = None, *,
     this photo's cards are added to a hand's list rather than replace it."""
     game = None if game_id is None else _game_row(game_id)
     corners = "auto" if game is None else game["corners"]
+    joker = None if game is None else game["joker_look"]
     data = _sent_photo(data)
     # What the photo's cards are added to is checked first: nothing is read for a refusal.
     added_to = None
@@ -131,7 +205,7 @@ def store_photo(data: bytes | None, game_id: int | None = None, *,
         kept = private_copy(data)
         # The kept copy is what is read, now and when read again: the same pixels (a HEIC's
         # JPEG copy also decodes reduced, several times faster than the HEIC).
-        reading = _read_in_slot(kept, corners)
+        reading = _read_in_slot(kept, corners, joker)
     with book.transaction() as db:
         cur = db.execute("INSERT INTO photo (game_id, mime, data, reading) VALUES (?, ?, ?, ?)",
                          (game_id, sniff_mime(kept), kept, json.dumps(reading)))
@@ -211,7 +285,8 @@ def read_photo_again(photo_id: int, game_id: int) -> dict[str, Any]:
              photo]
     # Patient: the deck is said already, and a photo not read again now would keep the
     # reading of the corners it was read with.
-    readings = [read_photo(shown["data"], game["corners"], patient=True) for shown in chain]
+    readings = [read_photo(shown["data"], game["corners"], patient=True, joker=game["joker_look"])
+                for shown in chain]
     listed_before: list[str] | None = None   # the older photo's list: as read then
     listed_now: list[str] = []                # and as read now
     lists_now: list[list[str]] = []           # each photo's list before it, as it is to be
