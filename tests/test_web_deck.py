@@ -262,3 +262,15 @@ def test_a_joker_learned_by_other_models_is_left_out_and_said(
     page = client.get(_upload(client, token, game_id, jpeg_bytes).location).get_data(as_text=True)
     assert "This photo was read without the Joker shown for this game" in page
     assert detector.jokers[-1] is None   # read again, as any deck's
+
+
+def test_a_joker_look_the_book_cannot_read_is_left_out_and_said(
+        client: Any, token: str, app: Any, game_id: int, jpeg_bytes: bytes, detector: Any) -> None:
+    with app.app_context():
+        from webapp.db import get_db
+
+        get_db().execute("UPDATE game SET joker_look = 'joker-look/9 whatever' WHERE id = ?", (game_id,))
+        get_db().commit()
+    page = client.get(_upload(client, token, game_id, jpeg_bytes).location).get_data(as_text=True)
+    assert "This photo was read without the Joker shown for this game" in page
+    assert detector.jokers == [None]

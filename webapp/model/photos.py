@@ -97,11 +97,11 @@ def _read_in_slot(data: bytes | None, corners: Any, joker: str | None = None) ->
         if joker is None:   # not passed at all: a stand-in detector need not know the word
             reading = _detector()(data, corners=corners)
         else:
-            from onze_vision.jokers import JokerLook, JokerLookMismatchError
+            from onze_vision.jokers import InvalidJokerLookError, JokerLook
 
             try:
                 reading = _detector()(data, corners=corners, joker=JokerLook.from_text(joker))
-            except JokerLookMismatchError:
+            except InvalidJokerLookError:   # another classifier's look (JokerLookMismatchError), or none
                 reading, outdated = _detector()(data, corners=corners), True
     except FileNotFoundError:  # the detector's ModelNotFoundError: models/ not installed
         from onze_vision.detector import DEFAULT_MODEL_DIR  # where they were looked for (ONZE_VISION_MODELS)
