@@ -109,7 +109,7 @@ def test_a_network_without_the_gauges_contract_is_refused_with_what_it_has(tmp_p
     shutil.copytree(REPO / "models", models, ignore=shutil.ignore_patterns("*.pt", "evaluation*"))
     # The classifier in the gauge's place: one input, but two outputs.
     shutil.copy(models / "index_classifier.onnx", models / "blur_gauge.onnx")
-    with pytest.raises(InvalidModelError, match="blur_gauge.onnx.*gives \\['probs', 'down'\\]"):
+    with pytest.raises(InvalidModelError, match="blur_gauge.onnx.*gives \\['probs', 'down', 'features'\\]"):
         CardDetector(models)
 
 

@@ -323,6 +323,11 @@ def write_detector_json(out_dir: Path, dataset: Path, extra: dict[str, object] |
         # A card read a Joker under 0.6 is flagged to check: a Jack's J cut from its suit
         # reads as one, and a Joker counts 20-30 points.
         "check_floors": {"JK": 0.6},
+        # An index at least this alike to a game's own Joker, shown once, is read as one: on the
+        # cached features of joker-look960, with one other scene's Jokers, 0.85 read 60 -> 88
+        # and 233 -> 240 Joker boxes of two unseen designs with none read otherwise, where 0.8
+        # put Jokers on 11 boxes of no index (models/HISTORY.md, the deck's-own-Joker run).
+        "joker_like_min": 0.85,
         "pair_distance": [1.0, 12.0],
         "center_spread_p90": offset["spread_p90"],
         "classes": "onze_vision.synth.codes.CARD_CODES + ['none']",

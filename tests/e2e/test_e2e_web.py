@@ -863,6 +863,38 @@ def test_a_four_corner_deck_is_said_at_the_start_and_photos_are_read_so(page: An
         live_server.app.config["DETECT"] = saved
 
 
+def test_the_decks_joker_is_shown_with_one_photo_and_forgotten_with_one_tap(page: Any, live_server: Any) -> None:
+    """The Deck panel's photo button sends the Joker's photo as soon as it is chosen; the
+    sheet then says the Joker is shown, and one tap forgets it."""
+    import numpy as np
+
+    from onze_vision.jokers import JokerLook
+
+    learned: list[int] = []
+
+    def learn(data: bytes) -> JokerLook:
+        learned.append(len(data))
+        return JokerLook.from_features(np.array([[0.6, 0.8, 0.0, 1.0]]))
+
+    live_server.app.config["LEARN_JOKER"] = learn
+    try:
+        page.goto(live_server.url + "/games/new")
+        for i, name in enumerate(["Nell", "Otto"], start=1):
+            page.fill(f"input[name=player{i}]", name)
+        _press_start(page)
+        with page.expect_navigation():
+            page.set_input_files("#deck input[name=joker_photo]", str(DATA / "web_edje_IMG_2595.jpg"))
+        assert learned == [(DATA / "web_edje_IMG_2595.jpg").stat().st_size]
+        assert "Joker learned" in page.content()
+        assert page.locator("#deck .joker-shown").inner_text().startswith("This deck's Joker is shown:")
+        shoot(page, "04i-joker-shown")
+        with page.expect_navigation():
+            page.click("#deck button:has-text('Forget it')")
+        assert "The Joker shown is forgotten" in page.content() and page.locator("#deck .joker-shown").count() == 0
+    finally:
+        live_server.app.config.pop("LEARN_JOKER", None)
+
+
 def test_a_game_that_cannot_deal_hand_7_is_warned_at_the_start_and_on_the_hand(page: Any, live_server: Any) -> None:
     # Ons: 8 players x 13 cards in hand 7 take all 104 cards of its two decks.
     page.goto(live_server.url + "/games/new")
