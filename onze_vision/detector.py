@@ -44,6 +44,7 @@ where a far shot is looked at again, :mod:`onze_vision.looks`; the tuning consta
 from __future__ import annotations
 
 import ast
+import hashlib
 import itertools
 import math
 import os
@@ -438,6 +439,7 @@ class CardDetector:
         base = config or DetectorConfig.from_json(self.model_dir / CONFIG_FILE)
         self._indices = IndexDetector(paths[0], base.imgsz, threads)
         self._classifier = _session(paths[1], threads)
+        self._classifier_path = paths[1]
         self.input_size = self._indices.input_size
         # The input size the export records wins over the config's (see ``imgsz``).
         self.config = replace(base, imgsz=max(self.input_size))
@@ -477,11 +479,13 @@ class CardDetector:
         # Contract names first; otherwise the export order (probs, down).
         self._classifier_outputs = ["probs", "down"] if {"probs", "down"} <= set(outputs) else outputs[:2]
         # How a crop looks (a deck's own Joker is matched by it): exports since 29 Nov 2026.
-        self.looks_width = 0
+        self.looks_width, self.looks_id = 0, ""
         if "features" in outputs:
             width = self._classifier.get_outputs()[outputs.index("features")].shape[-1]
             self.looks_width = width if isinstance(width, int) else 0
             self._classifier_outputs.append("features")
+            # Which network's features they are: another one's, even as wide, mean something else.
+            self.looks_id = hashlib.sha256(self._classifier_path.read_bytes()).hexdigest()[:16]
         batch = inputs[0].shape[0]
         self._classifier_batch = batch if isinstance(batch, int) and batch > 0 else None
         crop = inputs[0].shape[2:]
@@ -602,7 +606,7 @@ class CardDetector:
         corners = np.union1d(jokers, np.flatnonzero(alike))
         two = corners[np.argsort(-boxes.confidence[corners])[:2]]
         distance = None if self._tells_its_way_down(image, boxes.xyxy[two]) else _corner_distance(boxes.xyxy[two])
-        return JokerLook.from_features(looks[corners], distance)
+        return JokerLook.from_features(looks[corners], distance, self.looks_id)
 
     def _tells_its_way_down(self, image: np.ndarray, xyxy: np.ndarray) -> bool:
         """Whether the marks boxed ``xyxy`` tell their way down: read from their crops turned a
@@ -618,10 +622,11 @@ class CardDetector:
 
     def _fitting(self, joker: JokerLook | None) -> JokerLook | None:
         """``joker``, refused where the classifier cannot match it."""
-        if joker is not None and joker.size != self.looks_width:
+        if joker is not None and (joker.size, joker.classifier) != (self.looks_width, self.looks_id):
             raise JokerLookMismatchError(
-                f"this Joker's look was taken with another classifier ({joker.size} values; this one gives "
-                f"{self.looks_width or 'none'}): show the app the deck's Joker again")
+                f"this Joker's look was taken with another classifier ({joker.classifier or 'unsaid'}, "
+                f"{joker.size} values; this one is {self.looks_id or 'without looks'}, {self.looks_width}): "
+                "show the app the deck's Joker again")
         return joker
 
     def _reading(self, loaded: LoadedImage, indices: Detections, candidates: Detections, deck: DetectorConfig,

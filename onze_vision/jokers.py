@@ -13,9 +13,9 @@ Joker corners; a located index whose features are, on average over the members,
 
 A look round-trips through its text, which the score sheet keeps with a game::
 
-    >>> look = JokerLook.from_features(np.array([[0.6, 0.8, 0.0, 1.0]]), corner_distance=7.5)
-    >>> look.members, look.size, look.corner_distance
-    (2, 4, 7.5)
+    >>> look = JokerLook.from_features(np.array([[0.6, 0.8, 0.0, 1.0]]), corner_distance=7.5, classifier="c0ffee")
+    >>> look.members, look.size, look.corner_distance, look.classifier
+    (2, 4, 7.5, 'c0ffee')
     >>> JokerLook.from_text(look.to_text()) == look
     True
     >>> look.similarity(np.array([[0.6, 0.8, 1.0, 0.0]])).round(2).tolist()
@@ -34,7 +34,7 @@ from onze_vision.messages import quoted
 
 __all__ = ["JokerLook", "InvalidJokerLookError", "JokerLookMismatchError", "NoJokerFoundError", "LOOK_PREFIX"]
 
-#: The text form's first word and version: ``joker-look/1 MEMBERS DISTANCE BASE64``.
+#: The text form's first word and version: ``joker-look/1 CLASSIFIER MEMBERS DISTANCE BASE64``.
 LOOK_PREFIX = "joker-look/1"
 
 
@@ -62,11 +62,14 @@ class JokerLook:
             (``sqrt(w * h)`` of their boxes), where the photo it was learned from showed
             both; None where it did not. A mark that reads the same every way up (a star)
             tells no way down, so its two corners are paired by this distance.
+        classifier: Which classifier saw it (a digest of its file; "" unsaid): another
+            network's features of the same width mean something else.
     """
 
     data: bytes
     members: int
     corner_distance: float | None = None
+    classifier: str = ""
 
     def __post_init__(self) -> None:
         if self.members < 1 or not self.data or len(self.data) % 2:
@@ -75,6 +78,8 @@ class JokerLook:
         if self.corner_distance is not None and not 0 < self.corner_distance < 1000:
             raise InvalidJokerLookError(f"a Joker's corners lie a positive number of mark sizes apart, "
                                         f"not {self.corner_distance}")
+        if not all(c.isalnum() for c in self.classifier):
+            raise InvalidJokerLookError(f"a classifier is named by letters and digits, not {quoted(self.classifier)}")
 
     @property
     def size(self) -> int:
@@ -87,10 +92,11 @@ class JokerLook:
         return np.frombuffer(self.data, dtype="<f2").astype(np.float32)
 
     @classmethod
-    def from_features(cls, features: np.ndarray, corner_distance: float | None = None) -> JokerLook:
+    def from_features(cls, features: np.ndarray, corner_distance: float | None = None,
+                      classifier: str = "") -> JokerLook:
         """The mean look of one or more Joker crops' ``features`` [K, size] (rows as the
-        classifier gives them: each member's part of length 1), and where both corners were
-        seen, how far apart they lie (``corner_distance``).
+        classifier gives them: each member's part of length 1), where both corners were seen
+        how far apart they lie (``corner_distance``), and which ``classifier`` saw them.
 
         Raises:
             InvalidJokerLookError: No row, rows not of the classifier's making, or not finite.
@@ -108,7 +114,7 @@ class JokerLook:
         mean = rows.mean(axis=0)
         mean *= np.sqrt(members) / max(float(np.linalg.norm(mean)), 1e-12)
         return cls(mean.astype("<f2").tobytes(), members,
-                   None if corner_distance is None else round(float(corner_distance), 3))
+                   None if corner_distance is None else round(float(corner_distance), 3), classifier)
 
     def similarity(self, features: np.ndarray) -> np.ndarray:
         """How alike each crop's ``features`` [N, size] looks: the members' mean cosine, at most 1.
@@ -125,10 +131,11 @@ class JokerLook:
         return features @ self.vector / self.members
 
     def to_text(self) -> str:
-        """``joker-look/1 MEMBERS DISTANCE BASE64`` (DISTANCE ``-`` where unknown): what
-        :meth:`from_text` reads back."""
+        """``joker-look/1 CLASSIFIER MEMBERS DISTANCE BASE64`` (CLASSIFIER and DISTANCE ``-``
+        where unknown): what :meth:`from_text` reads back."""
         distance = "-" if self.corner_distance is None else f"{self.corner_distance:g}"
-        return f"{LOOK_PREFIX} {self.members} {distance} {base64.b64encode(self.data).decode('ascii')}"
+        return (f"{LOOK_PREFIX} {self.classifier or '-'} {self.members} {distance} "
+                f"{base64.b64encode(self.data).decode('ascii')}")
 
     @classmethod
     def from_text(cls, text: str) -> JokerLook:
@@ -139,10 +146,11 @@ class JokerLook:
         """
         words = text.split() if isinstance(text, str) else []
         try:
-            if len(words) != 4 or words[0] != LOOK_PREFIX:
+            if len(words) != 5 or words[0] != LOOK_PREFIX:
                 raise ValueError
-            distance = None if words[2] == "-" else float(words[2])
-            return cls(base64.b64decode(words[3], validate=True), int(words[1]), distance)
+            distance = None if words[3] == "-" else float(words[3])
+            return cls(base64.b64decode(words[4], validate=True), int(words[2]), distance,
+                       "" if words[1] == "-" else words[1])
         except (ValueError, binascii.Error):
-            raise InvalidJokerLookError(
-                f"{quoted(text)} is not a Joker's look (written '{LOOK_PREFIX} MEMBERS DISTANCE BASE64')") from None
+            raise InvalidJokerLookError(f"{quoted(text)} is not a Joker's look "
+                                        f"(written '{LOOK_PREFIX} CLASSIFIER MEMBERS DISTANCE BASE64')") from None

@@ -24,10 +24,11 @@ def _unit_rows(rng: np.random.Generator, count: int, widths: tuple[int, ...] = (
     return np.concatenate([p / np.linalg.norm(p, axis=1, keepdims=True) for p in parts], axis=1)
 
 
-@pytest.mark.parametrize("distance", [None, 6.62])
-def test_a_look_round_trips_through_its_text(distance: float | None) -> None:
-    look = JokerLook.from_features(_unit_rows(np.random.default_rng(0), 3), corner_distance=distance)
-    assert look.members == 2 and look.size == 12
+@pytest.mark.parametrize(("distance", "classifier"), [(None, ""), (6.62, "3f9a0c21d4e5b687")])
+def test_a_look_round_trips_through_its_text(distance: float | None, classifier: str) -> None:
+    look = JokerLook.from_features(_unit_rows(np.random.default_rng(0), 3), corner_distance=distance,
+                                   classifier=classifier)
+    assert look.members == 2 and look.size == 12 and look.classifier == classifier
     again = JokerLook.from_text(look.to_text())
     assert again == look
     assert again.to_text() == look.to_text()
@@ -42,9 +43,9 @@ def test_a_look_is_most_alike_to_the_crops_it_was_learned_from() -> None:
     assert others.max() < 0.9 and others.min() >= -1.0
 
 
-@pytest.mark.parametrize("text", ["", "joker-look/1 2 - ", "joker-look/2 2 - AAAA", "joker-look/1 two - AAAA",
-                                  "joker-look/1 2 - not*base64", "joker-look/1 0 - AAAA", "joker-look/1 2 -1 AAAA",
-                                  "hello"])
+@pytest.mark.parametrize("text", ["", "joker-look/1 - 2 - ", "joker-look/2 - 2 - AAAA", "joker-look/1 - two - AAAA",
+                                  "joker-look/1 - 2 - not*base64", "joker-look/1 - 0 - AAAA", "joker-look/1 - 2 -1 AAAA",
+                                  "joker-look/1 a/b 2 - AAAA", "joker-look/1 2 - AAAA", "hello"])
 def test_text_that_is_no_look_is_refused_quoting_it(text: str) -> None:
     with pytest.raises(InvalidJokerLookError, match="is not a Joker's look"):
         JokerLook.from_text(text)
@@ -130,6 +131,16 @@ def test_a_joker_shown_once_changes_no_other_card(tigullio: Any, shipped: Any) -
     for name in ("web_edje_IMG_2560.jpg", "web_edje_IMG_2571.jpg", "web_edje_IMG_2595.jpg"):
         photo = (REAL / name).read_bytes()
         assert shipped.detect_cards(photo, joker=look).cards == shipped.detect_cards(photo).cards, name
+
+
+@needs_art
+def test_a_look_another_classifier_took_is_refused_even_as_wide(tigullio: Any, shipped: Any) -> None:
+    from dataclasses import replace
+
+    look = shipped.learn_joker(_joker_photo(tigullio.cards["JK"], 420, 0, seed=1))
+    assert look.classifier == shipped.looks_id and len(look.classifier) == 16
+    with pytest.raises(JokerLookMismatchError, match="another classifier"):
+        shipped.detect_cards(_joker_photo(tigullio.cards["JK"], 520, 12, seed=2), joker=replace(look, classifier="0" * 16))
 
 
 def test_a_photo_of_other_cards_teaches_no_joker(shipped: Any) -> None:
