@@ -170,3 +170,25 @@ def test_score_takes_a_joker_only_with_a_photo() -> None:
     result = _cli("score", "--variant", "once", "QH", "--joker", "joker.jpg")
     assert result.returncode == 2
     assert "give --photo PHOTO too" in result.stderr
+
+
+@pytest.mark.parametrize("degrees", [0.0, 30.0, 200.0])
+def test_a_stars_two_corners_are_paired_by_the_distance_its_photo_showed(degrees: float) -> None:
+    from onze_vision.detections import Detections
+    from onze_vision.detector import _jokers_turned_as_pairs
+    from onze_vision.pairing import index_size, pair_groups
+    from synthetic_indices import CONFIG, card_indices, detections
+
+    card = detections(card_indices((200, 200), "JK", degrees=degrees))
+    apart = float(np.linalg.norm(card.center[1] - card.center[0]) / index_size(card.wh).mean())
+    star = np.array([[1.0, 0.0], [0.6, 0.8]], np.float32)   # ways down read at random: not a card's
+    both = np.array([True, True])
+
+    def groups(down: np.ndarray) -> list[tuple[int, ...]]:
+        return pair_groups(Detections(card.xyxy, card.confidence, card.class_id, {"down": down}), CONFIG)
+
+    assert groups(star) == [(0,), (1,)]   # a Joker counted twice
+    assert groups(_jokers_turned_as_pairs(card.xyxy, star, both, apart * 1.2, CONFIG)) == [(0, 1)]
+    # Twice as far apart as the photo showed: two Jokers, left as read; so is a look without a distance.
+    assert groups(_jokers_turned_as_pairs(card.xyxy, star, both, apart * 2, CONFIG)) == [(0,), (1,)]
+    assert np.array_equal(_jokers_turned_as_pairs(card.xyxy, star, both, None, CONFIG), star)
