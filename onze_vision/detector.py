@@ -1026,8 +1026,9 @@ def _corner_distance(two: np.ndarray) -> float | None:
 def _jokers_turned_as_pairs(xyxy: np.ndarray, down: np.ndarray, alike: np.ndarray, distance: float | None,
                             config: DetectorConfig) -> np.ndarray:
     """``down`` with the ways down of the game's Joker corners (``alike``) set by where their
-    partners lie, for the pairing: two not read opposite (a star reads the same every way up,
-    its way down is anyone's guess) that lie ``distance`` mark sizes apart (within
+    partners lie, for the pairing: a look has a ``distance`` only where its mark tells no way
+    down (a star reads the same every way up; its ways down as read are anyone's guess), and
+    two such corners that lie ``distance`` mark sizes apart (within
     :data:`JOKER_DISTANCE_FACTOR`) are one Joker's top-left and bottom-right corners, each
     seeing the other along the card's diagonal. Nearest the learned distance pair first."""
     rows = np.flatnonzero(alike)
@@ -1039,7 +1040,7 @@ def _jokers_turned_as_pairs(xyxy: np.ndarray, down: np.ndarray, alike: np.ndarra
     for a, b in itertools.combinations(range(len(rows)), 2):
         apart = np.linalg.norm(centres[b] - centres[a]) / max((size[a] + size[b]) / 2, 1e-6)
         miss = abs(math.log(max(apart, 1e-6) / distance))
-        if miss <= math.log(JOKER_DISTANCE_FACTOR) and down[rows[a]] @ down[rows[b]] >= config.pair_max_dot:
+        if miss <= math.log(JOKER_DISTANCE_FACTOR):
             candidates.append((miss, a, b))
     down = down.copy()
     turn = math.atan2(config.center_offset[1], config.center_offset[0])  # the diagonal, from the top-left's down

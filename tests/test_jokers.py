@@ -173,7 +173,9 @@ def test_score_takes_a_joker_only_with_a_photo() -> None:
 
 
 @pytest.mark.parametrize("degrees", [0.0, 30.0, 200.0])
-def test_a_stars_two_corners_are_paired_by_the_distance_its_photo_showed(degrees: float) -> None:
+@pytest.mark.parametrize("star", [[[1.0, 0.0], [0.6, 0.8]],      # ways down read at random: not a card's
+                                  [[0.0, 1.0], [-0.8, -0.6]]])   # opposite, but off the card's diagonal
+def test_a_stars_two_corners_are_paired_by_the_distance_its_photo_showed(degrees: float, star: list) -> None:
     from onze_vision.detections import Detections
     from onze_vision.detector import _jokers_turned_as_pairs
     from onze_vision.pairing import index_size, pair_groups
@@ -181,7 +183,7 @@ def test_a_stars_two_corners_are_paired_by_the_distance_its_photo_showed(degrees
 
     card = detections(card_indices((200, 200), "JK", degrees=degrees))
     apart = float(np.linalg.norm(card.center[1] - card.center[0]) / index_size(card.wh).mean())
-    star = np.array([[1.0, 0.0], [0.6, 0.8]], np.float32)   # ways down read at random: not a card's
+    star = np.array(star, np.float32)
     both = np.array([True, True])
 
     def groups(down: np.ndarray) -> list[tuple[int, ...]]:
