@@ -580,13 +580,9 @@ class CardDetector:
             raise InvalidModelError("this classifier gives no looks of its crops ('features'): export it again "
                                     "with this version (onze-vision train) to learn a deck's Joker")
         config = self.config
-        loaded = src if isinstance(src, LoadedImage) else load_image(
-            src, max_side=math.ceil(config.decode_factor * max(self.input_size)))
-        gains = self.gains_for_light(loaded.image)
-        if gains is not None:
-            loaded = replace(loaded, image=apply_gains(loaded.image, gains))
-        floor = min([config.maybe_conf or config.conf_threshold, *(score for _, score, _ in config.maybe_floors)])
-        image, _, boxes = self._look(loaded, floor, _Stopwatch(None), gains)
+        loaded, gains = self._evened(src, config)
+        # Located as a photo is, down to the floor a Joker is offered at (``maybe_floors``).
+        image, _, boxes = self._look(loaded, _look_floors(config, config.conf_threshold)[1], _Stopwatch(None), gains)
         probs, down, looks = self._classify(crops_to_tensor([crop_index(image, box) for box in boxes.xyxy]))
         code = probs.argmax(axis=1) if len(probs) else np.zeros(0, np.int64)
         jokers = np.flatnonzero(code == CARD_CODES.index(JOKER_CODE))
@@ -619,6 +615,17 @@ class CardDetector:
         _, down, _ = self._classify(crops_to_tensor([crop_view(image, box, view) for box in xyxy for view in views]))
         back = turn_back(down.reshape(len(xyxy), len(views), 2), np.array([view.turns for view in views]))
         return bool(np.linalg.norm(unit_vectors(back).mean(axis=1), axis=1).mean() >= TELLS_DOWN_MIN)
+
+    def _evened(self, src: ImageSource | LoadedImage,
+                config: DetectorConfig) -> tuple[LoadedImage, np.ndarray | None]:
+        """The photo decoded as it is read (``decode_factor``), its light evened out where it
+        needs it, and the light gains (B, G, R) or None."""
+        loaded = src if isinstance(src, LoadedImage) else load_image(
+            src, max_side=math.ceil(config.decode_factor * max(self.input_size)))
+        gains = self.gains_for_light(loaded.image)
+        if gains is not None:
+            loaded = replace(loaded, image=apply_gains(loaded.image, gains))
+        return loaded, gains
 
     def _fitting(self, joker: JokerLook | None) -> JokerLook | None:
         """``joker``, refused where the classifier cannot match it."""
@@ -705,17 +712,10 @@ class CardDetector:
         min_prob = config.min_class_prob if min_class_prob is None else min_class_prob
         clock = _Stopwatch(timings)
 
-        loaded = src if isinstance(src, LoadedImage) else load_image(
-            src, max_side=math.ceil(config.decode_factor * max(self.input_size)))
-        gains = self.gains_for_light(loaded.image)
-        if gains is not None:
-            loaded = replace(loaded, image=apply_gains(loaded.image, gains))
+        loaded, gains = self._evened(src, config)
         clock.lap("decode")
 
-        # Candidates for "possibly missed" are located in the same pass, down to maybe_conf
-        # and the floors of maybe_floors.
-        common_floor = min(conf, config.maybe_conf) if config.maybe_conf > 0 else conf
-        floor = min([common_floor, *(score for _, score, _ in config.maybe_floors)])
+        common_floor, floor = _look_floors(config, conf)
         # A deck said to have four corners is looked at mirrored at once; one the photo shows
         # (with the indices the first look found) is looked at again, mirrored.
         mirrored = config.mirrored_look and config.four_corners and config.four_corner_deck
@@ -1009,6 +1009,14 @@ def _as_the_decks_joker(probs: np.ndarray, score: np.ndarray, likeness: np.ndarr
 #: How long the mean of a mark's ways down, read from its four quarter turns and turned
 #: back, is at least for the mark to tell its way down (1: all four agree).
 TELLS_DOWN_MIN = 0.9
+
+def _look_floors(config: DetectorConfig, conf: float) -> tuple[float, float]:
+    """The detector scores a photo's indices are located down to: (every code's floor, the
+    lowest of any code's). Candidates for "possibly missed" are located in the same pass, down
+    to ``maybe_conf`` and the floors of ``maybe_floors``."""
+    common = min(conf, config.maybe_conf) if config.maybe_conf > 0 else conf
+    return common, min([common, *(score for _, score, _ in config.maybe_floors)])
+
 
 #: How far from the learned distance (as a factor, either way) two of the game's Joker
 #: corners may lie and be paired by it.
