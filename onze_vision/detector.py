@@ -90,6 +90,7 @@ from onze_vision.messages import listed
 from onze_vision.pairing import (
     CornerGrouping,
     DetectedCard,
+    card_corner_distance,
     index_size,
     pair_grouping,
     pair_groups,
@@ -567,9 +568,8 @@ class CardDetector:
         were never taught), the two the detector is surest of, unless the photo shows
         another card surely read: then it is not a photo of the Joker. Boxes that look like
         those corners (``joker_like_min``) are its corners too (one corner may be read as
-        a Joker, the other not), and the two surest, where their ways down do not pair them
-        as a card's corners (a mark that reads the same every way up), say how far apart
-        they lie.
+        a Joker, the other not), and the two surest say how far apart they lie (for a
+        mark that reads the same every way up, :meth:`_stars_paired`).
 
         Raises:
             InvalidImageError: The input is not a readable photo.
@@ -601,20 +601,47 @@ class CardDetector:
         alike = JokerLook.from_features(looks[jokers]).similarity(looks) >= config.joker_like_min
         corners = np.union1d(jokers, np.flatnonzero(alike))
         two = corners[np.argsort(-boxes.confidence[corners])[:2]]
-        distance = None if self._tells_its_way_down(image, boxes.xyxy[two]) else _corner_distance(boxes.xyxy[two])
-        return JokerLook.from_features(looks[corners], distance, self.looks_id)
+        return JokerLook.from_features(looks[corners], _corner_distance(boxes.xyxy[two]), self.looks_id)
 
-    def _tells_its_way_down(self, image: np.ndarray, xyxy: np.ndarray) -> bool:
-        """Whether the marks boxed ``xyxy`` tell their way down: read from their crops turned a
-        quarter turn at a time and turned back, the ways down agree (their mean is at least
-        :data:`TELLS_DOWN_MIN` long). A star reads the same every way up, and its way down is
-        anyone's guess; JOKER spelt down a corner tells it as a rank does. Marks that tell it
-        pair as any card's corners; the others are paired by how far apart they lie (a
-        distance would pair two Jokers side by side too)."""
+    def _ways_down_agree(self, image: np.ndarray, xyxy: np.ndarray) -> np.ndarray:
+        """How well each mark boxed ``xyxy`` tells its way down: read from its crop turned a
+        quarter turn at a time and turned back, the length of its ways down's mean (1: all
+        four agree). A star reads the same every way up, and its way down is anyone's guess;
+        JOKER spelt down a corner tells it as a rank does."""
         views = [View(turns=turns) for turns in range(4)]
         _, down, _ = self._classify(crops_to_tensor([crop_view(image, box, view) for box in xyxy for view in views]))
         back = turn_back(down.reshape(len(xyxy), len(views), 2), np.array([view.turns for view in views]))
-        return bool(np.linalg.norm(unit_vectors(back).mean(axis=1), axis=1).mean() >= TELLS_DOWN_MIN)
+        return np.linalg.norm(unit_vectors(back).mean(axis=1), axis=1)
+
+    def _stars_paired(self, image: np.ndarray, xyxy: np.ndarray, down: np.ndarray, looks: np.ndarray,
+                      jokers: np.ndarray, joint: np.ndarray, score: np.ndarray, config: DetectorConfig) -> np.ndarray:
+        """``down`` with the ways down of the Joker corners ``jokers`` (a mask over ``xyxy``)
+        set to pair them by how far apart they lie, where in this photo their marks tell no
+        way down (:meth:`_ways_down_agree`, on the mean under :data:`TELLS_DOWN_MIN`): as far
+        apart as the photo's other cards' two corners
+        (:func:`~onze_vision.pairing.card_corner_distance`; one deck, one size), or where no
+        other card shows both, as the game's Joker look says (``corner_distance``). A star
+        read as two Jokers, one per corner, is one Joker. Two corners pair so only where they
+        look alike (``joker_like_min``; two decks' Jokers differ) and not both tell their
+        way down (two lettered Jokers side by side would pair at a card's distance too).
+
+        The photo is asked, not the Joker's look alone: one photo may err (tigullio's star
+        told its way down in one of four photos of it)."""
+        if jokers.sum() < 2:
+            return down
+        agree = self._ways_down_agree(image, xyxy[jokers])
+        if agree.mean() >= TELLS_DOWN_MIN:
+            return down
+        others = ~jokers
+        pixels = card_corner_distance(xyxy[others], joint[others], down[others], score[others], config)
+        mark_sizes = config.joker_look.corner_distance if config.joker_look is not None else None
+        may_pair = agree[:, None] < TELLS_DOWN_MIN
+        may_pair = may_pair | may_pair.T
+        if looks.shape[1]:
+            mine = looks[jokers].astype(np.float64)
+            members = max(round(float((mine ** 2).sum(axis=1).mean())), 1)
+            may_pair &= mine @ mine.T / members >= config.joker_like_min
+        return _jokers_turned_as_pairs(xyxy, down, jokers, mark_sizes, config, pixels, may_pair)
 
     def _evened(self, src: ImageSource | LoadedImage,
                 config: DetectorConfig) -> tuple[LoadedImage, np.ndarray | None]:
@@ -781,7 +808,10 @@ class CardDetector:
             likeness = config.joker_look.similarity(looks)
             alike = likeness >= config.joker_like_min
             joint, score = _as_the_decks_joker(joint, score, likeness, alike)
-            down = _jokers_turned_as_pairs(xyxy, down, alike, config.joker_look.corner_distance, config)
+            down = self._stars_paired(image, xyxy, down, looks, alike, joint, score, config)
+        elif len(joint):
+            down = self._stars_paired(image, xyxy, down, looks, joint.argmax(axis=1) == CARD_CODES.index(JOKER_CODE),
+                                      joint, score, config)
         clock.lap("classifier")
 
         probs = joint
@@ -1018,8 +1048,8 @@ def _look_floors(config: DetectorConfig, conf: float) -> tuple[float, float]:
     return common, min([common, *(score for _, score, _ in config.maybe_floors)])
 
 
-#: How far from the learned distance (as a factor, either way) two of the game's Joker
-#: corners may lie and be paired by it.
+#: How far from the expected distance (as a factor, either way) two Joker corners whose
+#: marks tell no way down may lie and be paired by it.
 JOKER_DISTANCE_FACTOR = 1.33
 
 
@@ -1032,22 +1062,26 @@ def _corner_distance(two: np.ndarray) -> float | None:
 
 
 def _jokers_turned_as_pairs(xyxy: np.ndarray, down: np.ndarray, alike: np.ndarray, distance: float | None,
-                            config: DetectorConfig) -> np.ndarray:
-    """``down`` with the ways down of the game's Joker corners (``alike``) set by where their
-    partners lie, for the pairing: a look has a ``distance`` only where its mark tells no way
-    down (a star reads the same every way up; its ways down as read are anyone's guess), and
-    two such corners that lie ``distance`` mark sizes apart (within
-    :data:`JOKER_DISTANCE_FACTOR`) are one Joker's top-left and bottom-right corners, each
-    seeing the other along the card's diagonal. Nearest the learned distance pair first."""
+                            config: DetectorConfig, pixels: float | None = None,
+                            may_pair: np.ndarray | None = None) -> np.ndarray:
+    """``down`` with the ways down of Joker corners (``alike``) whose marks tell no way down
+    (a star reads the same every way up; its ways down as read are anyone's guess) set by
+    where their partners lie, for the pairing: two such corners that lie ``pixels`` apart,
+    or where that is None, ``distance`` mark sizes (within :data:`JOKER_DISTANCE_FACTOR`
+    either way), are one Joker's top-left and bottom-right corners, each seeing the other
+    along the card's diagonal, where ``may_pair`` ([K, K] over the ``alike`` rows) lets
+    them. Nearest the expected distance pair first."""
     rows = np.flatnonzero(alike)
-    if distance is None or len(rows) < 2:
+    if (distance is None and pixels is None) or len(rows) < 2:
         return down
     centres = (xyxy[rows, :2] + xyxy[rows, 2:]) / 2
     size = index_size(xyxy[rows, 2:] - xyxy[rows, :2])
     candidates = []
     for a, b in itertools.combinations(range(len(rows)), 2):
-        apart = np.linalg.norm(centres[b] - centres[a]) / max((size[a] + size[b]) / 2, 1e-6)
-        miss = abs(math.log(max(apart, 1e-6) / distance))
+        if may_pair is not None and not may_pair[a, b]:
+            continue
+        expected = pixels if pixels is not None else float(distance or 0.0) * (size[a] + size[b]) / 2
+        miss = abs(math.log(max(float(np.linalg.norm(centres[b] - centres[a])), 1e-6) / max(expected, 1e-6)))
         if miss <= math.log(JOKER_DISTANCE_FACTOR):
             candidates.append((miss, a, b))
     down = down.copy()

@@ -61,7 +61,8 @@ class JokerLook:
         corner_distance: How far apart the Joker's two corner marks lie, in mark sizes
             (``sqrt(w * h)`` of their boxes), where the photo it was learned from showed
             both; None where it did not. A mark that reads the same every way up (a star)
-            tells no way down, so its two corners are paired by this distance.
+            tells no way down, so its two corners are paired by how far apart the photo's
+            other cards' corners lie, or where no other card shows both, by this distance.
         classifier: Which classifier saw it (a digest of its file; "" unsaid): another
             network's features of the same width mean something else.
     """

@@ -56,7 +56,7 @@ from onze_vision.detector_config import DetectorConfig
 
 __all__ = ["DetectedCard", "index_size", "unit_vectors", "CORNER_LINKS", "CornerGrouping", "corner_grouping",
            "read_corners_together", "pair_groups", "pair_grouping", "pair_indices", "runner_up", "other_colour",
-           "split_at_operating_point", "MAYBE_MAX_IOU", "possibly_missed"]
+           "split_at_operating_point", "MAYBE_MAX_IOU", "possibly_missed", "card_corner_distance"]
 
 
 #: What two corners of one card must agree on: rank and suit colour ("10H" -> "10 red").
@@ -302,6 +302,31 @@ def corner_grouping(centres: np.ndarray, wh: np.ndarray, down: np.ndarray, compa
             groups = [[row] for row in range(len(down))]
             _join_corners(groups, links, linked, down)
     return CornerGrouping(sorted(tuple(sorted(group)) for group in groups), seen)
+
+
+def card_corner_distance(xyxy: np.ndarray, probs: np.ndarray, down: np.ndarray, det_score: np.ndarray,
+                         config: DetectorConfig = DetectorConfig()) -> float | None:
+    """How far apart (pixels) a card's two diagonal corners lie in this photo: the median over
+    the cards whose two corners are both read surely as one code (``unsure_below``, detector
+    score ``conf_threshold``) and lie on their card's diagonal, each card once (nearest its
+    line first); None where no card shows both. Every card of one deck is one size, so this
+    says how far apart the corners of a card whose marks tell no way down lie.
+    """
+    xyxy = np.asarray(xyxy, dtype=np.float64).reshape(-1, 4)
+    if len(xyxy) < 2:
+        return None
+    code = probs.argmax(axis=1)
+    sure = ((probs.max(axis=1) >= config.unsure_below) & (code < len(CARD_CODES))
+            & (np.asarray(det_score) >= config.conf_threshold))
+    compatible = (code[:, None] == code[None, :]) & sure[:, None] & sure[None, :]
+    centres, wh = (xyxy[:, :2] + xyxy[:, 2:]) / 2, xyxy[:, 2:] - xyxy[:, :2]
+    taken: set[int] = set()
+    apart = []
+    for _, i, j, _ in _corner_links(centres, wh, down, compatible, config, ("diagonal",)):
+        if i not in taken and j not in taken:
+            taken |= {i, j}
+            apart.append(float(np.linalg.norm(centres[j] - centres[i])))
+    return float(np.median(apart)) if apart else None
 
 
 def read_corners_together(xyxy: np.ndarray, probs: np.ndarray, down: np.ndarray, det_score: np.ndarray,

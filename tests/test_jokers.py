@@ -81,20 +81,26 @@ def test_an_export_without_looks_cannot_learn_a_joker(tmp_path: Path) -> None:
 
 def _joker_photo(card: np.ndarray, card_height: int, degrees: float, seed: int) -> np.ndarray:
     """One card (BGRA art) alone on a plain generated table, as a player photographs it."""
+    return _cards_photo([(card, degrees)], card_height, seed)
+
+
+def _cards_photo(cards: list[tuple[np.ndarray, float]], card_height: int, seed: int) -> np.ndarray:
+    """Cards (BGRA art, each turned its degrees) in a row across a plain generated table."""
     import cv2
 
     from onze_vision.synth.backgrounds import generated_surface
 
     rng = np.random.default_rng(seed)
     size = (960, 720)
-    table = generated_surface(rng, size).astype(np.float32)
-    height, width = card.shape[:2]
-    turn = cv2.getRotationMatrix2D((width / 2, height / 2), degrees, card_height / height)
-    turn[:, 2] += np.array([size[0] / 2, size[1] / 2]) - np.array([width / 2, height / 2])
-    drawn = cv2.warpAffine(card, turn, size, flags=cv2.INTER_AREA)
-    alpha = drawn[:, :, 3:4].astype(np.float32) / 255
-    photo = table * (1 - alpha) + drawn[:, :, :3].astype(np.float32) * alpha + rng.normal(0, 3, table.shape)
-    return np.clip(photo, 0, 255).astype(np.uint8)
+    photo = generated_surface(rng, size).astype(np.float32)
+    for place, (card, degrees) in enumerate(cards, start=1):
+        height, width = card.shape[:2]
+        turn = cv2.getRotationMatrix2D((width / 2, height / 2), degrees, card_height / height)
+        turn[:, 2] += np.array([size[0] * place / (len(cards) + 1), size[1] / 2]) - np.array([width / 2, height / 2])
+        drawn = cv2.warpAffine(card, turn, size, flags=cv2.INTER_AREA)
+        alpha = drawn[:, :, 3:4].astype(np.float32) / 255
+        photo = photo * (1 - alpha) + drawn[:, :, :3].astype(np.float32) * alpha
+    return np.clip(photo + rng.normal(0, 3, photo.shape), 0, 255).astype(np.uint8)
 
 
 @pytest.fixture(scope="module")
@@ -118,6 +124,8 @@ def shipped() -> Any:
 def test_a_joker_shown_once_is_read_in_another_photo_of_it(tigullio: Any, shipped: Any) -> None:
     look = shipped.learn_joker(_joker_photo(tigullio.cards["JK"], 420, 0, seed=1))
     assert look.size == shipped.looks_width
+    # Both corners in view: the look keeps how far apart they lie, in mark sizes.
+    assert look.corner_distance is not None and 4.5 < look.corner_distance < 8
     other = _joker_photo(tigullio.cards["JK"], 520, 12, seed=2)
     cards = shipped.detect_cards(other, joker=look).cards
     # The Joker, and nothing else: its corners read as Jokers, however the networks read them alone.
@@ -131,6 +139,33 @@ def test_a_joker_shown_once_changes_no_other_card(tigullio: Any, shipped: Any) -
     for name in ("web_edje_IMG_2560.jpg", "web_edje_IMG_2571.jpg", "web_edje_IMG_2595.jpg"):
         photo = (REAL / name).read_bytes()
         assert shipped.detect_cards(photo, joker=look).cards == shipped.detect_cards(photo).cards, name
+
+
+@needs_art
+@pytest.mark.parametrize("degrees", [0.0, 190.0])
+def test_a_star_read_the_same_every_way_up_is_one_joker_beside_another_card(tigullio: Any, shipped: Any,
+                                                                             degrees: float) -> None:
+    # Its corners' ways down are anyone's guess; the 9's two corners say how far apart a card's lie.
+    photo = _cards_photo([(tigullio.cards["JK"], degrees), (tigullio.cards["9H"], degrees + 5)], 380, seed=0)
+    assert sorted(card.card for card in shipped.detect_cards(photo).cards) == ["9H", "JK"]
+
+
+@pytest.fixture(scope="module")
+def ornamental(art_cache: Path) -> Any:
+    """A held-out design whose Joker corner spells JOKER, which tells its way down as a rank does."""
+    from onze_vision.synth.art import load_decks
+
+    return load_decks(names=["ornamental"], cache=art_cache)[0]
+
+
+@needs_art
+@pytest.mark.parametrize("jokers", [("tigullio", "tigullio"), ("ornamental", "ornamental"), ("tigullio", "ornamental")],
+                         ids=["two stars", "two lettered", "two decks' Jokers"])
+def test_two_jokers_side_by_side_stay_two(tigullio: Any, ornamental: Any, shipped: Any, jokers: tuple[str, str]) -> None:
+    decks = {"tigullio": tigullio, "ornamental": ornamental}
+    photo = _cards_photo([(decks[jokers[0]].cards["JK"], 0.0), (decks[jokers[1]].cards["JK"], 3.0),
+                          (tigullio.cards["9H"], 5.0)], 300, seed=0)
+    assert sorted(card.card for card in shipped.detect_cards(photo).cards) == ["9H", "JK", "JK"]
 
 
 @needs_art
@@ -194,3 +229,26 @@ def test_a_stars_two_corners_are_paired_by_the_distance_its_photo_showed(degrees
     # Twice as far apart as the photo showed: two Jokers, left as read; so is a look without a distance.
     assert groups(_jokers_turned_as_pairs(card.xyxy, star, both, apart * 2, CONFIG)) == [(0,), (1,)]
     assert np.array_equal(_jokers_turned_as_pairs(card.xyxy, star, both, None, CONFIG), star)
+
+
+@pytest.mark.parametrize("learned", [None, 1.0, 6.0], ids=["no look", "a look far off", "a look as far"])
+def test_a_stars_two_corners_lie_as_far_apart_as_the_photos_other_cards_corners(learned: float | None) -> None:
+    from onze_vision.detections import Detections
+    from onze_vision.detector import _jokers_turned_as_pairs
+    from onze_vision.pairing import pair_groups
+    from synthetic_indices import CONFIG, card_indices, detections
+
+    card = detections(card_indices((200, 200), "JK", degrees=30.0))
+    pixels = float(np.linalg.norm(card.center[1] - card.center[0]))
+    star = np.array([[1.0, 0.0], [0.6, 0.8]], np.float32)
+    both = np.array([True, True])
+
+    def groups(down: np.ndarray) -> list[tuple[int, ...]]:
+        return pair_groups(Detections(card.xyxy, card.confidence, card.class_id, {"down": down}), CONFIG)
+
+    # The photo's own cards say how far apart a card's corners lie, whatever the look learned.
+    assert groups(_jokers_turned_as_pairs(card.xyxy, star, both, learned, CONFIG, pixels * 1.1)) == [(0, 1)]
+    assert groups(_jokers_turned_as_pairs(card.xyxy, star, both, learned, CONFIG, pixels * 2)) == [(0,), (1,)]
+    # Corners that may not pair (they look unalike: two decks' Jokers) are left as read.
+    apart = np.zeros((2, 2), bool)
+    assert groups(_jokers_turned_as_pairs(card.xyxy, star, both, learned, CONFIG, pixels, apart)) == [(0,), (1,)]

@@ -15,6 +15,7 @@ from onze_vision.cards import CARD_CODES
 from onze_vision.detections import Detections
 from onze_vision.detector_config import DetectorConfig
 from onze_vision.pairing import (
+    card_corner_distance,
     index_size,
     other_colour,
     pair_grouping,
@@ -458,3 +459,40 @@ def test_index_size_needs_no_way_down_without_an_aspect() -> None:
     np.testing.assert_array_equal(index_size(wh), index_size(wh, np.array([[0.0, 1.0], [1.0, 0.0]]), 0.0))
     with pytest.raises(ValueError, match="down vector"):
         index_size(wh, None, 2.5)
+
+
+def _card_corners_apart(*cards: list[tuple]) -> float | None:
+    indices = detections(*cards)
+    probs = np.stack([reading((CARD_CODES[code], 0.95)) for code in indices.class_id])
+    return card_corner_distance(indices.xyxy, probs, indices.data["down"], indices.confidence, CONFIG)
+
+
+def _apart(card: list[tuple]) -> float:
+    one = detections(card)
+    return float(np.linalg.norm(one.center[1] - one.center[0]))
+
+
+@pytest.mark.parametrize("degrees", [0.0, 35.0, 190.0])
+def test_how_far_apart_a_cards_corners_lie_is_read_from_the_cards_that_show_both(degrees: float) -> None:
+    card = card_indices((200, 200), "7S", degrees=degrees)
+    assert _card_corners_apart(card) == pytest.approx(_apart(card))
+    # Every card of one deck is one size: the photo's cards agree, a lone corner says nothing.
+    others = [card_indices((400, 200), "KD", degrees=degrees), card_indices((600, 500), "2C", corners=("tl",))]
+    assert _card_corners_apart(card, *others) == pytest.approx(_apart(card))
+
+
+@pytest.mark.parametrize("cards", [
+    [card_indices((200, 200), "7S", corners=("tl",)), card_indices((400, 200), "KD", corners=("br",))],
+    [card_indices((200, 200), "7S", score=0.2)],           # located too faintly to trust
+], ids=["no card shows both corners", "faint"])
+def test_a_photo_without_a_card_showing_both_corners_says_nothing_of_their_distance(cards: list) -> None:
+    assert _card_corners_apart(*cards) is None
+    nothing = np.zeros((0, 4), np.float32)
+    assert card_corner_distance(nothing, np.zeros((0, len(CARD_CODES) + 1)), np.zeros((0, 2)), np.zeros(0), CONFIG) is None
+
+
+def test_corners_read_unsure_say_nothing_of_their_distance() -> None:
+    indices = detections(card_indices((200, 200), "7S"))
+    unsure = np.stack([reading(("7S", 0.6), ("7C", 0.3))] * 2)
+    config = replace(CONFIG, unsure_below=0.9)
+    assert card_corner_distance(indices.xyxy, unsure, indices.data["down"], indices.confidence, config) is None
