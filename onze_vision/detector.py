@@ -83,7 +83,7 @@ from onze_vision.indexcrop import (
     reading_views,
     turn_back,
 )
-from onze_vision.jokers import JokerLook, JokerLookMismatchError, NoJokerFoundError
+from onze_vision.jokers import JokerLook, JokerLookMismatchError, NoJokerFoundError, likeness_between
 from onze_vision.light import apply_gains, light_gains
 from onze_vision.looks import CloserLook, plan_blind_look, plan_closer_look
 from onze_vision.messages import listed
@@ -638,9 +638,7 @@ class CardDetector:
         may_pair = agree[:, None] < TELLS_DOWN_MIN
         may_pair = may_pair | may_pair.T
         if looks.shape[1]:
-            mine = looks[jokers].astype(np.float64)
-            members = max(round(float((mine ** 2).sum(axis=1).mean())), 1)
-            may_pair &= mine @ mine.T / members >= config.joker_like_min
+            may_pair &= likeness_between(looks[jokers]) >= config.joker_like_min
         return _jokers_turned_as_pairs(xyxy, down, jokers, mark_sizes, config, pixels, may_pair)
 
     def _evened(self, src: ImageSource | LoadedImage,
@@ -804,14 +802,12 @@ class CardDetector:
                 down[mirrored] = mirrored_down
             joint = self._weighed(read_corners_together(xyxy, probs, down, boxes.confidence, config))
         score = boxes.confidence
+        jokers = joint.argmax(axis=1) == CARD_CODES.index(JOKER_CODE)
         if config.joker_look is not None and len(looks):
             likeness = config.joker_look.similarity(looks)
-            alike = likeness >= config.joker_like_min
-            joint, score = _as_the_decks_joker(joint, score, likeness, alike)
-            down = self._stars_paired(image, xyxy, down, looks, alike, joint, score, config)
-        elif len(joint):
-            down = self._stars_paired(image, xyxy, down, looks, joint.argmax(axis=1) == CARD_CODES.index(JOKER_CODE),
-                                      joint, score, config)
+            jokers = likeness >= config.joker_like_min  # the game's Joker: these corners, however read
+            joint, score = _as_the_decks_joker(joint, score, likeness, jokers)
+        down = self._stars_paired(image, xyxy, down, looks, jokers, joint, score, config)
         clock.lap("classifier")
 
         probs = joint
@@ -1039,6 +1035,7 @@ def _as_the_decks_joker(probs: np.ndarray, score: np.ndarray, likeness: np.ndarr
 #: How long the mean of a mark's ways down, read from its four quarter turns and turned
 #: back, is at least for the mark to tell its way down (1: all four agree).
 TELLS_DOWN_MIN = 0.9
+
 
 def _look_floors(config: DetectorConfig, conf: float) -> tuple[float, float]:
     """The detector scores a photo's indices are located down to: (every code's floor, the

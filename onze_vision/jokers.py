@@ -32,7 +32,8 @@ import numpy as np
 
 from onze_vision.messages import quoted
 
-__all__ = ["JokerLook", "InvalidJokerLookError", "JokerLookMismatchError", "NoJokerFoundError", "LOOK_PREFIX"]
+__all__ = ["JokerLook", "InvalidJokerLookError", "JokerLookMismatchError", "NoJokerFoundError", "LOOK_PREFIX",
+           "likeness_between"]
 
 #: The text form's first word and version: ``joker-look/1 CLASSIFIER MEMBERS DISTANCE BASE64``.
 LOOK_PREFIX = "joker-look/1"
@@ -108,7 +109,7 @@ class JokerLook:
         if rows.ndim != 2 or not len(rows) or not rows.shape[1] or not np.isfinite(rows).all():
             raise InvalidJokerLookError(f"a Joker's look is made of crops' features [K, size], got shape {rows.shape}")
         squared = (rows ** 2).sum(axis=1)
-        members = int(round(float(squared.mean())))
+        members = _member_count(rows)
         if not 1 <= members <= rows.shape[1] or np.abs(squared - members).max() > 0.05 * members:
             raise InvalidJokerLookError("these features are not the classifier's (each member's part of length 1): "
                                         f"squared lengths {squared.min():.3f}-{squared.max():.3f}")
@@ -155,3 +156,16 @@ class JokerLook:
         except (ValueError, binascii.Error):
             raise InvalidJokerLookError(f"{quoted(text)} is not a Joker's look "
                                         f"(written '{LOOK_PREFIX} CLASSIFIER MEMBERS DISTANCE BASE64')") from None
+
+
+def _member_count(features: np.ndarray) -> int:
+    """How many ensemble members' features each row of ``features`` [K, size] holds: each
+    member's part has length 1, so a row's squared length is their count."""
+    return int(round(float((np.asarray(features, dtype=np.float64) ** 2).sum(axis=1).mean())))
+
+
+def likeness_between(features: np.ndarray) -> np.ndarray:
+    """How alike every two crops' ``features`` [K, size] look [K, K]: the members' mean cosine,
+    as :meth:`JokerLook.similarity` weighs a crop against a look."""
+    rows = np.asarray(features, dtype=np.float64)
+    return rows @ rows.T / max(_member_count(rows), 1)
