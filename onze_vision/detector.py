@@ -402,12 +402,13 @@ class ReadingMemo:
         self.centred: dict[bytes, Reading] = {}
         self.mirrored: dict[bytes, Reading] = {}  # the crop read mirrored (for its way down)
         self.more_views: dict[bytes, ViewSums] = {}  # summed over the extra views (``_read_again``)
+        self.ways_down_agree: dict[bytes, float] = {}  # how well a Joker corner tells its way down
 
     def keys(self, image: np.ndarray, xyxy: np.ndarray) -> list[bytes]:
         """Each box's key; readings of another image than the last are forgotten."""
         if image is not self._image:
             self._image = image
-            for table in (self.crops, self.centred, self.mirrored, self.more_views):
+            for table in (self.crops, self.centred, self.mirrored, self.more_views, self.ways_down_agree):
                 table.clear()
         return [box.tobytes() for box in np.ascontiguousarray(xyxy, np.float32)]
 
@@ -603,18 +604,28 @@ class CardDetector:
         two = corners[np.argsort(-boxes.confidence[corners])[:2]]
         return JokerLook.from_features(looks[corners], _corner_distance(boxes.xyxy[two]), self.looks_id)
 
-    def _ways_down_agree(self, image: np.ndarray, xyxy: np.ndarray) -> np.ndarray:
-        """How well each mark boxed ``xyxy`` tells its way down: read from its crop turned a
-        quarter turn at a time and turned back, the length of its ways down's mean (1: all
-        four agree). A star reads the same every way up, and its way down is anyone's guess;
-        JOKER spelt down a corner tells it as a rank does."""
-        views = [View(turns=turns) for turns in range(4)]
-        _, down, _ = self._classify(crops_to_tensor([crop_view(image, box, view) for box in xyxy for view in views]))
-        back = turn_back(down.reshape(len(xyxy), len(views), 2), np.array([view.turns for view in views]))
-        return np.linalg.norm(unit_vectors(back).mean(axis=1), axis=1)
+    def _ways_down_agree(self, tensor: np.ndarray, keys: Sequence[bytes], memo: ReadingMemo) -> np.ndarray:
+        """How well each mark tells its way down (rows of ``tensor``, the centred crops of
+        ``keys``): read from its crop turned a quarter turn at a time and turned back, the
+        length of its ways down's mean (1: all four agree). A star reads the same every way
+        up, and its way down is anyone's guess; JOKER spelt down a corner tells it as a rank
+        does. The upright way is the centred reading already in ``memo``; a box already
+        asked in it is not asked again (a photo named twice)."""
+        todo = [i for i, key in enumerate(keys) if key not in memo.ways_down_agree]
+        if todo:
+            # Turning the classifier's input turns the crop: the same pixels, no new cut.
+            turned = np.concatenate([np.rot90(tensor[todo], turns, axes=(2, 3)) for turns in (1, 2, 3)])
+            _, down, _ = self._classify(np.ascontiguousarray(turned))
+            upright = np.stack([memo.centred[keys[i]][1] for i in todo])
+            ways = np.concatenate([upright[None], down.reshape(3, len(todo), 2)]).transpose(1, 0, 2)
+            back = turn_back(ways, np.arange(4))
+            agree = np.linalg.norm(unit_vectors(back).mean(axis=1), axis=1)
+            memo.ways_down_agree.update(zip([keys[i] for i in todo], agree.tolist()))
+        return np.array([memo.ways_down_agree[key] for key in keys], np.float64)
 
-    def _stars_paired(self, image: np.ndarray, xyxy: np.ndarray, down: np.ndarray, looks: np.ndarray,
-                      jokers: np.ndarray, joint: np.ndarray, score: np.ndarray, config: DetectorConfig) -> np.ndarray:
+    def _stars_paired(self, tensor: np.ndarray, keys: Sequence[bytes], memo: ReadingMemo, xyxy: np.ndarray,
+                      down: np.ndarray, looks: np.ndarray, jokers: np.ndarray, joint: np.ndarray, score: np.ndarray,
+                      config: DetectorConfig) -> np.ndarray:
         """``down`` with the ways down of the Joker corners ``jokers`` (a mask over ``xyxy``)
         set to pair them by how far apart they lie, where in this photo their marks tell no
         way down (:meth:`_ways_down_agree`, on the mean under :data:`TELLS_DOWN_MIN`): as far
@@ -629,7 +640,7 @@ class CardDetector:
         told its way down in one of four photos of it)."""
         if jokers.sum() < 2:
             return down
-        agree = self._ways_down_agree(image, xyxy[jokers])
+        agree = self._ways_down_agree(tensor[jokers], [key for key, joker in zip(keys, jokers) if joker], memo)
         if agree.mean() >= TELLS_DOWN_MIN:
             return down
         others = ~jokers
@@ -807,7 +818,7 @@ class CardDetector:
             likeness = config.joker_look.similarity(looks)
             jokers = likeness >= config.joker_like_min  # the game's Joker: these corners, however read
             joint, score = _as_the_decks_joker(joint, score, likeness, jokers)
-        down = self._stars_paired(image, xyxy, down, looks, jokers, joint, score, config)
+        down = self._stars_paired(tensor, keys, memo, xyxy, down, looks, jokers, joint, score, config)
         clock.lap("classifier")
 
         probs = joint

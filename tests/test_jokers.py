@@ -150,6 +150,34 @@ def test_a_star_read_the_same_every_way_up_is_one_joker_beside_another_card(tigu
     assert sorted(card.card for card in shipped.detect_cards(photo).cards) == ["9H", "JK"]
 
 
+@needs_art
+def test_a_stars_ways_down_are_asked_once_a_photo_as_four_turned_cuts_would_tell(tigullio: Any, ornamental: Any,
+                                                                                   shipped: Any,
+                                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    from onze_vision.detector import TELLS_DOWN_MIN, ReadingMemo
+    from onze_vision.indexcrop import View, crop_index, crop_view, crops_to_tensor, turn_back
+    from onze_vision.pairing import unit_vectors
+
+    photo = _cards_photo([(tigullio.cards["JK"], 0.0), (ornamental.cards["JK"], 0.0)], 380, seed=0)
+    xyxy = shipped.locate_indices(photo, 0.25).xyxy
+    memo = ReadingMemo()
+    keys = memo.keys(photo, xyxy)
+    tensor = crops_to_tensor([crop_index(photo, box) for box in xyxy])
+    shipped._classify_once(tensor, keys, memo.centred)
+    agree = shipped._ways_down_agree(tensor, keys, memo)
+    # The crops turned in the classifier's input read as the photo cut turned does.
+    views = [View(turns=turns) for turns in range(4)]
+    _, down, _ = shipped._classify(crops_to_tensor([crop_view(photo, box, view) for box in xyxy for view in views]))
+    back = turn_back(down.reshape(len(xyxy), 4, 2), np.arange(4))
+    assert np.allclose(agree, np.linalg.norm(unit_vectors(back).mean(axis=1), axis=1), atol=1e-4)
+    # The star (left) tells no way down; JOKER spelt down a corner (right) does.
+    left = (xyxy[:, 0] + xyxy[:, 2]) / 2 < photo.shape[1] / 2
+    assert agree[left].mean() < TELLS_DOWN_MIN <= agree[~left].mean()
+    # Named again (a four-corner deck's mirrored look), the photo's marks are not asked again.
+    monkeypatch.setattr(shipped, "_classify", lambda tensor: pytest.fail("asked again"))
+    assert np.array_equal(shipped._ways_down_agree(tensor, keys, memo), agree)
+
+
 @pytest.fixture(scope="module")
 def ornamental(art_cache: Path) -> Any:
     """A held-out design whose Joker corner spells JOKER, which tells its way down as a rank does."""
