@@ -285,6 +285,7 @@ def test_a_pt_file_ultralytics_cannot_load_is_not_detector_weights(tmp_path: Pat
                                                                    no_training: list[argparse.Namespace],
                                                                    classifier_pt: Path) -> None:
     pytest.importorskip("ultralytics")
+    capsys.readouterr()   # a first import on a fresh machine says it wrote Ultralytics' settings
     assert main(train(tmp_path, "--stage", "detector", "--weights", str(classifier_pt))) == 2
     assert f"'{classifier_pt}' is not a detector checkpoint (" in refusal(capsys, "train")
 
