@@ -625,7 +625,7 @@ class CardDetector:
 
     def _stars_paired(self, tensor: np.ndarray, keys: Sequence[bytes], memo: ReadingMemo, xyxy: np.ndarray,
                       down: np.ndarray, looks: np.ndarray, jokers: np.ndarray, joint: np.ndarray, score: np.ndarray,
-                      config: DetectorConfig) -> np.ndarray:
+                      config: DetectorConfig) -> tuple[np.ndarray, np.ndarray]:
         """``down`` with the ways down of the Joker corners ``jokers`` (a mask over ``xyxy``)
         set to pair them by how far apart they lie, where in this photo their marks tell no
         way down (:meth:`_ways_down_agree`, on the mean under :data:`TELLS_DOWN_MIN`): as far
@@ -637,12 +637,17 @@ class CardDetector:
         way down (two lettered Jokers side by side would pair at a card's distance too).
 
         The photo is asked, not the Joker's look alone: one photo may err (tigullio's star
-        told its way down in one of four photos of it)."""
+        told its way down in one of four photos of it).
+
+        Also returns which boxes are Joker corners that could have paired and were paired by
+        chance, for want of any distance to pair them by (their count is unsure,
+        :attr:`~onze_vision.pairing.DetectedCard.count_unsure`)."""
+        guessed = np.zeros(len(xyxy), bool)
         if jokers.sum() < 2:
-            return down
+            return down, guessed
         agree = self._ways_down_agree(tensor[jokers], [key for key, joker in zip(keys, jokers) if joker], memo)
         if agree.mean() >= TELLS_DOWN_MIN:
-            return down
+            return down, guessed
         others = ~jokers
         pixels = card_corner_distance(xyxy[others], joint[others], down[others], score[others], config)
         mark_sizes = config.joker_look.corner_distance if config.joker_look is not None else None
@@ -650,7 +655,10 @@ class CardDetector:
         may_pair = may_pair | may_pair.T
         if looks.shape[1]:
             may_pair &= likeness_between(looks[jokers]) >= config.joker_like_min
-        return _jokers_turned_as_pairs(xyxy, down, jokers, mark_sizes, config, pixels, may_pair)
+        np.fill_diagonal(may_pair, False)
+        if pixels is None and mark_sizes is None:
+            guessed[np.flatnonzero(jokers)] = may_pair.any(axis=1)
+        return _jokers_turned_as_pairs(xyxy, down, jokers, mark_sizes, config, pixels, may_pair), guessed
 
     def _evened(self, src: ImageSource | LoadedImage,
                 config: DetectorConfig) -> tuple[LoadedImage, np.ndarray | None]:
@@ -818,7 +826,7 @@ class CardDetector:
             likeness = config.joker_look.similarity(looks)
             jokers = likeness >= config.joker_like_min  # the game's Joker: these corners, however read
             joint, score = _as_the_decks_joker(joint, score, likeness, jokers)
-        down = self._stars_paired(tensor, keys, memo, xyxy, down, looks, jokers, joint, score, config)
+        down, guessed = self._stars_paired(tensor, keys, memo, xyxy, down, looks, jokers, joint, score, config)
         clock.lap("classifier")
 
         probs = joint
@@ -829,7 +837,8 @@ class CardDetector:
             xyxy[named] / scale,
             score[named] * prob[named],
             code[named],
-            {"down": down[named], "det_score": score[named], "class_prob": prob[named], "probs": probs[named]},
+            {"down": down[named], "det_score": score[named], "class_prob": prob[named], "probs": probs[named],
+             "count_unsure": guessed[named]},
         )
         return found, tensor[named]
 

@@ -50,7 +50,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from onze_vision.cards import CARD_CODES, RED_SUITS
+from onze_vision.cards import CARD_CODES, JOKER_CODE, RED_SUITS
 from onze_vision.detections import Detections, box_iou
 from onze_vision.detector_config import DetectorConfig
 
@@ -89,6 +89,10 @@ class DetectedCard:
             likely code, for the player to check against the photo; otherwise None.
         check: The confidence is under ``check_below``: a weak reading for the player to
             check against the photo, whether or not there is an alternative to offer.
+        count_unsure: A Joker whose mark reads the same every way up (a star), in a photo
+            that says nothing of how far apart a card's two corners lie (no other card shows
+            both, no Joker look learned): one Joker's two corners and two Jokers look alike
+            there, so how many Jokers the photo shows is for the player to check.
     """
 
     card: str
@@ -97,21 +101,25 @@ class DetectedCard:
     corners: int = 1
     alternative: str | None = None
     check: bool = False
+    count_unsure: bool = False
 
     @property
     def is_unsure(self) -> bool:
-        """True when the reading is to be checked: an alternative code, or a weak reading."""
-        return self.alternative is not None or self.check
+        """True when the reading is to be checked: an alternative code, a weak reading, or
+        a Joker that may be counted once too often or too seldom."""
+        return self.alternative is not None or self.check or self.count_unsure
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready ``{"card", "confidence", "box"}``, plus ``"alternative"`` and
-        ``"check": true`` when they apply."""
+        ``"check": true`` and ``"count_unsure": true`` when they apply."""
         out: dict[str, Any] = {"card": self.card, "confidence": round(self.confidence, 4),
                                "box": [round(v, 1) for v in self.box]}
         if self.alternative is not None:
             out["alternative"] = self.alternative
         if self.check:
             out["check"] = True
+        if self.count_unsure:
+            out["count_unsure"] = True
         return out
 
 
@@ -404,7 +412,8 @@ def pair_indices(indices: Detections, config: DetectorConfig = DetectorConfig(),
 
     Args:
         indices: Index detections: ``class_id`` into :data:`CARD_CODES`, ``confidence``,
-            and ``data["down"]`` [N, 2].
+            and ``data["down"]`` [N, 2]; where there, ``data["count_unsure"]`` [N] marks the
+            Joker corners whose pairing was a guess (:attr:`DetectedCard.count_unsure`).
         config: Supplies ``unsure_below`` and ``alternative_min`` (the alternative,
             :func:`runner_up`) and ``check_below``; without ``grouping``, also the
             grouping's settings (:func:`pair_grouping`: the pairing geometry,
@@ -418,10 +427,15 @@ def pair_indices(indices: Detections, config: DetectorConfig = DetectorConfig(),
         One :class:`DetectedCard` per card, sorted left to right; its box is the union
         of its index boxes, its confidence the best of theirs, its alternative (see
         :func:`runner_up`) that of its best index, flagged to check under ``check_below``
-        (or its code's own floor, ``check_floors``).
+        (or its code's own floor, ``check_floors``), and a Joker its count unsure where any
+        of its corners is marked so and another marked corner is read in a Joker too (one
+        alone is one Joker, however its corners paired).
     """
     cards: list[DetectedCard] = []
     probs = indices.data.get("probs")
+    count_unsure = indices.data.get("count_unsure")
+    marked = 0   # marked corners read into Jokers
+    joker = CARD_CODES.index(JOKER_CODE)
     for members in (grouping or pair_grouping(indices, config)).groups:
         rows = list(members)
         boxes = indices.xyxy[rows]
@@ -434,8 +448,12 @@ def pair_indices(indices: Detections, config: DetectorConfig = DetectorConfig(),
             alternative = other_colour(probs[best], code) or alternative
         confidence = float(indices.confidence[best])
         floor = max([config.check_below, *(f for c, f in config.check_floors if c == CARD_CODES[code])])
+        joker_marks = int(count_unsure[rows].sum()) if count_unsure is not None and code == joker else 0
         cards.append(DetectedCard(CARD_CODES[code], confidence, box, len(rows), alternative,
-                                  check=confidence < floor))
+                                  check=confidence < floor, count_unsure=joker_marks > 0))
+        marked += joker_marks
+    if 0 < marked < 2:   # the photo's other marked corner was not read into a card
+        cards = [replace(card, count_unsure=False) for card in cards]
     cards.sort(key=lambda card: (card.box[0], card.box[1]))
     return cards
 

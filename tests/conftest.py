@@ -73,6 +73,7 @@ class FakeDetector:
         self.alternatives: dict[str, str] = {}  # code -> the alternative offered when read unsure
         self.maybe: list[str] = []  # cards "possibly missed"
         self.faint: set[str] = set()  # codes read too weakly to trust (``DetectedCard.check``)
+        self.count_unsure: set[str] = set()  # Jokers that may be one card's two corners (``count_unsure``)
         self.colourless = False  # a photo without colour (``PhotoReading.colourless``)
         self.light_gains: tuple[float, float, float] | None = None  # light evened out (R, G, B)
         self.smear: float | None = None  # set it past 0.2 for a photo reported blurred
@@ -97,7 +98,8 @@ class FakeDetector:
         rows = self.rows or [0] * len(cards)
         boxes = [DetectedCard(code, 0.3 if code in self.faint else 0.9,
                               (10.0 + 60 * i, 10.0 + 100 * row, 60.0 + 60 * i, 90.0 + 100 * row),
-                              alternative=self.alternatives.get(code), check=code in self.faint)
+                              alternative=self.alternatives.get(code), check=code in self.faint,
+                              count_unsure=code in self.count_unsure)
                  for i, (code, row) in enumerate(zip(cards, rows))]
         maybe = [DetectedCard(code, 0.3, (10.0 + 60 * i, 100.0, 60.0 + 60 * i, 180.0)) for i, code in enumerate(self.maybe)]
         return PhotoReading(image.width, image.height, boxes, maybe=maybe, colourless=self.colourless,

@@ -13,7 +13,7 @@ import pytest
 
 from fake_models import SHIPPED, make_fake_models
 from onze_vision.jokers import InvalidJokerLookError, JokerLook, JokerLookMismatchError, NoJokerFoundError
-from support import needs_art
+from support import cards_photo, needs_art
 
 REAL = Path(__file__).parent / "data"
 
@@ -81,26 +81,7 @@ def test_an_export_without_looks_cannot_learn_a_joker(tmp_path: Path) -> None:
 
 def _joker_photo(card: np.ndarray, card_height: int, degrees: float, seed: int) -> np.ndarray:
     """One card (BGRA art) alone on a plain generated table, as a player photographs it."""
-    return _cards_photo([(card, degrees)], card_height, seed)
-
-
-def _cards_photo(cards: list[tuple[np.ndarray, float]], card_height: int, seed: int) -> np.ndarray:
-    """Cards (BGRA art, each turned its degrees) in a row across a plain generated table."""
-    import cv2
-
-    from onze_vision.synth.backgrounds import generated_surface
-
-    rng = np.random.default_rng(seed)
-    size = (960, 720)
-    photo = generated_surface(rng, size).astype(np.float32)
-    for place, (card, degrees) in enumerate(cards, start=1):
-        height, width = card.shape[:2]
-        turn = cv2.getRotationMatrix2D((width / 2, height / 2), degrees, card_height / height)
-        turn[:, 2] += np.array([size[0] * place / (len(cards) + 1), size[1] / 2]) - np.array([width / 2, height / 2])
-        drawn = cv2.warpAffine(card, turn, size, flags=cv2.INTER_AREA)
-        alpha = drawn[:, :, 3:4].astype(np.float32) / 255
-        photo = photo * (1 - alpha) + drawn[:, :, :3].astype(np.float32) * alpha
-    return np.clip(photo + rng.normal(0, 3, photo.shape), 0, 255).astype(np.uint8)
+    return cards_photo([(card, degrees)], card_height, seed)
 
 
 @pytest.fixture(scope="module")
@@ -146,7 +127,7 @@ def test_a_joker_shown_once_changes_no_other_card(tigullio: Any, shipped: Any) -
 def test_a_star_read_the_same_every_way_up_is_one_joker_beside_another_card(tigullio: Any, shipped: Any,
                                                                              degrees: float) -> None:
     # Its corners' ways down are anyone's guess; the 9's two corners say how far apart a card's lie.
-    photo = _cards_photo([(tigullio.cards["JK"], degrees), (tigullio.cards["9H"], degrees + 5)], 380, seed=0)
+    photo = cards_photo([(tigullio.cards["JK"], degrees), (tigullio.cards["9H"], degrees + 5)], 380, seed=0)
     assert sorted(card.card for card in shipped.detect_cards(photo).cards) == ["9H", "JK"]
 
 
@@ -158,7 +139,7 @@ def test_a_stars_ways_down_are_asked_once_a_photo_as_four_turned_cuts_would_tell
     from onze_vision.indexcrop import View, crop_index, crop_view, crops_to_tensor, turn_back
     from onze_vision.pairing import unit_vectors
 
-    photo = _cards_photo([(tigullio.cards["JK"], 0.0), (ornamental.cards["JK"], 0.0)], 380, seed=0)
+    photo = cards_photo([(tigullio.cards["JK"], 0.0), (ornamental.cards["JK"], 0.0)], 380, seed=0)
     xyxy = shipped.locate_indices(photo, 0.25).xyxy
     memo = ReadingMemo()
     keys = memo.keys(photo, xyxy)
@@ -178,6 +159,35 @@ def test_a_stars_ways_down_are_asked_once_a_photo_as_four_turned_cuts_would_tell
     assert np.array_equal(shipped._ways_down_agree(tensor, keys, memo), agree)
 
 
+@needs_art
+def test_a_star_alone_is_asked_one_joker_or_two_until_its_look_is_shown(tigullio: Any, shipped: Any,
+                                                                        tmp_path: Path) -> None:
+    import cv2
+
+    # Nothing in the photo says how far apart a card's corners lie: its two corners read as two Jokers.
+    photo = cards_photo([(tigullio.cards["JK"], 190.0)], 300, seed=0)
+    cards = shipped.detect_cards(photo).cards
+    assert [card.card for card in cards] == ["JK", "JK"] and all(card.count_unsure for card in cards)
+    assert all(card.to_dict()["count_unsure"] is True for card in cards)
+    path = tmp_path / "star.png"
+    cv2.imwrite(str(path), photo)
+    said = _cli("detect", str(path)).stdout.splitlines()
+    assert [line.split()[0] for line in said[1:]] == ["JK", "JK"]
+    assert all("one Joker or two?" in line for line in said[1:])
+    noted = _cli("score", "--variant", "once", "--photo", str(path))
+    assert "JK (one Joker or two?), JK (one Joker or two?)" in noted.stderr
+    look = shipped.learn_joker(_joker_photo(tigullio.cards["JK"], 420, 0, seed=1))
+    cards = shipped.detect_cards(photo, joker=look).cards
+    assert [card.card for card in cards] == ["JK"] and not cards[0].count_unsure
+
+
+@needs_art
+def test_a_star_beside_a_card_showing_both_corners_is_counted_surely(tigullio: Any, shipped: Any) -> None:
+    photo = cards_photo([(tigullio.cards["JK"], 190.0), (tigullio.cards["9H"], 195.0)], 300, seed=0)
+    cards = shipped.detect_cards(photo).cards
+    assert sorted(card.card for card in cards) == ["9H", "JK"] and not any(card.count_unsure for card in cards)
+
+
 @pytest.fixture(scope="module")
 def ornamental(art_cache: Path) -> Any:
     """A held-out design whose Joker corner spells JOKER, which tells its way down as a rank does."""
@@ -191,9 +201,21 @@ def ornamental(art_cache: Path) -> Any:
                          ids=["two stars", "two lettered", "two decks' Jokers"])
 def test_two_jokers_side_by_side_stay_two(tigullio: Any, ornamental: Any, shipped: Any, jokers: tuple[str, str]) -> None:
     decks = {"tigullio": tigullio, "ornamental": ornamental}
-    photo = _cards_photo([(decks[jokers[0]].cards["JK"], 0.0), (decks[jokers[1]].cards["JK"], 3.0),
+    photo = cards_photo([(decks[jokers[0]].cards["JK"], 0.0), (decks[jokers[1]].cards["JK"], 3.0),
                           (tigullio.cards["9H"], 5.0)], 300, seed=0)
-    assert sorted(card.card for card in shipped.detect_cards(photo).cards) == ["9H", "JK", "JK"]
+    cards = shipped.detect_cards(photo).cards
+    assert sorted(card.card for card in cards) == ["9H", "JK", "JK"] and not any(card.count_unsure for card in cards)
+
+
+@needs_art
+def test_two_stars_alone_are_asked_one_joker_or_two_and_lettered_jokers_are_not(tigullio: Any, ornamental: Any,
+                                                                              shipped: Any) -> None:
+    stars = shipped.detect_cards(cards_photo([(tigullio.cards["JK"], 0.0), (tigullio.cards["JK"], 3.0)], 300,
+                                              seed=0)).cards
+    assert {card.card for card in stars} == {"JK"} and all(card.count_unsure for card in stars)
+    lettered = shipped.detect_cards(cards_photo([(ornamental.cards["JK"], 0.0), (ornamental.cards["JK"], 3.0)],
+                                                 300, seed=0)).cards
+    assert [card.card for card in lettered] == ["JK", "JK"] and not any(card.count_unsure for card in lettered)
 
 
 @needs_art

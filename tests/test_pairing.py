@@ -292,6 +292,24 @@ def test_confidence_is_best_of_pair() -> None:
     assert cards[0].to_dict()["card"] == "KD" and len(cards[0].to_dict()["box"]) == 4
 
 
+@pytest.mark.parametrize(("cards", "marked", "unsure"), [
+    ([("JK", ("tl",)), ("JK", ("br",))], [True, True], [True, True]),      # one star's corners, or two Jokers
+    ([("JK", ("tl", "br"))], [True, True], [True]),                       # paired by chance: maybe two
+    ([("JK", ("tl",)), ("JK", ("br",))], [True, False], [False, False]),   # one marked corner alone: one Joker
+    ([("JK", ("tl",)), ("QH", ("tl",))], [True, True], [False, False]),    # a Queen's count is never a guess
+    ([("JK", ("tl",)), ("JK", ("br",))], [False, False], [False, False]),
+], ids=["two Jokers", "one Joker", "one marked", "not a Joker", "none marked"])
+def test_a_jokers_count_is_unsure_where_its_corners_paired_by_chance(cards: list, marked: list[bool],
+                                                                     unsure: list[bool]) -> None:
+    indices = detections(*(card_indices((150 + 300 * i, 200), code, corners=corners)
+                           for i, (code, corners) in enumerate(cards)))
+    indices.data["count_unsure"] = np.array(marked)
+    read = pair_indices(indices, CONFIG)
+    assert [card.count_unsure for card in read] == unsure
+    assert [card.is_unsure for card in read] == unsure
+    assert [card.to_dict().get("count_unsure", False) for card in read] == unsure
+
+
 def test_no_indices_no_cards() -> None:
     empty = Detections.empty()
     empty.data["down"] = np.zeros((0, 2), np.float32)

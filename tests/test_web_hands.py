@@ -506,6 +506,17 @@ def test_a_faint_card_without_an_alternative_is_dashed_and_listed_to_check(
     assert [c.get("check") for c in client.get("/api/photos/1").get_json()["cards"]] == [None, None, True]
 
 
+def test_jokers_whose_count_is_unsure_are_dashed_and_asked_one_or_two(
+        client: Any, token: str, game_id: int, detector: Any, jpeg_bytes: bytes) -> None:
+    detector.cards, detector.count_unsure = ["QH", "JK", "JK"], {"JK"}
+    page = client.post(f"/games/{game_id}/hands/1/players/2/photo",
+                       data={"csrf_token": token, "photo": (io.BytesIO(jpeg_bytes), "star.jpg")},
+                       follow_redirects=True).get_data(as_text=True)
+    assert page.count("stroke-dasharray") == 2 and "Check these 2 cards" in page
+    assert page.count("One Joker or two?") == 1 and "was read faintly" not in page
+    assert [c.get("count_unsure") for c in client.get("/api/photos/1").get_json()["cards"]] == [None, True, True]
+
+
 def test_a_failed_second_photo_keeps_the_first_photo_and_the_list_as_it_stood(
         client: Any, token: str, game_id: int, jpeg_bytes: bytes) -> None:
     url = f"/games/{game_id}/hands/1/players/2/photo"

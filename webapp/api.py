@@ -468,7 +468,8 @@ def detect() -> Response:
     """Read the cards in a photo (multipart field "photo", or the raw image as the body).
 
     Nothing is stored: {"width", "height", "cards": [{"card", "confidence", "box"}], "maybe": [...]};
-    a card read unsure also has "alternative", its next most likely code; "maybe" lists
+    a card read unsure also has "alternative", its next most likely code ("check": true, read
+    faintly; "count_unsure": true, a Joker that may be one card's two corners); "maybe" lists
     cards possibly missed (read under the operating point), never counted unasked;
     "blurred": true (with the "smear" read) marks a photo too blurred to trust ("unshaken":
     true where its cards were read with a straight shake taken out of it). Optional

@@ -132,7 +132,7 @@ def box_labels(photo: Mapping[str, Any], stroke: float) -> list[dict[str, Any]]:
     width, height = float(photo["width"]), float(photo["height"])
     entries: list[dict[str, Any]] = []
     for card in photo.get("cards") or []:
-        kind = "unsure" if card.get("alternative") or card.get("check") else "read"
+        kind = "unsure" if card.get("alternative") or card.get("check") or card.get("count_unsure") else "read"
         entries.append({"card": card["card"], "kind": kind, "box": card["box"],
                         "alternative": card.get("alternative")})
     for card in photo.get("maybe") or []:

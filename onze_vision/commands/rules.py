@@ -48,8 +48,10 @@ def _print_json(data: Any) -> None:
 def _note_what_to_check(photo: str, reading: Any, corners: str = "auto") -> None:
     """Say on stderr which cards of the photo to check: the ones read unsure (scored as
     read) and the ones possibly missed (not scored); the result on stdout stays clean."""
-    unsure = [f"{c.card} (or {c.alternative}?)" if getattr(c, "alternative", None) else f"{c.card} (read faintly)"
-              for c in reading.cards if getattr(c, "alternative", None) or getattr(c, "check", False)]
+    unsure = [f"{c.card} (or {c.alternative}?)" if getattr(c, "alternative", None)
+              else f"{c.card} (read faintly)" if getattr(c, "check", False) else f"{c.card} (one Joker or two?)"
+              for c in reading.cards if getattr(c, "alternative", None) or getattr(c, "check", False)
+              or getattr(c, "count_unsure", False)]
     maybe = [c.card for c in getattr(reading, "maybe", [])]
     if getattr(reading, "colourless", False):
         from onze_vision.commands.vision import COLOURLESS_NOTE

@@ -196,8 +196,9 @@ def draw_cards(image_bgr: Any, cards: Sequence[Any], maybe: Sequence[Any] = ()) 
             colour = (150, 150, 150)
         cv2.rectangle(canvas, (x1, y1), (x2, y2), colour, thickness)
         alternative = getattr(card, "alternative", None)
-        label = f"{card.card} {card.confidence:.2f}" + (f" or {alternative}?" if alternative
-                                                         else "?" if getattr(card, "check", False) else "")
+        label = f"{card.card} {card.confidence:.2f}" + (
+            f" or {alternative}?" if alternative
+            else "?" if getattr(card, "check", False) or getattr(card, "count_unsure", False) else "")
         if is_maybe:
             label = f"{card.card}? (maybe)"
         (w, h), base = cv2.getTextSize(label, cv2.FONT_HERSHEY_SIMPLEX, font_scale, thickness)
@@ -246,6 +247,10 @@ COLOURLESS_NOTE = ("no colour in this photo: red and black suits look alike, so 
 BLURRED_NOTE = ("this photo looks blurred (shaken, or out of focus): cards in it may be missed or misread; "
                 "check them against the hand, or take it again with the phone held still")
 #: Said of a photo read flipped back (PhotoReading.mirrored).
+#: Said beside a Joker whose count is unsure (DetectedCard.count_unsure).
+JOKER_COUNT_NOTE = ("unsure: one Joker or two? Its mark reads the same every way up and no card in the photo "
+                    "shows both its corners, so one Joker's two corners look like two Jokers; check how many "
+                    "the photo shows (--joker JOKER_PHOTO, a photo of the deck's Joker, tells them apart)")
 MIRRORED_NOTE = ("this photo was saved mirrored (as a selfie camera or a webcam may save it): "
                  "its cards were read flipped back, their boxes on the photo as it is")
 #: Added where its cards were read with the shake undone (PhotoReading.unshaken).
@@ -315,7 +320,8 @@ def run_detect(args: argparse.Namespace) -> int:
             for card in reading.cards:
                 box = ", ".join(f"{v:.0f}" for v in card.box)
                 unsure = (f"  unsure: or {card.alternative}?" if card.alternative
-                          else "  unsure: read faintly, check it" if card.check else "")
+                          else "  unsure: read faintly, check it" if card.check
+                          else f"  {JOKER_COUNT_NOTE}" if card.count_unsure else "")
                 print(f"  {card.card:<3} {card.confidence:.2f}  [{box}]{unsure}")
             for card in reading.maybe:
                 box = ", ".join(f"{v:.0f}" for v in card.box)

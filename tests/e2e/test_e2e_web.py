@@ -10,7 +10,10 @@ from typing import Any
 
 import pytest
 
-from .conftest import ARTIFACTS, CONTEXT, DATA, StandInDetector, assert_accessible, assert_no_sideways_scroll, shoot
+from support import cards_photo, needs_art
+
+from .conftest import (ARTIFACTS, CONTEXT, DATA, MODEL, StandInDetector, assert_accessible, assert_no_sideways_scroll,
+                       shoot)
 
 pytestmark = pytest.mark.e2e
 
@@ -189,6 +192,26 @@ def test_photo_boxes_are_drawn_on_the_cards(page: Any, live_server: Any) -> None
         shoot(page, "04b-photo-boxes")
     finally:
         live_server.app.config["DETECT"] = saved
+
+
+@needs_art
+@pytest.mark.skipif(not MODEL.exists(), reason="the shipped models are not in models/")
+def test_a_star_joker_alone_is_asked_one_joker_or_two(page: Any, live_server: Any, art_cache: Path,
+                                                      tmp_path: Path) -> None:
+    """The shipped detector reads a lone ringed star's two corners as two Jokers; nothing in
+    the photo tells one card from two, so the page asks and the player takes one away."""
+    import cv2
+
+    from onze_vision.synth.art import load_decks
+
+    star = load_decks(names=["tigullio"], cache=art_cache)[0].cards["JK"]
+    path = tmp_path / "star.png"
+    cv2.imwrite(str(path), cards_photo([(star, 190.0)], 300, seed=0))
+    _photo_on_player_page(page, live_server, ["Una", "Vic"], 1, 2, path)
+    page.wait_for_selector("figure.photo img")
+    assert page.locator(".unsure-cards li.joker-count .card").count() == 2   # both Jokers, asked once
+    assert page.locator("svg.boxes g.unsure").count() == 2   # dashed, as every reading to check
+    shoot(page, "04f-joker-count-unsure")
 
 
 def _far_shot_on_player_page(page: Any, live_server: Any, tmp_path: Path, players: list[str],
