@@ -60,7 +60,7 @@ import cv2
 import numpy as np
 
 from onze_vision.cards import CARD_CODES, JOKER_CODE
-from onze_vision.detections import Detections, non_max_suppression
+from onze_vision.detections import Detections, box_ios, non_max_suppression
 from onze_vision.detector_config import (
     CLASSIFIER_FILE,
     CONFIG_FILE,
@@ -781,7 +781,7 @@ class CardDetector:
             smear = self._gauge.photo_smear(crops[gauged], found.data["det_score"][gauged])
             clock.lap("classifier")  # a network's time, with the classifier's
         indices, candidates = split_at_operating_point(found, config, conf, min_prob)
-        indices = indices.without_nested(config.nested_overlap)
+        indices = _one_box_per_spelt_joker(indices.without_nested(config.nested_overlap))
         candidates = candidates.without_nested(config.nested_overlap)
         clock.lap("postprocess")
         return loaded, indices, candidates, gains, smear
@@ -1063,6 +1063,46 @@ def _look_floors(config: DetectorConfig, conf: float) -> tuple[float, float]:
     to ``maybe_conf`` and the floors of ``maybe_floors``."""
     common = min(conf, config.maybe_conf) if config.maybe_conf > 0 else conf
     return common, min([common, *(score for _, score, _ in config.maybe_floors)])
+
+
+#: Two boxes read as Jokers that overlap by at least this much of the smaller, whose ways
+#: down agree (cosine at least ``SPELT_JOKER_SAME_WAY``) and which lie one beyond the other
+#: along them (cosine at least ``SPELT_JOKER_ALONG``), are one JOKER spelt down a corner,
+#: boxed twice (joker-look960: the same readings from 0.3 to 0.5 and 0.8 to 0.9).
+SPELT_JOKER_OVERLAP = 0.5
+SPELT_JOKER_SAME_WAY = 0.9
+SPELT_JOKER_ALONG = 0.9
+
+
+def _one_box_per_spelt_joker(indices: Detections) -> Detections:
+    """``indices`` with the boxes of one JOKER word boxed twice kept once (the surer): the
+    detector boxes the word spelt down a corner whole and again in part (its last letters),
+    and the two overlap too little for the nested-box filter. Two cards' Joker corners in a
+    fan lie side by side, not one beyond the other along their way down."""
+    jokers = np.flatnonzero(indices.class_id == CARD_CODES.index(JOKER_CODE))
+    if len(jokers) < 2:
+        return indices
+    down = unit_vectors(indices.data["down"][jokers])
+    centres = indices.center[jokers]
+    overlap = box_ios(indices.xyxy[jokers], indices.xyxy[jokers])
+    dropped: set[int] = set()
+    for a, b in sorted(itertools.combinations(range(len(jokers)), 2),
+                       key=lambda pair: -overlap[pair[0], pair[1]]):
+        if a in dropped or b in dropped or overlap[a, b] < SPELT_JOKER_OVERLAP:
+            continue
+        if float(down[a] @ down[b]) < SPELT_JOKER_SAME_WAY:
+            continue
+        offset = centres[b] - centres[a]
+        length = float(np.linalg.norm(offset))
+        way = (down[a] + down[b]) / 2
+        if length > 0 and abs(float(offset @ way)) / (length * float(np.linalg.norm(way))) < SPELT_JOKER_ALONG:
+            continue
+        dropped.add(b if indices.confidence[jokers[a]] >= indices.confidence[jokers[b]] else a)
+    if not dropped:
+        return indices
+    keep = np.ones(len(indices), bool)
+    keep[jokers[sorted(dropped)]] = False
+    return indices[keep]
 
 
 #: How far from the expected distance (as a factor, either way) two Joker corners whose

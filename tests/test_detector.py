@@ -26,6 +26,7 @@ from onze_vision.detector import (
     PhotoReading,
     ReadingMemo,
     UnknownDeckCornersError,
+    _one_box_per_spelt_joker,
     _Stopwatch,
     letterbox,
 )
@@ -659,3 +660,26 @@ def test_boxes_the_classifier_calls_none_are_not_gauged(monkeypatch: pytest.Monk
     assert len(detector.locate_indices(cv2.imread(str(DATA / "web_edje_IMG_2560.jpg")))) > 0
     reading = detector.detect_cards(DATA / "web_edje_IMG_2560.jpg")
     assert reading.cards == [] and reading.smear is None and not reading.blurred
+
+
+# A JOKER spelt down a corner, its way down pointing right (the word runs left to right):
+# the detector boxed it whole, and again its last letters (joker-look960, scene 105).
+WHOLE_WORD = [655, 568, 824, 652]
+
+
+@pytest.mark.parametrize(("second", "code", "downs", "kept"), [
+    ([704, 562, 836, 633], "JK", [(1, 0), (1, 0)], 1),       # its last letters: the word boxed twice
+    ([655, 528, 824, 612], "JK", [(1, 0), (1, 0)], 2),       # the next Joker of a fan, beside it
+    ([704, 562, 836, 633], "JK", [(1, 0), (-1, 0)], 2),      # lying the other way: another card
+    ([704, 562, 836, 633], "QH", [(1, 0), (1, 0)], 2),       # no Joker: the nested-box filter's to judge
+    ([790, 568, 959, 652], "JK", [(1, 0), (1, 0)], 2),       # beyond it along the way down, apart
+], ids=["word boxed twice", "fan neighbour", "other way", "not a Joker", "apart"])
+def test_a_joker_spelt_down_a_corner_and_boxed_twice_is_one_index(second: list[int], code: str,
+                                                                  downs: list[tuple[int, int]], kept: int) -> None:
+    codes = [CARD_CODES.index(code)] * 2
+    indices = Detections(np.array([WHOLE_WORD, second], np.float32), np.array([0.56, 0.58], np.float32),
+                         np.array(codes), {"down": np.array(downs, np.float32)})
+    left = _one_box_per_spelt_joker(indices)
+    assert len(left) == kept
+    if kept == 1:
+        assert left.confidence[0] == pytest.approx(0.58)   # the surer box stays
