@@ -246,11 +246,11 @@ COLOURLESS_NOTE = ("no colour in this photo: red and black suits look alike, so 
                    "(each card names its other-colour alternative)")
 BLURRED_NOTE = ("this photo looks blurred (shaken, or out of focus): cards in it may be missed or misread; "
                 "check them against the hand, or take it again with the phone held still")
-#: Said of a photo read flipped back (PhotoReading.mirrored).
 #: Said beside a Joker whose count is unsure (DetectedCard.count_unsure).
 JOKER_COUNT_NOTE = ("unsure: one Joker or two? Its mark reads the same every way up and no card in the photo "
                     "shows both its corners, so one Joker's two corners look like two Jokers; check how many "
                     "the photo shows (--joker JOKER_PHOTO, a photo of the deck's Joker, tells them apart)")
+#: Said of a photo read flipped back (PhotoReading.mirrored).
 MIRRORED_NOTE = ("this photo was saved mirrored (as a selfie camera or a webcam may save it): "
                  "its cards were read flipped back, their boxes on the photo as it is")
 #: Added where its cards were read with the shake undone (PhotoReading.unshaken).
