@@ -76,7 +76,6 @@ from onze_vision.imageio import ImageSource, InvalidImageError, LoadedImage, dec
 from onze_vision.indexcrop import (
     CROP_SIZE,
     NONE_CLASS,
-    View,
     crop_index,
     crop_view,
     crops_to_tensor,

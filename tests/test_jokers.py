@@ -202,7 +202,7 @@ def ornamental(art_cache: Path) -> Any:
 def test_two_jokers_side_by_side_stay_two(tigullio: Any, ornamental: Any, shipped: Any, jokers: tuple[str, str]) -> None:
     decks = {"tigullio": tigullio, "ornamental": ornamental}
     photo = cards_photo([(decks[jokers[0]].cards["JK"], 0.0), (decks[jokers[1]].cards["JK"], 3.0),
-                          (tigullio.cards["9H"], 5.0)], 300, seed=0)
+                         (tigullio.cards["9H"], 5.0)], 300, seed=0)
     cards = shipped.detect_cards(photo).cards
     assert sorted(card.card for card in cards) == ["9H", "JK", "JK"] and not any(card.count_unsure for card in cards)
 
@@ -211,10 +211,10 @@ def test_two_jokers_side_by_side_stay_two(tigullio: Any, ornamental: Any, shippe
 def test_two_stars_alone_are_asked_one_joker_or_two_and_lettered_jokers_are_not(tigullio: Any, ornamental: Any,
                                                                               shipped: Any) -> None:
     stars = shipped.detect_cards(cards_photo([(tigullio.cards["JK"], 0.0), (tigullio.cards["JK"], 3.0)], 300,
-                                              seed=0)).cards
+                                             seed=0)).cards
     assert {card.card for card in stars} == {"JK"} and all(card.count_unsure for card in stars)
     lettered = shipped.detect_cards(cards_photo([(ornamental.cards["JK"], 0.0), (ornamental.cards["JK"], 3.0)],
-                                                 300, seed=0)).cards
+                                                300, seed=0)).cards
     assert [card.card for card in lettered] == ["JK", "JK"] and not any(card.count_unsure for card in lettered)
 
 
