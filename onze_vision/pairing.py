@@ -46,7 +46,7 @@ import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 import numpy as np
 
@@ -74,6 +74,10 @@ def _same_rank_and_colour(class_ids: np.ndarray) -> np.ndarray:
     key = [_PAIR_KEY[c] if c < len(CARD_CODES) else f"none {row}" for row, c in enumerate(map(int, class_ids))]
     key_array = np.array(key, dtype=object)
     return key_array[:, None] == key_array[None, :]
+
+
+#: Why a card read is for the player to check (:attr:`DetectedCard.doubt`).
+Doubt = Literal["alternative", "faint", "joker_count"]
 
 
 @dataclass(frozen=True)
@@ -104,10 +108,21 @@ class DetectedCard:
     count_unsure: bool = False
 
     @property
+    def doubt(self) -> Doubt | None:
+        """Why the reading is to be checked, the one said where several apply: its next most
+        likely code ("alternative", the most a player can act on), else a weak reading
+        ("faint"), else a Joker that may be counted once too often or too seldom
+        ("joker_count"); None for a sure reading."""
+        if self.alternative is not None:
+            return "alternative"
+        if self.check:
+            return "faint"
+        return "joker_count" if self.count_unsure else None
+
+    @property
     def is_unsure(self) -> bool:
-        """True when the reading is to be checked: an alternative code, a weak reading, or
-        a Joker that may be counted once too often or too seldom."""
-        return self.alternative is not None or self.check or self.count_unsure
+        """True when the reading is to be checked (it has a :attr:`doubt`)."""
+        return self.doubt is not None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready ``{"card", "confidence", "box"}``, plus ``"alternative"`` and

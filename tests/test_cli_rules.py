@@ -6,13 +6,13 @@ import json
 import subprocess
 import sys
 import types
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from onze_vision.cli import build_parser, main
+from onze_vision.pairing import DetectedCard
 from onze_vision.variants import VARIANTS
 
 
@@ -326,11 +326,10 @@ def test_check_down_hand_finds_the_contract_in_a_whole_hand(capsys: pytest.Captu
 
 
 # -- photos --------------------------------------------------------------------------
-@dataclass
-class _Detected:
-    card: str
-    alternative: str | None = None
-    box: tuple[float, float, float, float] = (0.0, 0.0, 10.0, 10.0)
+def _detected(code: str, alternative: str | None = None,
+              box: tuple[float, float, float, float] = (0.0, 0.0, 10.0, 10.0)) -> DetectedCard:
+    """A card as the detector reports it: read at 0.9, unsure where it has an alternative."""
+    return DetectedCard(code, 0.9, box, alternative=alternative)
 
 
 @pytest.fixture
@@ -345,25 +344,25 @@ def fake_detector(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         if str(path).endswith(".bad"):
             raise ValueError(f"not an image: {path}")
         if str(path).endswith("blank.jpg"):   # nothing read, one card possibly missed
-            return types.SimpleNamespace(cards=[], maybe=[_Detected("QS")])
+            return types.SimpleNamespace(cards=[], maybe=[_detected("QS")])
         if str(path).endswith("grey.jpg"):    # no colour: every card offers its other colour
-            cards = [_Detected(c, a) for c, a in (("7S", "7H"), ("7S", "7H"), ("JK", None), ("9C", "9D"),
+            cards = [_detected(c, a) for c, a in (("7S", "7H"), ("7S", "7H"), ("JK", None), ("9C", "9D"),
                                                    ("9C", "9D"), ("9S", "9H"))]
             return types.SimpleNamespace(cards=cards, maybe=[], colourless=True)
         if str(path).endswith("fourcorner.jpg"):  # a deck with an index in all four corners
-            return types.SimpleNamespace(cards=[_Detected(c) for c in ("7H", "7S", "JK", "9C", "9D", "9H")], maybe=[],
+            return types.SimpleNamespace(cards=[_detected(c) for c in ("7H", "7S", "JK", "9C", "9D", "9H")], maybe=[],
                                          four_corner_deck=True)
         if str(path).endswith("shaken.jpg"):  # read, but too blurred to trust
-            return types.SimpleNamespace(cards=[_Detected(c) for c in ("7H", "7S", "JK", "9C", "9D", "9H")], maybe=[],
+            return types.SimpleNamespace(cards=[_detected(c) for c in ("7H", "7S", "JK", "9C", "9D", "9H")], maybe=[],
                                          blurred=True)
         if str(path).endswith("rows.jpg"):  # a set laid above a run: left to right, their cards interleave
-            cards = [_Detected(c, box=(10.0 * i, 50.0 * (i % 2), 10.0 * i + 8, 50.0 * (i % 2) + 20))
+            cards = [_detected(c, box=(10.0 * i, 50.0 * (i % 2), 10.0 * i + 8, 50.0 * (i % 2) + 20))
                      for i, c in enumerate(("7H", "5S", "7D", "6S", "7C", "JK", "7S", "8S"))]
             return types.SimpleNamespace(cards=cards, maybe=[])
         if str(path).endswith("unsure.jpg"):  # a 9D read unsure (or 9H?), and a QS possibly missed
-            cards = [_Detected(c) for c in ("7H", "7S", "JK", "9C", "9H")] + [_Detected("9D", "9H")]
-            return types.SimpleNamespace(cards=cards, maybe=[_Detected("QS")])
-        return types.SimpleNamespace(cards=[_Detected(c) for c in ("7H", "7S", "JK", "9C", "9D", "9H")])
+            cards = [_detected(c) for c in ("7H", "7S", "JK", "9C", "9H")] + [_detected("9D", "9H")]
+            return types.SimpleNamespace(cards=cards, maybe=[_detected("QS")])
+        return types.SimpleNamespace(cards=[_detected(c) for c in ("7H", "7S", "JK", "9C", "9D", "9H")])
 
     module.detect_cards = detect_cards  # type: ignore[attr-defined]
     # The real module's model errors, which the command tells apart from a bad photo.

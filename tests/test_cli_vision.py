@@ -15,7 +15,8 @@ from fake_models import SHIPPED, make_fake_models
 from phone_photos import heic
 
 from onze_vision.cli import main
-from onze_vision.commands.vision import annotation_paths
+from onze_vision.commands.vision import JOKER_COUNT_NOTE, annotation_paths, doubt_said
+from onze_vision.pairing import DetectedCard
 
 # Two index boxes the fake detector always finds (letterbox pixels at imgsz 320).
 FAKE_BOXES = [[100, 100, 20, 30, 0.9], [220, 200, 20, 30, 0.8]]
@@ -85,6 +86,19 @@ def test_detect_marks_a_faint_card_to_check(tmp_path: Path, photos: list[Path],
     assert [c.get("check", False) for c in cards] == [False, True]
     assert main(["detect", "--models", str(tmp_path), str(photos[0])]) == 0
     assert capsys.readouterr().out.splitlines()[2].endswith("unsure: read faintly, check it")
+
+
+@pytest.mark.parametrize(("doubt", "line", "note", "label"), [
+    ({}, "", "", ""),
+    ({"alternative": "9S"}, "unsure: or 9S?", "(or 9S?)", " or 9S?"),
+    ({"check": True}, "unsure: read faintly, check it", "(read faintly)", "?"),
+    ({"count_unsure": True}, JOKER_COUNT_NOTE, "(one Joker or two?)", "?"),
+    ({"alternative": "9S", "check": True}, "unsure: or 9S?", "(or 9S?)", " or 9S?"),
+])
+def test_each_doubt_has_its_words_in_detect_score_and_annotate(
+        doubt: dict[str, object], line: str, note: str, label: str) -> None:
+    card = DetectedCard("10S", 0.5, (0.0, 0.0, 10.0, 10.0), **doubt)  # type: ignore[arg-type]
+    assert (doubt_said(card, "line"), doubt_said(card, "note"), doubt_said(card, "label")) == (line, note, label)
 
 
 def test_detect_says_a_photo_has_no_colour_and_offers_each_card_in_the_other(

@@ -15,6 +15,7 @@ from onze_vision.cards import CARD_CODES
 from onze_vision.detections import Detections
 from onze_vision.detector_config import DetectorConfig
 from onze_vision.pairing import (
+    DetectedCard,
     card_corner_distance,
     index_size,
     other_colour,
@@ -343,6 +344,22 @@ def test_a_card_carries_its_best_corners_alternative_into_its_json() -> None:
     assert eight.to_dict()["alternative"] == "6H"
     assert (king.alternative, king.is_unsure) == (None, False)
     assert set(king.to_dict()) == {"card", "confidence", "box"}
+
+
+@pytest.mark.parametrize(("alternative", "check", "count_unsure", "doubt"), [
+    (None, False, False, None),              # a sure reading: nothing to check
+    ("6H", False, False, "alternative"),
+    (None, True, False, "faint"),
+    (None, False, True, "joker_count"),
+    ("6H", True, True, "alternative"),       # the next most likely code is what a player can act on
+    (None, True, True, "faint"),             # a weak reading is said before the Joker's count
+])
+def test_a_card_says_one_doubt_the_alternative_first_then_a_faint_reading_then_a_jokers_count(
+        alternative: str | None, check: bool, count_unsure: bool, doubt: str | None) -> None:
+    card = DetectedCard("8H", 0.5, (0.0, 0.0, 10.0, 10.0), alternative=alternative, check=check,
+                        count_unsure=count_unsure)
+    assert card.doubt == doubt
+    assert card.is_unsure == (doubt is not None)
 
 
 @pytest.mark.parametrize(("check_below", "flagged"), [(0.0, [False, False]), (0.5, [True, False]),

@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from onze_vision.cards import format_cards, parse_cards
-from onze_vision.commands.vision import CORNERS_HELP, DECK_CORNERS, FOUR_CORNER_NOTE, JOKER_HELP, learn_joker
+from onze_vision.commands.vision import (CORNERS_HELP, DECK_CORNERS, FOUR_CORNER_NOTE, JOKER_HELP, doubt_said,
+                                         learn_joker)
 from onze_vision.melds import check_down, find_contract
 from onze_vision.scoring import score_hand
 from onze_vision.variants import VARIANTS, Variant, get_variant
@@ -48,10 +49,7 @@ def _print_json(data: Any) -> None:
 def _note_what_to_check(photo: str, reading: Any, corners: str = "auto") -> None:
     """Say on stderr which cards of the photo to check: the ones read unsure (scored as
     read) and the ones possibly missed (not scored); the result on stdout stays clean."""
-    unsure = [f"{c.card} (or {c.alternative}?)" if getattr(c, "alternative", None)
-              else f"{c.card} (read faintly)" if getattr(c, "check", False) else f"{c.card} (one Joker or two?)"
-              for c in reading.cards if getattr(c, "alternative", None) or getattr(c, "check", False)
-              or getattr(c, "count_unsure", False)]
+    unsure = [f"{c.card} {doubt_said(c, 'note')}" for c in reading.cards if c.is_unsure]
     maybe = [c.card for c in getattr(reading, "maybe", [])]
     if getattr(reading, "colourless", False):
         from onze_vision.commands.vision import COLOURLESS_NOTE

@@ -12,7 +12,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from onze_vision.cards import RED_SUITS
 from onze_vision.commands.checks import file_name
@@ -20,6 +20,9 @@ from onze_vision.detector_config import DECK_CORNERS  # light: no model is loade
 
 from onze_vision.places import in_checkout, project_dir
 from onze_vision.shared import real_photos_dir
+
+if TYPE_CHECKING:
+    from onze_vision.pairing import DetectedCard
 
 DEFAULT_REALPHOTOS = real_photos_dir()   # $ONZE_SHARED, else ../shared beside the checkout
 # The checkout's datasets/; an installed package's, in the current folder (not site-packages).
@@ -176,7 +179,7 @@ def annotation_problem(out_paths: list[Path], photos: list[str]) -> str | None:
     return None
 
 
-def draw_cards(image_bgr: Any, cards: Sequence[Any], maybe: Sequence[Any] = ()) -> Any:
+def draw_cards(image_bgr: Any, cards: Sequence[DetectedCard], maybe: Sequence[DetectedCard] = ()) -> Any:
     """Return a copy of the photo with each card's box and code drawn on it (grey with a
     question mark for the cards possibly missed)."""
     import cv2
@@ -195,10 +198,7 @@ def draw_cards(image_bgr: Any, cards: Sequence[Any], maybe: Sequence[Any] = ()) 
         if is_maybe:
             colour = (150, 150, 150)
         cv2.rectangle(canvas, (x1, y1), (x2, y2), colour, thickness)
-        alternative = getattr(card, "alternative", None)
-        label = f"{card.card} {card.confidence:.2f}" + (
-            f" or {alternative}?" if alternative
-            else "?" if getattr(card, "check", False) or getattr(card, "count_unsure", False) else "")
+        label = f"{card.card} {card.confidence:.2f}{doubt_said(card, 'label')}"
         if is_maybe:
             label = f"{card.card}? (maybe)"
         (w, h), base = cv2.getTextSize(label, cv2.FONT_HERSHEY_SIMPLEX, font_scale, thickness)
@@ -250,6 +250,32 @@ BLURRED_NOTE = ("this photo looks blurred (shaken, or out of focus): cards in it
 JOKER_COUNT_NOTE = ("unsure: one Joker or two? Its mark reads the same every way up and no card in the photo "
                     "shows both its corners, so one Joker's two corners look like two Jokers; check how many "
                     "the photo shows (--joker JOKER_PHOTO, a photo of the deck's Joker, tells them apart)")
+
+
+class DoubtWords(NamedTuple):
+    """What a card to check is called, by where it is said; "{alternative}" stands for the
+    card's next most likely code."""
+
+    line: str    # on its line of ``detect``'s listing, after its box
+    note: str    # after its code in ``score``'s and ``check-down``'s note on stderr
+    label: str   # after its code and confidence on the ``--annotate`` photo
+
+
+#: Each reason a card is to be checked (DetectedCard.doubt), in the words of each place it is said.
+DOUBT_WORDS: dict[str, DoubtWords] = {
+    "alternative": DoubtWords("unsure: or {alternative}?", "(or {alternative}?)", " or {alternative}?"),
+    "faint": DoubtWords("unsure: read faintly, check it", "(read faintly)", "?"),
+    "joker_count": DoubtWords(JOKER_COUNT_NOTE, "(one Joker or two?)", "?"),
+}
+
+
+def doubt_said(card: DetectedCard, where: Literal["line", "note", "label"]) -> str:
+    """What ``card``'s doubt is called ``where`` (:class:`DoubtWords`), "" for a sure reading."""
+    if card.doubt is None:
+        return ""
+    return getattr(DOUBT_WORDS[card.doubt], where).format(alternative=card.alternative)
+
+
 #: Said of a photo read flipped back (PhotoReading.mirrored).
 MIRRORED_NOTE = ("this photo was saved mirrored (as a selfie camera or a webcam may save it): "
                  "its cards were read flipped back, their boxes on the photo as it is")
@@ -319,10 +345,8 @@ def run_detect(args: argparse.Namespace) -> int:
                       f"red x{red:.2f}, green x{green:.2f}, blue x{blue:.2f}")
             for card in reading.cards:
                 box = ", ".join(f"{v:.0f}" for v in card.box)
-                unsure = (f"  unsure: or {card.alternative}?" if card.alternative
-                          else "  unsure: read faintly, check it" if card.check
-                          else f"  {JOKER_COUNT_NOTE}" if card.count_unsure else "")
-                print(f"  {card.card:<3} {card.confidence:.2f}  [{box}]{unsure}")
+                unsure = doubt_said(card, "line")
+                print(f"  {card.card:<3} {card.confidence:.2f}  [{box}]{'  ' + unsure if unsure else ''}")
             for card in reading.maybe:
                 box = ", ".join(f"{v:.0f}" for v in card.box)
                 print(f"  maybe missed: {card.card} {card.confidence:.2f}  [{box}] (not counted; add it if it is there)")
