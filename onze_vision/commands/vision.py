@@ -22,7 +22,7 @@ from onze_vision.places import in_checkout, project_dir
 from onze_vision.shared import real_photos_dir
 
 if TYPE_CHECKING:
-    from onze_vision.pairing import DetectedCard
+    from onze_vision.pairing import DetectedCard, Doubt
 
 DEFAULT_REALPHOTOS = real_photos_dir()   # $ONZE_SHARED, else ../shared beside the checkout
 # The checkout's datasets/; an installed package's, in the current folder (not site-packages).
@@ -262,7 +262,7 @@ class DoubtWords(NamedTuple):
 
 
 #: Each reason a card is to be checked (DetectedCard.doubt), in the words of each place it is said.
-DOUBT_WORDS: dict[str, DoubtWords] = {
+DOUBT_WORDS: dict[Doubt, DoubtWords] = {
     "alternative": DoubtWords("unsure: or {alternative}?", "(or {alternative}?)", " or {alternative}?"),
     "faint": DoubtWords("unsure: read faintly, check it", "(read faintly)", "?"),
     "joker_count": DoubtWords(JOKER_COUNT_NOTE, "(one Joker or two?)", "?"),
