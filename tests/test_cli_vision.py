@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import get_args
 
 import cv2
 import numpy as np
@@ -15,8 +16,8 @@ from fake_models import SHIPPED, make_fake_models
 from phone_photos import heic
 
 from onze_vision.cli import main
-from onze_vision.commands.vision import JOKER_COUNT_NOTE, annotation_paths, doubt_said
-from onze_vision.pairing import DetectedCard
+from onze_vision.commands.vision import DOUBT_WORDS, JOKER_COUNT_NOTE, annotation_paths, doubt_said
+from onze_vision.pairing import DetectedCard, Doubt
 
 # Two index boxes the fake detector always finds (letterbox pixels at imgsz 320).
 FAKE_BOXES = [[100, 100, 20, 30, 0.9], [220, 200, 20, 30, 0.8]]
@@ -99,6 +100,10 @@ def test_each_doubt_has_its_words_in_detect_score_and_annotate(
         doubt: dict[str, object], line: str, note: str, label: str) -> None:
     card = DetectedCard("10S", 0.5, (0.0, 0.0, 10.0, 10.0), **doubt)  # type: ignore[arg-type]
     assert (doubt_said(card, "line"), doubt_said(card, "note"), doubt_said(card, "label")) == (line, note, label)
+
+
+def test_every_reason_a_card_is_to_check_has_its_words() -> None:
+    assert set(DOUBT_WORDS) == set(get_args(Doubt))
 
 
 def test_detect_says_a_photo_has_no_colour_and_offers_each_card_in_the_other(
