@@ -1093,8 +1093,8 @@ def _one_box_per_spelt_joker(indices: Detections) -> Detections:
             continue
         offset = centres[b] - centres[a]
         length = float(np.linalg.norm(offset))
-        way = (down[a] + down[b]) / 2
-        if length > 0 and abs(float(offset @ way)) / (length * float(np.linalg.norm(way))) < SPELT_JOKER_ALONG:
+        way = unit_vectors(down[a] + down[b])   # their shared way down (they agree, so it is not zero)
+        if length > 0 and abs(float(offset @ way)) / length < SPELT_JOKER_ALONG:
             continue
         dropped.add(b if indices.confidence[jokers[a]] >= indices.confidence[jokers[b]] else a)
     if not dropped:

@@ -198,9 +198,7 @@ def draw_cards(image_bgr: Any, cards: Sequence[DetectedCard], maybe: Sequence[De
         if is_maybe:
             colour = (150, 150, 150)
         cv2.rectangle(canvas, (x1, y1), (x2, y2), colour, thickness)
-        label = f"{card.card} {card.confidence:.2f}{doubt_said(card, 'label')}"
-        if is_maybe:
-            label = f"{card.card}? (maybe)"
+        label = f"{card.card}? (maybe)" if is_maybe else f"{card.card} {card.confidence:.2f}{doubt_said(card, 'label')}"
         (w, h), base = cv2.getTextSize(label, cv2.FONT_HERSHEY_SIMPLEX, font_scale, thickness)
         top = max(0, y1 - h - base - thickness)
         cv2.rectangle(canvas, (x1, top), (x1 + w + 2 * thickness, top + h + base + thickness), colour, -1)
