@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal, NamedTuple
 
@@ -53,8 +53,9 @@ import numpy as np
 from onze_vision.cards import CARD_CODES, JOKER_CODE, RED_SUITS
 from onze_vision.detections import Detections, box_iou
 from onze_vision.detector_config import DetectorConfig
+from onze_vision.messages import listed, quoted
 
-__all__ = ["DetectedCard", "index_size", "unit_vectors", "CORNER_LINKS", "CornerGrouping", "corner_grouping",
+__all__ = ["DetectedCard", "InvalidReadingError", "index_size", "unit_vectors", "CORNER_LINKS", "CornerGrouping", "corner_grouping",
            "read_corners_together", "pair_groups", "pair_grouping", "pair_indices", "runner_up", "other_colour",
            "split_at_operating_point", "MAYBE_MAX_IOU", "possibly_missed", "card_corner_distance"]
 
@@ -78,6 +79,10 @@ def _same_rank_and_colour(class_ids: np.ndarray) -> np.ndarray:
 
 #: Why a card read is for the player to check (:attr:`DetectedCard.doubt`).
 Doubt = Literal["alternative", "faint", "joker_count"]
+
+
+class InvalidReadingError(ValueError):
+    """A card reading written out (:meth:`DetectedCard.to_dict`) lacks a field or holds a bad value."""
 
 
 @dataclass(frozen=True)
@@ -136,6 +141,40 @@ class DetectedCard:
         if self.count_unsure:
             out["count_unsure"] = True
         return out
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> DetectedCard:
+        """The card :meth:`to_dict` wrote (a reading kept by the web app, a card of
+        ``detect --json``): ``DetectedCard.from_dict(card.to_dict())`` is ``card`` but for
+        ``corners`` (not written: 1) and the rounding of ``confidence`` and ``box``.
+
+        Raises:
+            InvalidReadingError: ``data`` is no mapping, lacks ``card``, ``confidence`` or
+                ``box``, or one of its fields is not what :meth:`to_dict` writes (the message
+                quotes it).
+        """
+        if not isinstance(data, Mapping):
+            raise InvalidReadingError(f"A card reading is a JSON object, not {quoted(data)}.")
+        missing = [key for key in ("card", "confidence", "box") if key not in data]
+        if missing:
+            raise InvalidReadingError(f"The card reading {quoted(dict(data))} has no {listed([repr(key) for key in missing])}.")
+        for key in ("card", "alternative"):
+            code = data.get(key)
+            if (key == "card" or code is not None) and code not in CARD_CODES:
+                raise InvalidReadingError(f"The card reading's {key!r} is {quoted(code)}: not a card code (QH, 10S, JK, ...).")
+        confidence, box = data["confidence"], data["box"]
+        if isinstance(confidence, bool) or not isinstance(confidence, (int, float)) or not 0 <= confidence <= 1:
+            raise InvalidReadingError(f"The card reading's 'confidence' is {quoted(confidence)}: not a number from 0 to 1.")
+        if (not isinstance(box, Sequence) or isinstance(box, str) or len(box) != 4
+                or any(isinstance(v, bool) or not isinstance(v, (int, float)) for v in box)):
+            raise InvalidReadingError(f"The card reading's 'box' is {quoted(box)}: not four numbers [x1, y1, x2, y2].")
+        flags = {key: data.get(key, False) for key in ("check", "count_unsure")}
+        for key, value in flags.items():
+            if not isinstance(value, bool):
+                raise InvalidReadingError(f"The card reading's {key!r} is {quoted(value)}: not true or false.")
+        x1, y1, x2, y2 = (float(v) for v in box)
+        return cls(data["card"], float(confidence), (x1, y1, x2, y2), alternative=data.get("alternative"),
+                   check=flags["check"], count_unsure=flags["count_unsure"])
 
 
 def index_size(wh: np.ndarray, down: np.ndarray | None = None, aspect: float = 0.0) -> np.ndarray:

@@ -6,6 +6,7 @@ offered beside a card (its runner-up, its other colour, cards possibly missed).
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import replace
 
 import numpy as np
@@ -16,6 +17,7 @@ from onze_vision.detections import Detections
 from onze_vision.detector_config import DetectorConfig
 from onze_vision.pairing import (
     DetectedCard,
+    InvalidReadingError,
     card_corner_distance,
     index_size,
     other_colour,
@@ -360,6 +362,30 @@ def test_a_card_says_one_doubt_the_alternative_first_then_a_faint_reading_then_a
                         count_unsure=count_unsure)
     assert card.doubt == doubt
     assert card.is_unsure == (doubt is not None)
+
+
+@pytest.mark.parametrize("card", [
+    DetectedCard("QH", 0.97, (12.0, 30.5, 40.0, 71.0)),
+    DetectedCard("8H", 0.41, (0.0, 0.0, 10.0, 10.0), alternative="6H", check=True),
+    DetectedCard("JK", 0.88, (5.0, 5.0, 25.0, 45.0), count_unsure=True),
+])
+def test_a_card_written_out_reads_back_as_itself(card: DetectedCard) -> None:
+    assert DetectedCard.from_dict(card.to_dict()) == card
+    assert DetectedCard.from_dict(card.to_dict()).doubt == card.doubt
+
+
+@pytest.mark.parametrize(("data", "quoted"), [
+    (["QH", 0.9], "not ['QH', 0.9]"),
+    ({"card": "QH", "box": [0, 0, 9, 9]}, "no 'confidence'"),
+    ({"card": "QX", "confidence": 0.9, "box": [0, 0, 9, 9]}, "'card' is 'QX'"),
+    ({"card": "QH", "confidence": 0.9, "box": [0, 0, 9, 9], "alternative": "Q"}, "'alternative' is 'Q'"),
+    ({"card": "QH", "confidence": 1.5, "box": [0, 0, 9, 9]}, "'confidence' is 1.5"),
+    ({"card": "QH", "confidence": 0.9, "box": [0, 0, 9]}, "'box' is [0, 0, 9]"),
+    ({"card": "QH", "confidence": 0.9, "box": [0, 0, 9, 9], "check": "yes"}, "'check' is 'yes'"),
+])
+def test_a_card_reading_that_is_not_one_is_refused_quoting_what_is_wrong(data: object, quoted: str) -> None:
+    with pytest.raises(InvalidReadingError, match=re.escape(quoted)):
+        DetectedCard.from_dict(data)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(("check_below", "flagged"), [(0.0, [False, False]), (0.5, [True, False]),

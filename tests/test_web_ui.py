@@ -55,7 +55,7 @@ def test_labels_of_boxes_lying_close_are_placed_apart_and_on_the_photo() -> None
     from webapp.ui import box_labels
 
     # A tight fan: five indices one above another, 12 px apart, two of them offered as missed.
-    cards = [{"card": code, "box": [100 + 6 * i, 40 + 12 * i, 120 + 6 * i, 70 + 12 * i]}
+    cards = [{"card": code, "confidence": 0.9, "box": [100 + 6 * i, 40 + 12 * i, 120 + 6 * i, 70 + 12 * i]}
              for i, code in enumerate(["QS", "JK", "AC", "7S"])]
     photo = {"width": 320, "height": 240, "cards": cards[:2] + [{**cards[2], "check": True}],
              "maybe": [cards[3], {"card": "KH", "box": [0, 0, 15, 20]}]}
@@ -73,9 +73,25 @@ def test_labels_of_boxes_lying_close_are_placed_apart_and_on_the_photo() -> None
 def test_a_lone_box_has_its_label_above_it() -> None:
     from webapp.ui import box_labels
 
-    label, = box_labels({"width": 640, "height": 480, "cards": [{"card": "10H", "box": [200, 100, 230, 140]}]},
+    label, = box_labels({"width": 640, "height": 480, "cards": [{"card": "10H", "confidence": 0.9, "box": [200, 100, 230, 140]}]},
                         stroke=2.0)
     assert (label["x"], label["y"]) == (200.0, 96.0) and label["label"] == "10♥"
+
+
+def test_the_cards_to_check_are_grouped_by_why_each_once_as_a_card_says_its_doubt() -> None:
+    from webapp.ui import cards_to_check
+
+    def read(code: str, **flags: Any) -> dict[str, Any]:
+        return {"card": code, "confidence": 0.5, "box": [0, 0, 10, 10], **flags}
+
+    # A reading kept as JSON says its flags, not its doubt: readings kept in books long ago too.
+    sure, swapped, faint, both = read("KS"), read("8H", alternative="6H"), read("9C", check=True), \
+        read("QD", alternative="QH", check=True)
+    jokers = [read("JK", count_unsure=True), read("JK", count_unsure=True)]
+    to_check = cards_to_check({"width": 99, "height": 99, "cards": [sure, swapped, faint, both, *jokers]})
+    assert to_check == {"alternative": [swapped, both], "faint": [faint], "joker_count": jokers}
+    assert cards_to_check({"width": 99, "height": 99, "cards": [sure]}) == {
+        "alternative": [], "faint": [], "joker_count": []}
 
 
 @pytest.mark.parametrize(("variant", "offers_a_joker"), [("llenroc", True), ("once", True), ("ons", False)])

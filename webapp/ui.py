@@ -1,5 +1,5 @@
 """Template helpers: card labels with suit symbols, the card list for pickers, the part
-of a photo the cards lie in."""
+of a photo the cards lie in, the cards of a reading to check."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from flask import Flask
 from markupsafe import Markup, escape
 
 from onze_vision.cards import CARD_CODES, Card
+from onze_vision.pairing import DetectedCard, Doubt
 from onze_vision.variants import VARIANTS
 
 from .phones import phone_way, qr_svg
@@ -117,6 +118,24 @@ def cards_region(photo: Mapping[str, Any]) -> tuple[float, float, float, float] 
 _LABEL_CHAR_WIDTH = 0.66
 
 
+def card_doubt(card: Mapping[str, Any]) -> Doubt | None:
+    """Why a card of a reading kept as JSON is to be checked (:attr:`DetectedCard.doubt`,
+    read from the flags :meth:`DetectedCard.to_dict` writes, so readings kept before a
+    reason was added still say theirs); None for a sure reading."""
+    return DetectedCard.from_dict(card).doubt
+
+
+def cards_to_check(photo: Mapping[str, Any]) -> dict[Doubt, list[Mapping[str, Any]]]:
+    """The cards of ``photo`` (a reading kept as JSON) to check, by why (:func:`card_doubt`):
+    every reason a key, its cards in the reading's order; the sure readings are left out."""
+    by_doubt: dict[Doubt, list[Mapping[str, Any]]] = {"alternative": [], "faint": [], "joker_count": []}
+    for card in photo.get("cards") or []:
+        doubt = card_doubt(card)
+        if doubt is not None:
+            by_doubt[doubt].append(card)
+    return by_doubt
+
+
 def box_labels(photo: Mapping[str, Any], stroke: float) -> list[dict[str, Any]]:
     """Each box to draw on ``photo`` with where its label goes, so that labels do not pile on
     one another where the cards lie close (a tight fan; a corner read twice).
@@ -132,7 +151,7 @@ def box_labels(photo: Mapping[str, Any], stroke: float) -> list[dict[str, Any]]:
     width, height = float(photo["width"]), float(photo["height"])
     entries: list[dict[str, Any]] = []
     for card in photo.get("cards") or []:
-        kind = "unsure" if card.get("alternative") or card.get("check") or card.get("count_unsure") else "read"
+        kind = "read" if card_doubt(card) is None else "unsure"
         entries.append({"card": card["card"], "kind": kind, "box": card["box"],
                         "alternative": card.get("alternative")})
     for card in photo.get("maybe") or []:
@@ -196,6 +215,7 @@ def init_app(app: Flask) -> None:
     app.jinja_env.globals["uses_jokers"] = uses_jokers
     app.jinja_env.globals["cards_region"] = cards_region
     app.jinja_env.globals["box_labels"] = box_labels
+    app.jinja_env.globals["cards_to_check"] = cards_to_check
     app.jinja_env.globals["DECK_CORNERS"] = dict(DECK_CORNERS)
     app.jinja_env.globals["short_deal_text"] = short_deal_text
     app.jinja_env.globals["deleted_days"] = DELETED_GAME_DAYS
