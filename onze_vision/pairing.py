@@ -55,9 +55,9 @@ from onze_vision.detections import Detections, box_iou
 from onze_vision.detector_config import DetectorConfig
 from onze_vision.messages import listed, quoted
 
-__all__ = ["DetectedCard", "InvalidReadingError", "index_size", "unit_vectors", "CORNER_LINKS", "CornerGrouping", "corner_grouping",
-           "read_corners_together", "pair_groups", "pair_grouping", "pair_indices", "runner_up", "other_colour",
-           "split_at_operating_point", "MAYBE_MAX_IOU", "possibly_missed", "card_corner_distance"]
+__all__ = ["DetectedCard", "InvalidReadingError", "index_size", "unit_vectors", "CORNER_LINKS", "CornerGrouping",
+           "corner_grouping", "read_corners_together", "pair_groups", "pair_grouping", "pair_indices", "runner_up",
+           "other_colour", "split_at_operating_point", "MAYBE_MAX_IOU", "possibly_missed", "card_corner_distance"]
 
 
 #: What two corners of one card must agree on: rank and suit colour ("10H" -> "10 red").
@@ -157,14 +157,17 @@ class DetectedCard:
             raise InvalidReadingError(f"A card reading is a JSON object, not {quoted(data)}.")
         missing = [key for key in ("card", "confidence", "box") if key not in data]
         if missing:
-            raise InvalidReadingError(f"The card reading {quoted(dict(data))} has no {listed([repr(key) for key in missing])}.")
+            raise InvalidReadingError(
+                f"The card reading {quoted(dict(data))} has no {listed([repr(key) for key in missing])}.")
         for key in ("card", "alternative"):
             code = data.get(key)
             if (key == "card" or code is not None) and code not in CARD_CODES:
-                raise InvalidReadingError(f"The card reading's {key!r} is {quoted(code)}: not a card code (QH, 10S, JK, ...).")
+                raise InvalidReadingError(
+                    f"The card reading's {key!r} is {quoted(code)}: not a card code (QH, 10S, JK, ...).")
         confidence, box = data["confidence"], data["box"]
         if isinstance(confidence, bool) or not isinstance(confidence, (int, float)) or not 0 <= confidence <= 1:
-            raise InvalidReadingError(f"The card reading's 'confidence' is {quoted(confidence)}: not a number from 0 to 1.")
+            raise InvalidReadingError(
+                f"The card reading's 'confidence' is {quoted(confidence)}: not a number from 0 to 1.")
         if (not isinstance(box, Sequence) or isinstance(box, str) or len(box) != 4
                 or any(isinstance(v, bool) or not isinstance(v, (int, float)) for v in box)):
             raise InvalidReadingError(f"The card reading's 'box' is {quoted(box)}: not four numbers [x1, y1, x2, y2].")

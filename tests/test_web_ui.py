@@ -73,8 +73,8 @@ def test_labels_of_boxes_lying_close_are_placed_apart_and_on_the_photo() -> None
 def test_a_lone_box_has_its_label_above_it() -> None:
     from webapp.ui import box_labels
 
-    label, = box_labels({"width": 640, "height": 480, "cards": [{"card": "10H", "confidence": 0.9, "box": [200, 100, 230, 140]}]},
-                        stroke=2.0)
+    ten = {"card": "10H", "confidence": 0.9, "box": [200, 100, 230, 140]}
+    label, = box_labels({"width": 640, "height": 480, "cards": [ten]}, stroke=2.0)
     assert (label["x"], label["y"]) == (200.0, 96.0) and label["label"] == "10♥"
 
 
