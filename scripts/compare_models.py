@@ -5,7 +5,10 @@ the real photos as taken (rank recall, invented cards per photo), the real photo
 grey, in bad light, blurred and tilted (``onze_vision.conditions``: cards found and read right,
 against that folder's own reading as taken), and the held-out scenes of the tuning sets
 (mAP50, card recall, card precision, the Joker's index recall: the weakest code, and the
-cards offered as possibly missed: how many, how many right, the recall with them taken). The
+cards offered as possibly missed: how many, how many right, the recall with them taken), with
+each later folder's mAP50 less the first's over 95 % of the scenes resampled alike (a paired
+bootstrap, ``onze_vision.evaluate.resample``: a difference whose interval holds 0 may be the
+draw of the scenes, not the networks). The
 bar's sets (``onze-val``, ``far-val``) are not used: a network is chosen here, and
 measured there once, by ``onze-vision evaluate``. ``--with KEY=JSON`` adds a column: the
 first folder with one ``detector.json`` value changed (a runtime constant is chosen here too).
@@ -23,18 +26,23 @@ from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from onze_vision.shared import real_photos_dir
 from onze_vision.conditions import CONDITIONS_EVERY, evaluate_conditions
-from onze_vision.detector import CONFIG_FILE, CardDetector, DetectorConfig, InvalidModelError
+from onze_vision.detector import CARD_CODES, CONFIG_FILE, CardDetector, DetectorConfig, InvalidModelError
 from onze_vision.detector_config import CONFIG_KEYS
 from onze_vision.evaluate import evaluate_real_photos, evaluate_synthetic
+from onze_vision.evaluate.resample import SceneScores, interval
 
 REPO = Path(__file__).resolve().parents[1]
 TUNING_SETS = ("onze960", "onze320", "far-tune", "four-tune960", "joker-tune960")
 
 
-def measure(detector: CardDetector, realphotos: Path, tuning: list[Path], every: int) -> dict[str, Any]:
-    """The figures of one detector (see the module's docstring)."""
+def measure(detector: CardDetector, realphotos: Path, tuning: list[Path], every: int,
+            resampled: dict[str, np.ndarray] | None = None) -> dict[str, Any]:
+    """The figures of one detector (see the module's docstring); ``resampled``, when given,
+    gets each tuning set's mAP50 on the scenes resampled (:meth:`SceneScores.resampled_map50`)."""
     real = evaluate_real_photos(detector, realphotos, progress=lambda _: None)
     row: dict[str, Any] = {"real photos: rank recall / invented": (real["rank_recall"], real["invented_per_photo"]),
                            "real photos: offered as possibly missed / of them on no card, per photo": (
@@ -51,7 +59,10 @@ def measure(detector: CardDetector, realphotos: Path, tuning: list[Path], every:
     row[f"reported blurred: as taken / {' / '.join(blurs)}"] = (
         conditions["as taken"]["warned_share"], *(shares["warned_share"] for shares in blurs.values()))
     for folder in tuning:
-        scenes = evaluate_synthetic(detector, folder, progress=lambda _: None)
+        readings = SceneScores(len(CARD_CODES))
+        scenes = evaluate_synthetic(detector, folder, progress=lambda _: None, scenes=readings)
+        if resampled is not None:
+            resampled[folder.name] = readings.resampled_map50()
         cards = scenes.get("cards") or {}
         row[f"{folder.name}: mAP50 / card recall / precision"] = (
             scenes["map50"], cards.get("recall") or 0.0, cards.get("precision") or 0.0)
@@ -123,7 +134,14 @@ def main(argv: list[str] | None = None) -> dict[str, dict[str, Any]]:
             parser.error(f"--with {setting!r}: {error}")
         columns[f"{args.models[0]} with {setting}"] = CardDetector(args.models[0], config=config)
 
-    table = {name: measure(detector, args.realphotos, tuning, args.every) for name, detector in columns.items()}
+    resampled: dict[str, dict[str, np.ndarray]] = {name: {} for name in columns}
+    table = {name: measure(detector, args.realphotos, tuning, args.every, resampled[name])
+             for name, detector in columns.items()}
+    first = next(iter(columns))
+    for name in table:   # the same resamples of the same scenes: the difference is paired
+        for folder in tuning:
+            table[name][f"{folder.name}: mAP50 less the first's, 95 % of resampled scenes"] = interval(
+                resampled[name][folder.name] - resampled[first][folder.name])
     rows = list(next(iter(table.values())))
     print("| figure | " + " | ".join(f"`{name}`" for name in table) + " |")
     print("|---|" + "---|" * len(table))

@@ -11,6 +11,7 @@ import pytest
 
 from onze_vision.shared import real_photos_dir
 from onze_vision.detector import DEFAULT_MODEL_DIR, DETECTOR_FILE
+from support import needs_art
 
 EDJE = real_photos_dir()   # $ONZE_SHARED, else ../shared beside the checkout
 
@@ -113,3 +114,36 @@ def test_a_folder_whose_config_is_broken_is_refused_with_its_path(
     with pytest.raises(SystemExit):
         load_script("compare_models").main([str(folder), "--realphotos", str(tmp_path), "--tuning"])
     assert f"'{folder / 'detector.json'}' is not a valid detector config" in capsys.readouterr().err
+
+
+@needs_art
+@pytest.mark.skipif(not (DEFAULT_MODEL_DIR / DETECTOR_FILE).exists(), reason="needs the shipped models")
+def test_each_folders_map50_is_told_less_the_firsts_on_the_same_resampled_scenes(
+        load_script: Callable[[str], ModuleType], monkeypatch: pytest.MonkeyPatch,
+        art_cache: Path, tmp_path: Path) -> None:
+    from onze_vision.synth.dataset import make_dataset
+
+    tuning = tmp_path / "tune"
+    make_dataset(tuning, train_images=0, val_images=4, seed=3, workers=1, art_cache=art_cache,
+                 train_decks=["anglo"], val_decks=["anglo"], progress=False)
+    script = load_script("compare_models")
+    # The real photos are measured by the tests above: here only the tuning scenes.
+    monkeypatch.setattr(script, "evaluate_real_photos", lambda detector, root, progress: {
+        "rank_recall": 1.0, "invented_per_photo": 0.0, "offered_per_photo": 0.0, "offered_off_cards_per_photo": 0.0})
+    monkeypatch.setattr(script, "evaluate_conditions", lambda detector, root, every: {
+        "grey": {"read_or_offered_right_share": 1.0}, "light": {}, "blur": {}, "tilt": {},
+        "as taken": {"warned_share": 0.0}})
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    for file in DEFAULT_MODEL_DIR.iterdir():
+        if file.is_file():
+            (copy / file.name).symlink_to(file)
+    (tmp_path / "photos").mkdir()
+    (tmp_path / "photos" / "manifest.json").write_text("{}")
+    table = script.main([str(DEFAULT_MODEL_DIR), str(copy), "--realphotos", str(tmp_path / "photos"),
+                         "--tuning", str(tuning)])
+    row = f"{tuning.name}: mAP50 less the first's, 95 % of resampled scenes"
+    # The same networks on the same resamples: no difference on any of them, the first's own too.
+    assert table[str(DEFAULT_MODEL_DIR)][row] == table[str(copy)][row] == (0.0, 0.0)
+    map50, _, _ = table[str(copy)][f"{tuning.name}: mAP50 / card recall / precision"]
+    assert 0.0 <= map50 <= 1.0

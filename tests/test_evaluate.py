@@ -173,7 +173,12 @@ def test_full_run_on_tiny_sets(tmp_path: Path) -> None:
     product_row = rows["synthetic mAP50 at the product's reading resolution (3x)"]
     assert (product_row["value"], product_row["bar"], product_row["ok"]) == (pytest.approx(0.5), "(reported)", None)
     assert rows["synthetic mAP50"]["ok"] is False
+    # Two scenes drawn again: b (its 9S read 10S) at least once reads 0.5 as both do; a twice
+    # (a quarter of the draws) has no 9S to miss and reads 1.0.
+    spread = rows["synthetic mAP50 on another draw of as many scenes (95 % of resampled scenes)"]
+    assert (spread["text"], spread["bar"], spread["ok"]) == ("0.500-1.000", "(reported)", None)
     text = (report / "report.md").read_text()
+    assert "mAP50 of 95 % of the scenes resampled" in text
     assert "## Synthetic held-out decks" in text and "## The same held-out decks at the product's reading" in text
 
     # Far shots are scored the same way and timed, never judged.
@@ -271,6 +276,7 @@ def test_every_code_map_scores_a_boxs_runner_up_as_ultralytics_does(tmp_path: Pa
     s = evaluate_synthetic(CardDetector(models), synthetic, progress=lambda line: None)
     # One code per box: the 10S is found (AP 1), the 9S never (AP 0).
     assert s["map50"] == pytest.approx(0.5)
+    assert s["map50_interval"] == pytest.approx([0.5, 0.5])   # one scene drawn again is that scene
     # Every code scored: 10S still AP 1; 9S is found by the second box's runner-up, ranked
     # below the first box's (a false 9S at 0.9 x 0.269): precision 1/2, AP 0.5.
     assert s["map50_every_code"] == pytest.approx(0.75)

@@ -26,6 +26,7 @@ from onze_vision.evaluate.common import (
     READINGS,
     SIZE_BANDS,
 )
+from onze_vision.evaluate.resample import RESAMPLES
 
 
 def summary_rows(results: dict[str, Any]) -> list[dict[str, Any]]:
@@ -48,6 +49,10 @@ def summary_rows(results: dict[str, Any]) -> list[dict[str, Any]]:
     def row(name: str, value: float | None, bar: str, ok: Callable[[float], bool], fmt: str) -> dict[str, Any]:
         return {"name": name, "value": value, "text": "not measured" if value is None else format(value, fmt),
                 "bar": bar, "ok": None if value is None or bar == "(reported)" else bool(ok(value))}
+
+    def interval_row(name: str, bounds: Sequence[float] | None) -> dict[str, Any]:
+        text = "not measured" if not bounds else f"{bounds[0]:.3f}-{bounds[1]:.3f}"
+        return {"name": name, "value": list(bounds) if bounds else None, "text": text, "bar": "(reported)", "ok": None}
 
     return [
         row("real-photo rank recall", real.get("rank_recall"), f">= {BAR_REAL_RECALL}",
@@ -78,6 +83,8 @@ def summary_rows(results: dict[str, Any]) -> list[dict[str, Any]]:
               ".3f") for name, shares in blurs.items()),
         row("synthetic mAP50", synthetic.get("map50"), f">= {BAR_SYNTHETIC_MAP50}",
             lambda v: v >= BAR_SYNTHETIC_MAP50, ".3f"),
+        interval_row("synthetic mAP50 on another draw of as many scenes (95 % of resampled scenes)",
+                     synthetic.get("map50_interval")),
         row("synthetic mAP50-95", synthetic.get("map50_95"), "(reported)", lambda v: True, ".3f"),
         row("synthetic mAP50, every code of a box scored (Ultralytics)", synthetic.get("map50_every_code"),
             "(reported)", lambda v: True, ".3f"),
@@ -312,6 +319,10 @@ def _synthetic_lines(synthetic: dict[str, Any], heading: str, intro: Sequence[st
              f"{synthetic['images']} images, {synthetic['index_boxes']} index boxes.", "",
              f"- mAP50 {_fmt(synthetic['map50'])}, mAP50-95 {_fmt(synthetic['map50_95'])} "
              "(COCO 101-point, detector confidence >= 0.001)",
+             *([f"- mAP50 of 95 % of the scenes resampled (drawn again with replacement, as many, "
+                f"{RESAMPLES} times): {synthetic['map50_interval'][0]:.3f}-{synthetic['map50_interval'][1]:.3f}, "
+                "how far another draw of as many scenes could move the figure"]
+               if synthetic.get("map50_interval") else []),
              f"- mAP50 with every code of a box scored, as Ultralytics' val does (`multi_label`): "
              f"{_fmt(synthetic.get('map50_every_code'))}; the bar is judged on the one code each box is read as",
              f"- mAP50 if every reported box on an index were named as its label (scored by the detector "

@@ -30,6 +30,7 @@ from onze_vision.evaluate.common import (
     print_progress,
     rank_of,
 )
+from onze_vision.evaluate.resample import RESAMPLES, SceneScores, interval
 from onze_vision.pairing import DetectedCard, pair_groups, pair_indices, possibly_missed, split_at_operating_point
 
 # Look-alikes users complain about: (name, predicate on (true code, predicted code)).
@@ -128,7 +129,8 @@ def average_precision(scores: np.ndarray, tp: np.ndarray, n_gt: int) -> float:
 
 
 def evaluate_synthetic(
-    detector: CardDetector, root: Path, limit: int | None = None, progress: Progress = print_progress
+    detector: CardDetector, root: Path, limit: int | None = None, progress: Progress = print_progress,
+    scenes: SceneScores | None = None, resamples: int = RESAMPLES,
 ) -> dict[str, Any]:
     """mAP50, mAP50-95, per-class recall and the code confusion matrix on index boxes.
 
@@ -137,10 +139,17 @@ def evaluate_synthetic(
     confusion matrix use the runtime thresholds. ``map50_every_code`` is reported beside
     it for comparison with Ultralytics' figures: its val scores every box for every class
     (``multi_label``), so a box read 6H can still match a 5H at its lower 5H score.
+    ``map50_interval`` is the central 95 % of the mAP50 of ``resamples`` resamples of the
+    scenes (:mod:`~onze_vision.evaluate.resample`): how far the figure would move on another
+    draw of as many scenes; ``scenes``, when given, is filled with each scene's readings, to
+    compare detectors on the same resamples.
     """
     images = synthetic_images(root)[:limit]
     config = detector.config
     n_codes = len(CARD_CODES)
+    scenes = SceneScores(n_codes) if scenes is None else scenes
+    if len(scenes):
+        raise ValueError(f"evaluate_synthetic fills an empty SceneScores; this one holds {len(scenes)} scenes already")
     scores_by_class: dict[int, list[np.ndarray]] = defaultdict(list)
     tp_by_class: dict[int, list[np.ndarray]] = defaultdict(list)
     every_code_scores: dict[int, list[np.ndarray]] = defaultdict(list)
@@ -183,6 +192,7 @@ def evaluate_synthetic(
         design["scenes"] += 1
         design["gt"] += np.bincount(gt_class, minlength=n_codes)
         _add_by_class(scores_by_class, tp_by_class, indices.class_id, indices.confidence, tp)
+        scenes.add(indices.class_id, indices.confidence, tp[:, 0], gt_class)
         _add_by_class(design["scores"], design["tp"], indices.class_id, indices.confidence, tp)
         # Every code of every box whose score passes the mAP floor, as Ultralytics' multi_label.
         every_score = indices.data["probs"][:, :n_codes] * indices.data["det_score"][:, None]
@@ -303,6 +313,7 @@ def evaluate_synthetic(
         "images": len(images),
         "index_boxes": int(gt_count.sum()),
         "map50": float(np.nanmean(ap[present, 0])) if present.any() else None,
+        "map50_interval": list(interval(scenes.resampled_map50(resamples))) if present.any() and resamples else None,
         "map50_95": float(np.nanmean(ap[present])) if present.any() else None,
         "map50_every_code": float(np.nanmean(ap_every_code[present, 0])) if present.any() else None,
         "map50_named_right": float(np.nanmean(ap_named_right[present, 0])) if present.any() else None,
