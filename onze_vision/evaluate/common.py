@@ -91,6 +91,22 @@ SPEED_JPEG_QUALITY = 90
 Progress = Callable[[str], None]
 
 
+def interpolated_ap(tp_cum: np.ndarray, fp_cum: np.ndarray, labels: float) -> float:
+    """COCO 101-point interpolated AP from the cumulative true and false positives of the
+    readings, best score first (counts, or weighted counts of resampled scenes)."""
+    if not len(tp_cum):
+        return 0.0
+    recall = tp_cum / labels
+    drawn = tp_cum + fp_cum
+    # Weighted, a reading of a scene not drawn adds nothing: precision as before it (0 at the start).
+    precision = np.divide(tp_cum, drawn, out=np.zeros(len(tp_cum)), where=drawn > 0)
+    # Precision envelope: the best precision at this recall or any higher one.
+    envelope = np.maximum.accumulate(precision[::-1])[::-1]
+    index = np.searchsorted(recall, RECALL_POINTS, side="left")
+    sampled = np.where(index < len(envelope), envelope[np.minimum(index, len(envelope) - 1)], 0.0)
+    return float(sampled.mean())
+
+
 def rank_of(code: str) -> str:
     return code if code == "JK" else code[:-1]
 

@@ -23,9 +23,9 @@ from onze_vision.evaluate.common import (
     RANK_LEGIBLE,
     RANK_SHOWN_BANDS,
     READINGS,
-    RECALL_POINTS,
     SIZE_BANDS,
     Progress,
+    interpolated_ap,
     is_red,
     print_progress,
     rank_of,
@@ -113,19 +113,8 @@ def average_precision(scores: np.ndarray, tp: np.ndarray, n_gt: int) -> float:
     """COCO 101-point interpolated AP of one class at one IoU threshold."""
     if n_gt == 0:
         return float("nan")
-    if len(scores) == 0:
-        return 0.0
-    order = np.argsort(-scores, kind="stable")
-    hits = tp[order].astype(np.float64)
-    tp_cum = np.cumsum(hits)
-    fp_cum = np.cumsum(1.0 - hits)
-    recall = tp_cum / n_gt
-    precision = tp_cum / (tp_cum + fp_cum)
-    # Precision envelope: the best precision at this recall or any higher one.
-    envelope = np.maximum.accumulate(precision[::-1])[::-1]
-    index = np.searchsorted(recall, RECALL_POINTS, side="left")
-    sampled = np.where(index < len(envelope), envelope[np.minimum(index, len(envelope) - 1)], 0.0)
-    return float(sampled.mean())
+    hits = tp[np.argsort(-scores, kind="stable")].astype(np.float64)
+    return interpolated_ap(np.cumsum(hits), np.cumsum(1.0 - hits), n_gt)
 
 
 def evaluate_synthetic(
