@@ -22,7 +22,7 @@ from onze_vision.evaluate.common import interpolated_ap
 from onze_vision.messages import quoted
 
 #: How many resamples: the ends of a 95 % interval move by about 0.0005 from one seed to another
-#: at this count (600 scenes; `models/HISTORY.md`).
+#: at this count (simulated readings of 600 scenes; `models/HISTORY.md`).
 RESAMPLES = 1000
 
 #: The resamples are drawn from this seed unless told, so two detectors read on the same
