@@ -15,6 +15,7 @@ first folder with one ``detector.json`` value changed (a runtime constant is cho
 
     python scripts/compare_models.py models runs/candidate
     python scripts/compare_models.py models runs/candidate --tuning datasets/onze320 --every 6
+    python scripts/compare_models.py models runs/candA runs/candB --tuning datasets/echo-tune320 --scenes-only
     python scripts/compare_models.py models --with 'code_weights={}' --with 'code_weights={"JK": 2}'
 """
 
@@ -39,10 +40,29 @@ REPO = Path(__file__).resolve().parents[1]
 TUNING_SETS = ("onze960", "onze320", "far-tune", "four-tune960", "joker-tune960")
 
 
-def measure(detector: CardDetector, realphotos: Path, tuning: list[Path], every: int,
+def measure(detector: CardDetector, realphotos: Path | None, tuning: list[Path], every: int,
             resampled: dict[str, np.ndarray] | None = None) -> dict[str, Any]:
-    """The figures of one detector (see the module's docstring); ``resampled``, when given,
-    gets each tuning set's mAP50 on the scenes resampled (:meth:`SceneScores.resampled_map50`)."""
+    """The figures of one detector (see the module's docstring), the real photos' left out
+    where ``realphotos`` is None; ``resampled``, when given, gets each tuning set's mAP50 on
+    the scenes resampled (:meth:`SceneScores.resampled_map50`)."""
+    row: dict[str, Any] = {} if realphotos is None else real_photo_figures(detector, realphotos, every)
+    for folder in tuning:
+        readings = SceneScores(len(CARD_CODES))
+        scenes = evaluate_synthetic(detector, folder, progress=lambda _: None, scenes=readings)
+        if resampled is not None:
+            resampled[folder.name] = readings.resampled_map50()
+        cards = scenes.get("cards") or {}
+        row[f"{folder.name}: mAP50 / card recall / precision"] = (
+            scenes["map50"], cards.get("recall") or 0.0, cards.get("precision") or 0.0)
+        row[f"{folder.name}: Joker indices read right"] = scenes["recall_per_class"].get("JK")
+        fixes = cards.get("alternatives") or {}
+        row[f"{folder.name}: possibly missed per scene / right share / card recall with fixes taken"] = (
+            fixes.get("maybe_per_scene"), fixes.get("maybe_right_share"), fixes.get("recall_after_fixes"))
+    return row
+
+
+def real_photo_figures(detector: CardDetector, realphotos: Path, every: int) -> dict[str, Any]:
+    """The real photos' figures of one detector: as taken, and made grey, dark, blurred and tilted."""
     real = evaluate_real_photos(detector, realphotos, progress=lambda _: None)
     row: dict[str, Any] = {"real photos: rank recall / invented": (real["rank_recall"], real["invented_per_photo"]),
                            "real photos: offered as possibly missed / of them on no card, per photo": (
@@ -58,18 +78,6 @@ def measure(detector: CardDetector, realphotos: Path, tuning: list[Path], every:
     blurs = conditions["blur"]
     row[f"reported blurred: as taken / {' / '.join(blurs)}"] = (
         conditions["as taken"]["warned_share"], *(shares["warned_share"] for shares in blurs.values()))
-    for folder in tuning:
-        readings = SceneScores(len(CARD_CODES))
-        scenes = evaluate_synthetic(detector, folder, progress=lambda _: None, scenes=readings)
-        if resampled is not None:
-            resampled[folder.name] = readings.resampled_map50()
-        cards = scenes.get("cards") or {}
-        row[f"{folder.name}: mAP50 / card recall / precision"] = (
-            scenes["map50"], cards.get("recall") or 0.0, cards.get("precision") or 0.0)
-        row[f"{folder.name}: Joker indices read right"] = scenes["recall_per_class"].get("JK")
-        fixes = cards.get("alternatives") or {}
-        row[f"{folder.name}: possibly missed per scene / right share / card recall with fixes taken"] = (
-            fixes.get("maybe_per_scene"), fixes.get("maybe_right_share"), fixes.get("recall_after_fixes"))
     return row
 
 
@@ -116,13 +124,19 @@ def main(argv: list[str] | None = None) -> dict[str, dict[str, Any]]:
     parser.add_argument("--with", dest="settings", action="append", default=[], metavar="KEY=JSON",
                         help="also measure the first folder with this detector.json value (repeatable)")
     parser.add_argument("--json", type=Path, default=None, help="also write the figures here")
+    parser.add_argument("--scenes-only", action="store_true",
+                        help="the tuning scenes alone, not the real photos (minutes, where the real photos take half "
+                             "an hour a folder): to narrow candidates; measure the one to ship in full")
     args = parser.parse_args(argv)
-    if not (args.realphotos / "manifest.json").exists():
+    if not args.scenes_only and not (args.realphotos / "manifest.json").exists():
         parser.error(f"no manifest.json in '{args.realphotos}'")
     missing = [str(folder) for folder in args.models if not (folder / "index_detector.onnx").exists()]
     if missing:
         parser.error(f"no index_detector.onnx in {', '.join(missing)}")
     tuning = [folder for folder in args.tuning if (folder / "images").is_dir()]
+    if args.scenes_only and not tuning:
+        parser.error("--scenes-only and no tuning set found: nothing to measure "
+                     f"(looked for images/ in {', '.join(map(str, args.tuning)) or 'no folder'})")
     try:
         columns = {str(folder): CardDetector(folder) for folder in args.models}
     except InvalidModelError as error:  # a detector.json or network the runtime refuses
@@ -135,7 +149,8 @@ def main(argv: list[str] | None = None) -> dict[str, dict[str, Any]]:
         columns[f"{args.models[0]} with {setting}"] = CardDetector(args.models[0], config=config)
 
     resampled: dict[str, dict[str, np.ndarray]] = {name: {} for name in columns}
-    table = {name: measure(detector, args.realphotos, tuning, args.every, resampled[name])
+    realphotos = None if args.scenes_only else args.realphotos
+    table = {name: measure(detector, realphotos, tuning, args.every, resampled[name])
              for name, detector in columns.items()}
     first = next(iter(columns))
     for name in table:   # the same resamples of the same scenes: the difference is paired

@@ -119,31 +119,30 @@ def test_a_folder_whose_config_is_broken_is_refused_with_its_path(
 @needs_art
 @pytest.mark.skipif(not (DEFAULT_MODEL_DIR / DETECTOR_FILE).exists(), reason="needs the shipped models")
 def test_each_folders_map50_is_told_less_the_firsts_on_the_same_resampled_scenes(
-        load_script: Callable[[str], ModuleType], monkeypatch: pytest.MonkeyPatch,
-        art_cache: Path, tmp_path: Path) -> None:
+        load_script: Callable[[str], ModuleType], art_cache: Path, tmp_path: Path) -> None:
     from onze_vision.synth.dataset import make_dataset
 
     tuning = tmp_path / "tune"
     make_dataset(tuning, train_images=0, val_images=4, seed=3, workers=1, art_cache=art_cache,
                  train_decks=["anglo"], val_decks=["anglo"], progress=False)
-    script = load_script("compare_models")
-    # The real photos are measured by the tests above: here only the tuning scenes.
-    monkeypatch.setattr(script, "evaluate_real_photos", lambda detector, root, progress: {
-        "rank_recall": 1.0, "invented_per_photo": 0.0, "offered_per_photo": 0.0, "offered_off_cards_per_photo": 0.0})
-    monkeypatch.setattr(script, "evaluate_conditions", lambda detector, root, every: {
-        "grey": {"read_or_offered_right_share": 1.0}, "light": {}, "blur": {}, "tilt": {},
-        "as taken": {"warned_share": 0.0}})
     copy = tmp_path / "copy"
     copy.mkdir()
     for file in DEFAULT_MODEL_DIR.iterdir():
         if file.is_file():
             (copy / file.name).symlink_to(file)
-    (tmp_path / "photos").mkdir()
-    (tmp_path / "photos" / "manifest.json").write_text("{}")
-    table = script.main([str(DEFAULT_MODEL_DIR), str(copy), "--realphotos", str(tmp_path / "photos"),
-                         "--tuning", str(tuning)])
+    # The real photos are measured by the tests above: here the tuning scenes alone (and none needed).
+    table = load_script("compare_models").main([str(DEFAULT_MODEL_DIR), str(copy), "--tuning", str(tuning),
+                                                "--scenes-only", "--realphotos", str(tmp_path / "nowhere")])
     row = f"{tuning.name}: mAP50 less the first's, 95 % of resampled scenes"
+    assert list(table[str(copy)])[0] == f"{tuning.name}: mAP50 / card recall / precision"   # no real-photo rows
     # The same networks on the same resamples: no difference on any of them, the first's own too.
     assert table[str(DEFAULT_MODEL_DIR)][row] == table[str(copy)][row] == (0.0, 0.0)
     map50, _, _ = table[str(copy)][f"{tuning.name}: mAP50 / card recall / precision"]
     assert 0.0 <= map50 <= 1.0
+
+
+def test_scenes_only_without_a_tuning_set_is_refused_saying_where_it_looked(
+        load_script: Callable[[str], ModuleType], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        load_script("compare_models").main([str(DEFAULT_MODEL_DIR), "--scenes-only", "--tuning", str(tmp_path / "x")])
+    assert f"nothing to measure (looked for images/ in {tmp_path / 'x'})" in capsys.readouterr().err
