@@ -48,7 +48,8 @@ def measure(detector: CardDetector, realphotos: Path | None, tuning: list[Path],
     row: dict[str, Any] = {} if realphotos is None else real_photo_figures(detector, realphotos, every)
     for folder in tuning:
         readings = SceneScores(len(CARD_CODES))
-        scenes = evaluate_synthetic(detector, folder, progress=lambda _: None, scenes=readings)
+        # resamples=0: the resamples are drawn once, below, not also for an interval no row shows.
+        scenes = evaluate_synthetic(detector, folder, progress=lambda _: None, scenes=readings, resamples=0)
         if resampled is not None:
             resampled[folder.name] = readings.resampled_map50()
         cards = scenes.get("cards") or {}
