@@ -26,10 +26,10 @@ from onze_vision.detector import (
     PhotoReading,
     ReadingMemo,
     UnknownDeckCornersError,
-    _one_box_per_spelt_joker,
     _Stopwatch,
     letterbox,
 )
+from onze_vision.joker_corners import one_box_per_spelt_joker
 from onze_vision.looks import plan_closer_look
 
 from fake_models import SHIPPED, make_fake_models
@@ -679,7 +679,7 @@ def test_a_joker_spelt_down_a_corner_and_boxed_twice_is_one_index(second: list[i
     codes = [CARD_CODES.index(code)] * 2
     indices = Detections(np.array([WHOLE_WORD, second], np.float32), np.array([0.56, 0.58], np.float32),
                          np.array(codes), {"down": np.array(downs, np.float32)})
-    left = _one_box_per_spelt_joker(indices)
+    left = one_box_per_spelt_joker(indices)
     assert len(left) == kept
     if kept == 1:
         assert left.confidence[0] == pytest.approx(0.58)   # the surer box stays

@@ -135,8 +135,9 @@ def test_a_star_read_the_same_every_way_up_is_one_joker_beside_another_card(tigu
 def test_a_stars_ways_down_are_asked_once_a_photo_as_four_turned_cuts_would_tell(tigullio: Any, ornamental: Any,
                                                                                    shipped: Any,
                                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    from onze_vision.detector import TELLS_DOWN_MIN, ReadingMemo
+    from onze_vision.detector import ReadingMemo
     from onze_vision.indexcrop import View, crop_index, crop_view, crops_to_tensor, turn_back
+    from onze_vision.joker_corners import TELLS_DOWN_MIN
     from onze_vision.pairing import unit_vectors
 
     photo = cards_photo([(tigullio.cards["JK"], 0.0), (ornamental.cards["JK"], 0.0)], 380, seed=0)
@@ -262,7 +263,7 @@ def test_score_takes_a_joker_only_with_a_photo() -> None:
                                   [[0.0, 1.0], [-0.8, -0.6]]])   # opposite, but off the card's diagonal
 def test_a_stars_two_corners_are_paired_by_the_distance_its_photo_showed(degrees: float, star: list) -> None:
     from onze_vision.detections import Detections
-    from onze_vision.detector import _jokers_turned_as_pairs
+    from onze_vision.joker_corners import jokers_turned_as_pairs
     from onze_vision.pairing import index_size, pair_groups
     from synthetic_indices import CONFIG, card_indices, detections
 
@@ -275,16 +276,16 @@ def test_a_stars_two_corners_are_paired_by_the_distance_its_photo_showed(degrees
         return pair_groups(Detections(card.xyxy, card.confidence, card.class_id, {"down": down}), CONFIG)
 
     assert groups(star) == [(0,), (1,)]   # a Joker counted twice
-    assert groups(_jokers_turned_as_pairs(card.xyxy, star, both, apart * 1.2, CONFIG)) == [(0, 1)]
+    assert groups(jokers_turned_as_pairs(card.xyxy, star, both, apart * 1.2, CONFIG)) == [(0, 1)]
     # Twice as far apart as the photo showed: two Jokers, left as read; so is a look without a distance.
-    assert groups(_jokers_turned_as_pairs(card.xyxy, star, both, apart * 2, CONFIG)) == [(0,), (1,)]
-    assert np.array_equal(_jokers_turned_as_pairs(card.xyxy, star, both, None, CONFIG), star)
+    assert groups(jokers_turned_as_pairs(card.xyxy, star, both, apart * 2, CONFIG)) == [(0,), (1,)]
+    assert np.array_equal(jokers_turned_as_pairs(card.xyxy, star, both, None, CONFIG), star)
 
 
 @pytest.mark.parametrize("learned", [None, 1.0, 6.0], ids=["no look", "a look far off", "a look as far"])
 def test_a_stars_two_corners_lie_as_far_apart_as_the_photos_other_cards_corners(learned: float | None) -> None:
     from onze_vision.detections import Detections
-    from onze_vision.detector import _jokers_turned_as_pairs
+    from onze_vision.joker_corners import jokers_turned_as_pairs
     from onze_vision.pairing import pair_groups
     from synthetic_indices import CONFIG, card_indices, detections
 
@@ -297,8 +298,8 @@ def test_a_stars_two_corners_lie_as_far_apart_as_the_photos_other_cards_corners(
         return pair_groups(Detections(card.xyxy, card.confidence, card.class_id, {"down": down}), CONFIG)
 
     # The photo's own cards say how far apart a card's corners lie, whatever the look learned.
-    assert groups(_jokers_turned_as_pairs(card.xyxy, star, both, learned, CONFIG, pixels * 1.1)) == [(0, 1)]
-    assert groups(_jokers_turned_as_pairs(card.xyxy, star, both, learned, CONFIG, pixels * 2)) == [(0,), (1,)]
+    assert groups(jokers_turned_as_pairs(card.xyxy, star, both, learned, CONFIG, pixels * 1.1)) == [(0, 1)]
+    assert groups(jokers_turned_as_pairs(card.xyxy, star, both, learned, CONFIG, pixels * 2)) == [(0,), (1,)]
     # Corners that may not pair (they look unalike: two decks' Jokers) are left as read.
     apart = np.zeros((2, 2), bool)
-    assert groups(_jokers_turned_as_pairs(card.xyxy, star, both, learned, CONFIG, pixels, apart)) == [(0,), (1,)]
+    assert groups(jokers_turned_as_pairs(card.xyxy, star, both, learned, CONFIG, pixels, apart)) == [(0,), (1,)]
