@@ -303,3 +303,33 @@ def test_a_stars_two_corners_lie_as_far_apart_as_the_photos_other_cards_corners(
     # Corners that may not pair (they look unalike: two decks' Jokers) are left as read.
     apart = np.zeros((2, 2), bool)
     assert groups(jokers_turned_as_pairs(card.xyxy, star, both, learned, CONFIG, pixels, apart)) == [(0,), (1,)]
+
+
+@pytest.mark.parametrize(("boxes", "mark_sizes"), [
+    ([[0, 0, 10, 10]], None),                               # one corner: nothing to measure
+    ([[0, 0, 10, 10], [60, 80, 70, 90]], 10.0),             # centres 100 px apart, 10-px marks
+    ([[0, 0, 20, 20], [60, 80, 80, 100]], 5.0),             # the same distance, marks twice as large
+])
+def test_a_jokers_corner_distance_is_counted_in_mark_sizes(boxes: list, mark_sizes: float | None) -> None:
+    from onze_vision.joker_corners import corner_distance
+
+    distance = corner_distance(np.array(boxes, np.float32))
+    assert distance == (None if mark_sizes is None else pytest.approx(mark_sizes))
+
+
+def test_corners_that_look_like_the_games_joker_are_read_as_one_as_surely_as_they_look_like_it() -> None:
+    from onze_vision.cards import CARD_CODES, JOKER_CODE
+    from onze_vision.joker_corners import read_as_the_decks_joker
+
+    rng = np.random.default_rng(3)
+    probs = rng.dirichlet(np.ones(len(CARD_CODES) + 1), size=3).astype(np.float32)
+    score = np.array([0.2, 0.9, 0.4], np.float32)
+    likeness = np.array([0.95, 0.97, 0.3])
+    alike = likeness >= 0.85
+    before = probs.copy(), score.copy()
+    read, raised = read_as_the_decks_joker(probs, score, likeness, alike)
+    joker = CARD_CODES.index(JOKER_CODE)
+    assert read[:2].argmax(axis=1).tolist() == [joker, joker] and np.allclose(read[:2].sum(axis=1), 1.0)
+    assert np.array_equal(read[2], probs[2])                      # one that looks unlike it is read as it was
+    assert raised.tolist() == pytest.approx([0.95, 0.97, 0.4])    # a faint mark raised to its likeness, never lowered
+    assert np.array_equal(probs, before[0]) and np.array_equal(score, before[1])   # the caller's arrays untouched
