@@ -18,7 +18,9 @@ from onze_vision.evaluate import (
     evaluate_real_photos,
     evaluate_synthetic,
     format_summary,
+    fullest_scenes,
     label_readings,
+    make_speed_photos,
     match_predictions,
     match_with_ignored,
     named_as_labelled,
@@ -189,6 +191,16 @@ def test_full_run_on_tiny_sets(tmp_path: Path) -> None:
     assert [row["value"] for row in far_rows[:2]] == [pytest.approx(0.5), pytest.approx(0.75)]
     assert all(row["bar"] == "(reported)" and row["ok"] is None for row in far_rows)
     assert "## Far shots (4000-px photos, 40-120 px indices)" in text and "ms p95" in text
+
+    # Full hands: the product-scale set's scenes with the most cards, timed, never judged
+    # (two asked for: both scenes, each showing two cards, read as two).
+    hands = results["synthetic_product"]["speed_full_hands"]
+    assert (hands["photos"], hands["cards_shown_mean"], hands["cards_read_mean"]) == (2, 2.0, 2.0)
+    assert hands["p95_ms"] >= hands["median_ms"] > 0 and hands["stage_mean_ms"]["classifier"] > 0
+    hand_rows = [row for row in results["summary"] if row["name"].startswith("full hands")]
+    assert [row["value"] for row in hand_rows] == [hands["median_ms"], hands["p95_ms"]]
+    assert all(row["bar"] == "(reported)" and row["ok"] is None for row in hand_rows)
+    assert "Full hands: its 2 scenes showing the most cards (2.0 on average" in text
 
     # Four-corner decks: cards counted once is what is reported, never judged.
     four_rows = {row["name"].split(": ", 1)[-1]: row for row in results["summary"]
@@ -428,3 +440,31 @@ def test_cards_offered_as_possibly_missed_add_the_ones_the_scene_has(truth: str,
                                                                       expected: dict) -> None:
     tally = offered_fixes(Counter(truth.split()), cards, maybe)
     assert {key: tally[key] for key in expected} == expected
+
+
+def test_full_hands_are_the_scenes_showing_the_most_cards(tmp_path: Path) -> None:
+    (tmp_path / "images").mkdir()
+    (tmp_path / "meta").mkdir()
+    shown = {"one": 1, "three_b": 3, "three_a": 3, "no_record": None}
+    records = []
+    for name, count in shown.items():
+        cv2.imwrite(str(tmp_path / "images" / f"{name}.jpg"), np.full((8, 8, 3), 128, np.uint8))
+        if count is not None:
+            records.append({"image": f"images/{name}.jpg", "labels": [
+                {"card_id": card, "code": "QH", "corner": "tl"} for card in range(count)]})
+    (tmp_path / "meta" / "val.jsonl").write_text("\n".join(json.dumps(record) for record in records) + "\n")
+
+    # Most cards first, ties by name; a scene without its record is never chosen.
+    assert [path.stem for path in fullest_scenes(tmp_path, 5)] == ["three_a", "three_b", "one"]
+    assert [path.stem for path in fullest_scenes(tmp_path, 1)] == ["three_a"]
+
+
+@pytest.mark.parametrize(("keep_aspect", "size"), [(False, (4000, 3000)), (True, (3000, 3000))])
+def test_speed_photos_are_stretched_to_the_bars_size_unless_their_shape_is_kept(
+        tmp_path: Path, keep_aspect: bool, size: tuple[int, int]) -> None:
+    square = tmp_path / "square.png"
+    cv2.imwrite(str(square), np.full((96, 96, 3), 128, np.uint8))
+    (tmp_path / "out").mkdir()
+    (photo,) = make_speed_photos([square], tmp_path / "out", keep_aspect=keep_aspect)
+    height, width = cv2.imread(str(photo)).shape[:2]
+    assert (width, height) == size

@@ -57,8 +57,10 @@ from onze_vision.evaluate.report import (
     write_report,
 )
 from onze_vision.evaluate.speed import (
+    fullest_scenes,
     make_speed_photos,
     measure_speed,
+    time_full_hands,
     time_photos,
 )
 from onze_vision.evaluate.synthetic import (
@@ -104,7 +106,8 @@ def run_evaluation(
             :data:`FAR_SHOTS`), where the detector takes a closer look; also timed.
         synthetic_four: Decks with an index in all four corners (see
             :data:`FOUR_CORNER_DECKS`), whose cards must each be counted once.
-        speed_photos: How many 4000x3000 JPEGs to time (0 skips).
+        speed_photos: How many 4000x3000 JPEGs to time (0 skips), and as many far shots and
+            full hands (the product-scale scenes with the most cards, enlarged as they are).
         limit: At most this many photos of each set.
         ultralytics: Also time Ultralytics' PyTorch predict (needs ``index_detector.pt``).
         progress: Receives status lines.
@@ -132,6 +135,8 @@ def run_evaluation(
     if synthetic_far is not None and "synthetic_far" in results and speed_photos > 0:
         results["synthetic_far"]["speed"] = time_photos(
             detector, synthetic_images(synthetic_far)[:speed_photos])
+    if synthetic_product is not None and "synthetic_product" in results and speed_photos > 0:
+        results["synthetic_product"]["speed_full_hands"] = time_full_hands(detector, synthetic_product, speed_photos)
     if speed_photos > 0 and realphotos is not None and (realphotos / "manifest.json").exists():
         manifest = json.loads((realphotos / "manifest.json").read_text(encoding="utf-8"))
         step = max(1, len(manifest) // speed_photos)
@@ -172,6 +177,7 @@ __all__ = [
     "evaluate_synthetic",
     "format_report",
     "format_summary",
+    "fullest_scenes",
     "label_readings",
     "load_scene_meta",
     "make_speed_photos",
@@ -184,6 +190,7 @@ __all__ = [
     "run_evaluation",
     "summary_rows",
     "synthetic_images",
+    "time_full_hands",
     "time_photos",
     "visible_cards",
     "write_report",

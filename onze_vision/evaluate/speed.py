@@ -16,16 +16,22 @@ import numpy as np
 
 from onze_vision.detector import TIMING_KEYS, CardDetector, PhotoReading
 from onze_vision.evaluate.common import SPEED_JPEG_QUALITY, SPEED_SIZE, Progress, print_progress
+from onze_vision.evaluate.synthetic import load_scene_meta, synthetic_images, visible_cards
 
 
-def make_speed_photos(sources: Sequence[Path], folder: Path) -> list[Path]:
-    """Upscale photos to 4000x3000 (3000x4000 for portrait) JPEG quality 90 in ``folder``."""
+def make_speed_photos(sources: Sequence[Path], folder: Path, keep_aspect: bool = False) -> list[Path]:
+    """Upscale photos to 4000x3000 (3000x4000 for portrait) JPEG quality 90 in ``folder``;
+    with ``keep_aspect``, to the largest size of their own shape within that (a square scene:
+    3000x3000, as a phone's square photo), not stretched to it."""
     paths = []
     for number, source in enumerate(sources):
         image = cv2.imread(str(source), cv2.IMREAD_COLOR)
         if image is None:
             continue
         size = SPEED_SIZE if image.shape[1] >= image.shape[0] else SPEED_SIZE[::-1]
+        if keep_aspect:
+            scale = min(size[0] / image.shape[1], size[1] / image.shape[0])
+            size = (round(image.shape[1] * scale), round(image.shape[0] * scale))
         big = cv2.resize(image, size, interpolation=cv2.INTER_CUBIC)
         path = folder / f"speed_{number:03d}.jpg"
         cv2.imwrite(str(path), big, [cv2.IMWRITE_JPEG_QUALITY, SPEED_JPEG_QUALITY])
@@ -48,13 +54,45 @@ def _timed_reads(detector: CardDetector, payloads: Sequence[bytes],
 
 
 def time_photos(detector: CardDetector, paths: Sequence[Path]) -> dict[str, Any]:
-    """Median and p95 milliseconds from the file's bytes to the card list (after one warm-up read)."""
+    """Median and p95 milliseconds from the file's bytes to the card list (after one warm-up
+    read), the mean of each stage, and the mean count of cards read."""
     payloads = [path.read_bytes() for path in paths]
     if not payloads:
         return {"photos": 0}
-    totals, _ = _timed_reads(detector, payloads, warmup=1)
+    totals, readings = _timed_reads(detector, payloads, warmup=1)
     return {"photos": len(totals), "median_ms": statistics.median(totals),
-            "p95_ms": float(np.percentile(totals, 95))}
+            "p95_ms": float(np.percentile(totals, 95)),
+            "stage_mean_ms": {key: statistics.fmean(reading.timings.get(key, 0.0) for reading in readings)
+                              for key in TIMING_KEYS},
+            "cards_read_mean": statistics.fmean(len(reading.cards) for reading in readings)}
+
+
+def fullest_scenes(root: Path, count: int) -> list[Path]:
+    """The ``count`` scenes of a generated set that show the most cards (ties by name).
+
+    A leftover hand of Onze holds up to 13 cards, and every card is one more index to name
+    (and an unsure one is read again from seven more views), where the real photos timed
+    for the bar show 1-4 cards.
+    """
+    metas = load_scene_meta(root)
+    shown = [(len(visible_cards(meta)), path) for path in synthetic_images(root)
+             if (meta := metas.get(path.relative_to(root).as_posix())) is not None]
+    return [path for _, path in sorted(shown, key=lambda pair: (-pair[0], pair[1].name))[:count]]
+
+
+def time_full_hands(detector: CardDetector, root: Path, count: int) -> dict[str, Any]:
+    """:func:`time_photos` of the ``count`` fullest scenes of ``root`` (:func:`fullest_scenes`)
+    enlarged as the bar's photos are, to fit 4000x3000 (keeping their shape: a square scene is
+    not stretched, which would bend its cards' corners); with the mean count of cards they show."""
+    scenes = fullest_scenes(root, count)
+    if not scenes:
+        return {"photos": 0}
+    metas = load_scene_meta(root)
+    with tempfile.TemporaryDirectory(prefix="onze-hands-") as tmp:
+        timed = time_photos(detector, make_speed_photos(scenes, Path(tmp), keep_aspect=True))
+    timed["cards_shown_mean"] = statistics.fmean(
+        len(visible_cards(metas[path.relative_to(root).as_posix()])) for path in scenes)
+    return timed
 
 
 def measure_speed(
