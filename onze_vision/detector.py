@@ -15,8 +15,9 @@ Pipeline (all numpy / OpenCV / onnxruntime; no torch):
    codes + "none", and the card's ``down`` direction as the index reads. Up to two more
    calls of the classifier follow: the crops of the boxes a mirrored look found (a
    four-corner deck, ``mirrored_look``), mirrored, for their ``down``; and, after step 5,
-   the moved and turned crops (:func:`~onze_vision.indexcrop.reading_views`) of every
-   index still read unsure, whose readings are averaged with the first. A photo that
+   the turned crops (and moved ones, where ``crop_shift`` says;
+   :func:`~onze_vision.indexcrop.reading_views`) of every index still read unsure, whose
+   readings are averaged with the first. A photo that
    shows a four-corner deck is looked at again mirrored and its boxes named again; a
    box the first naming read is not read twice (:class:`ReadingMemo`).
 5. :func:`~onze_vision.pairing.read_corners_together`: two indices that sit on one

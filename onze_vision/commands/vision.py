@@ -100,7 +100,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                           help="held-out decks with an index in all four corners, at the product's "
                                f"resolution: each card must be counted once (default: datasets/four-val960 {WHERE})")
     evaluate.add_argument("--speed-photos", type=int, default=20, metavar="N",
-                          help="4000x3000 JPEGs to time, and far shots (0 skips the speed tests; default 20)")
+                          help="4000x3000 JPEGs to time, and far shots and full hands (0 skips the speed tests; "
+                               "default 20)")
     evaluate.add_argument("--limit", type=int, default=None, metavar="N",
                           help="use at most N photos of each set (quick runs)")
     evaluate.add_argument("--no-ultralytics", action="store_true",

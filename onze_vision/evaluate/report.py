@@ -330,7 +330,7 @@ def _full_hands_lines(product: dict[str, Any]) -> list[str]:
             f"p95 (bytes to card list; {hands['cards_read_mean']:.1f} cards read on average; mean split: "
             + ", ".join(f"{k} {v:.0f} ms" for k, v in stages.items()) + "). The bar's speed is timed on the real "
             "photos, of 1-4 cards: each card is one more index to name, and an unsure one is read again from "
-            "seven more views.", ""]
+            "more views of it (`crop_turns`, `crop_shift`).", ""]
 
 
 def _synthetic_lines(synthetic: dict[str, Any], heading: str, intro: Sequence[str] = ()) -> list[str]:

@@ -71,7 +71,7 @@ def fullest_scenes(root: Path, count: int) -> list[Path]:
     """The ``count`` scenes of a generated set that show the most cards (ties by name).
 
     A leftover hand of Onze holds up to 13 cards, and every card is one more index to name
-    (and an unsure one is read again from seven more views), where the real photos timed
+    (and an unsure one is read again from more views of it), where the real photos timed
     for the bar show 1-4 cards.
     """
     metas = load_scene_meta(root)
