@@ -125,7 +125,7 @@ class DetectorConfig:
             (:func:`~onze_vision.indexcrop.reading_views`): a detector's box is off the
             true one by a few pixels, and the average is less often sure of a wrong code
             than one view. The shipped classifier reads as well without them (0 since the
-            run "fewer views" in ``models/HISTORY.md``), in about half the time.
+            run "fewer views" in ``models/HISTORY.md``), in about half the classifier's time.
         crop_turns: Such an index is also read from its centred crop turned a quarter, a
             half and three quarters (the classifier learned every quarter turn, and each
             turn is a different input to it), the ``down`` vectors turned back.
