@@ -165,8 +165,9 @@ def test_a_star_alone_is_asked_one_joker_or_two_until_its_look_is_shown(tigullio
                                                                         tmp_path: Path) -> None:
     import cv2
 
-    # Nothing in the photo says how far apart a card's corners lie: its two corners read as two Jokers.
-    photo = cards_photo([(tigullio.cards["JK"], 190.0)], 300, seed=0)
+    # Nothing in the photo says how far apart a card's corners lie: its two corners read as two
+    # Jokers (upright here; turned 190 degrees they happen to pair, one Joker still asked).
+    photo = cards_photo([(tigullio.cards["JK"], 0.0)], 300, seed=0)
     cards = shipped.detect_cards(photo).cards
     assert [card.card for card in cards] == ["JK", "JK"] and all(card.count_unsure for card in cards)
     assert all(card.to_dict()["count_unsure"] is True for card in cards)

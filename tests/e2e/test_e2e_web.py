@@ -206,7 +206,7 @@ def test_a_star_joker_alone_is_asked_one_joker_or_two(page: Any, live_server: An
 
     star = load_decks(names=["tigullio"], cache=art_cache)[0].cards["JK"]
     path = tmp_path / "star.png"
-    cv2.imwrite(str(path), cards_photo([(star, 190.0)], 300, seed=0))
+    cv2.imwrite(str(path), cards_photo([(star, 0.0)], 300, seed=0))
     _photo_on_player_page(page, live_server, ["Una", "Vic"], 1, 2, path)
     page.wait_for_selector("figure.photo img")
     assert page.locator(".unsure-cards li.joker-count .card").count() == 2   # both Jokers, asked once
