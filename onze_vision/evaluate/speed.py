@@ -53,6 +53,11 @@ def _timed_reads(detector: CardDetector, payloads: Sequence[bytes],
     return totals, readings
 
 
+def _stage_times(readings: Sequence[PhotoReading]) -> dict[str, list[float]]:
+    """Each stage's milliseconds (:data:`TIMING_KEYS`), one per reading."""
+    return {key: [reading.timings.get(key, 0.0) for reading in readings] for key in TIMING_KEYS}
+
+
 def time_photos(detector: CardDetector, paths: Sequence[Path]) -> dict[str, Any]:
     """Median and p95 milliseconds from the file's bytes to the card list (after one warm-up
     read), the mean of each stage, and the mean count of cards read."""
@@ -62,8 +67,7 @@ def time_photos(detector: CardDetector, paths: Sequence[Path]) -> dict[str, Any]
     totals, readings = _timed_reads(detector, payloads, warmup=1)
     return {"photos": len(totals), "median_ms": statistics.median(totals),
             "p95_ms": float(np.percentile(totals, 95)),
-            "stage_mean_ms": {key: statistics.fmean(reading.timings.get(key, 0.0) for reading in readings)
-                              for key in TIMING_KEYS},
+            "stage_mean_ms": {key: statistics.fmean(values) for key, values in _stage_times(readings).items()},
             "cards_read_mean": statistics.fmean(len(reading.cards) for reading in readings)}
 
 
@@ -74,24 +78,27 @@ def fullest_scenes(root: Path, count: int) -> list[Path]:
     (and an unsure one is read again from more views of it), where the real photos timed
     for the bar show 1-4 cards.
     """
+    return [path for _, path in _scenes_by_cards_shown(root)[:count]]
+
+
+def _scenes_by_cards_shown(root: Path) -> list[tuple[int, Path]]:
+    """Each scene of ``root`` with a record, and how many cards it shows: most first, ties by name."""
     metas = load_scene_meta(root)
     shown = [(len(visible_cards(meta)), path) for path in synthetic_images(root)
              if (meta := metas.get(path.relative_to(root).as_posix())) is not None]
-    return [path for _, path in sorted(shown, key=lambda pair: (-pair[0], pair[1].name))[:count]]
+    return sorted(shown, key=lambda pair: (-pair[0], pair[1].name))
 
 
 def time_full_hands(detector: CardDetector, root: Path, count: int) -> dict[str, Any]:
     """:func:`time_photos` of the ``count`` fullest scenes of ``root`` (:func:`fullest_scenes`)
     enlarged as the bar's photos are, to fit 4000x3000 (keeping their shape: a square scene is
     not stretched, which would bend its cards' corners); with the mean count of cards they show."""
-    scenes = fullest_scenes(root, count)
-    if not scenes:
+    fullest = _scenes_by_cards_shown(root)[:count]
+    if not fullest:
         return {"photos": 0}
-    metas = load_scene_meta(root)
     with tempfile.TemporaryDirectory(prefix="onze-hands-") as tmp:
-        timed = time_photos(detector, make_speed_photos(scenes, Path(tmp), keep_aspect=True))
-    timed["cards_shown_mean"] = statistics.fmean(
-        len(visible_cards(metas[path.relative_to(root).as_posix()])) for path in scenes)
+        timed = time_photos(detector, make_speed_photos([path for _, path in fullest], Path(tmp), keep_aspect=True))
+    timed["cards_shown_mean"] = statistics.fmean(shown for shown, _ in fullest)
     return timed
 
 
@@ -115,7 +122,7 @@ def measure_speed(
         if not paths:
             return {"photos": 0}
         totals, readings = _timed_reads(detector, [p.read_bytes() for p in paths], warmup=2)
-        stages = {key: [reading.timings.get(key, 0.0) for reading in readings] for key in TIMING_KEYS}
+        stages = _stage_times(readings)
         stage_median = {key: statistics.median(values) for key, values in stages.items()}
         stage_mean = {key: statistics.fmean(values) for key, values in stages.items()}
         networks = stage_mean["detector"] + stage_mean["classifier"]
